@@ -1,0 +1,24 @@
+//! `neardup algorithms`: every registered algorithm with its default parameters, one line each.
+
+use std::io::Write;
+
+use anyhow::Result;
+
+use crate::params::render_params;
+
+/// Prints `NAME  build params | query params  # summary` for every algorithm.
+pub fn run(out: &mut impl Write) -> Result<()> {
+    let all = neardup::registry::algorithms();
+    let width = all.iter().map(|a| a.name.len()).max().unwrap_or(0);
+    for a in all {
+        writeln!(
+            out,
+            "{:width$}  {} | {}  # {}",
+            a.name,
+            render_params(&a.build_defaults),
+            render_params(&a.query_defaults),
+            a.summary
+        )?;
+    }
+    Ok(())
+}

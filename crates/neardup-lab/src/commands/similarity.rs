@@ -1,0 +1,66 @@
+//! `neardup similarity FILE_A FILE_B`: exact similarities and every estimator's score.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use neardup::detector::ParamMap;
+use neardup::features::FeatureParams;
+use neardup::features::similarity::{cosine, jaccard, multiset_resemblance};
+use neardup::text::{Normalization, Tokenizer};
+
+/// Prints `name=value` lines: exact measures on word `shingle`-shingles (default 5), then
+/// each registered algorithm's score of the pair (with `k = shingle` when given).
+pub fn run(a: &Path, b: &Path, shingle: Option<usize>, out: &mut impl Write) -> Result<()> {
+    let text_a = neardup::error::read_text_file(a)?;
+    let text_b = neardup::error::read_text_file(b)?;
+    let k = shingle.unwrap_or(5);
+    let features = FeatureParams::words(k);
+    features.validate("similarity")?;
+    let s = features.shingler(0);
+    writeln!(
+        out,
+        "jaccard={:.6}",
+        jaccard(&s.set(&text_a), &s.set(&text_b))
+    )?;
+    writeln!(
+        out,
+        "multiset_resemblance={:.6}",
+        multiset_resemblance(&s.multiset(&text_a), &s.multiset(&text_b))
+    )?;
+    writeln!(
+        out,
+        "cosine={:.6}",
+        cosine(&term_frequencies(&text_a), &term_frequencies(&text_b))
+    )?;
+    for algo in neardup::registry::algorithms() {
+        let mut params = ParamMap::new();
+        if let Some(k) = shingle
+            && algo.build_defaults.contains_key("k")
+        {
+            params.insert("k".into(), k.into());
+        }
+        let detector = algo
+            .detector(&params)
+            .with_context(|| format!("configuring {}", algo.name))?;
+        let index = detector
+            .build(&[&text_a, &text_b])
+            .with_context(|| format!("running {}", algo.name))?;
+        if let Some(score) = index.score(0, 1) {
+            writeln!(out, "{}={score:.6}", algo.name)?;
+        }
+    }
+    Ok(())
+}
+
+/// Word term frequencies (default normalization, Unicode words) as sorted (hash, count).
+fn term_frequencies(text: &str) -> Vec<(u64, u32)> {
+    let mut norm = String::new();
+    Normalization::default().apply_into(text, &mut norm);
+    let mut hashes = Vec::new();
+    Tokenizer::Unicode.for_each_token(&norm, |t| {
+        hashes.push(neardup::hash::hash_bytes(t.as_bytes(), 0))
+    });
+    hashes.sort_unstable();
+    neardup::features::counts(&hashes)
+}

@@ -1,0 +1,10 @@
+//! # neardup-lab — the workbench around the `neardup` algorithm library
+//!
+//! Everything that is not an algorithm: the command line, corpora and their manifests,
+//! controlled edit injection with exact ground truth, metrics, experiment grids, results
+//! tables, charts and reports. The algorithms themselves live in the `neardup` crate and are
+//! reached only through its registry, so nothing here changes when an algorithm is added.
+
+pub mod cli;
+pub mod commands;
+pub mod params;

@@ -1,0 +1,249 @@
+//! The detector interface every algorithm implements, and its type-erased form.
+//!
+//! An algorithm has two parameter structs, split the way ann-benchmarks splits them:
+//! * [`Algorithm::Params`] fix how the index is *built* (features, number of hashes, seed…);
+//! * [`Algorithm::Query`] only change how a built index is *queried* (thresholds, distances),
+//!   so an experiment builds an index once and sweeps query settings over it.
+//!
+//! Both are serde structs with `#[serde(default)]`; their field names are the parameter names
+//! users write on the command line (`--param k=3`) and in experiment TOML. Parameters travel
+//! untyped as a [`ParamMap`] (JSON values, sorted keys) and are checked against the struct's
+//! fields: an unknown name is an error listing the known ones.
+//!
+//! Algorithms never time themselves: the runner owns the clock.
+
+use std::fmt::Debug;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+
+/// Untyped parameters: name → JSON value, sorted by name.
+pub type ParamMap = serde_json::Map<String, Value>;
+
+/// A reported pair: document indices `a < b` and the algorithm's similarity score (higher
+/// means more similar; the scale is the algorithm's, documented there).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
+pub struct ScoredPair {
+    /// Smaller document index.
+    pub a: u32,
+    /// Larger document index.
+    pub b: u32,
+    /// Similarity score.
+    pub score: f64,
+}
+
+/// What every parameter struct is.
+pub trait Params:
+    Serialize + DeserializeOwned + Default + Clone + Debug + Send + Sync + 'static
+{
+}
+impl<T: Serialize + DeserializeOwned + Default + Clone + Debug + Send + Sync + 'static> Params
+    for T
+{
+}
+
+/// A near-duplicate detection algorithm. Implement this in one file and add one line to the
+/// registry.
+pub trait Algorithm: Send + Sync + 'static {
+    /// Registered name (kebab-case).
+    const NAME: &'static str;
+    /// One line: what it is and which paper it follows.
+    const SUMMARY: &'static str;
+    /// Build parameters.
+    type Params: Params;
+    /// Query parameters.
+    type Query: Params;
+    /// The built structure: signatures plus whatever the query needs.
+    type Index: Send + Sync + 'static;
+
+    /// Checks parameters once, before any work (impossible values, inconsistent pairs).
+    fn validate(params: &Self::Params, query: &Self::Query) -> Result<()>;
+
+    /// Text → signatures (and an index over them) for a whole corpus.
+    fn build(params: &Self::Params, docs: &[&str]) -> Result<Self::Index>;
+
+    /// Signatures → reported pairs under `query`: `a < b`, each pair once, sorted.
+    fn query(params: &Self::Params, index: &Self::Index, query: &Self::Query) -> Vec<ScoredPair>;
+
+    /// The algorithm's similarity estimate for any pair (used for ROC curves and labelled
+    /// pairs), or `None` if it cannot score pairs it did not report.
+    fn score(params: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64>;
+
+    /// Heap bytes held by the index (signatures included).
+    fn index_bytes(index: &Self::Index) -> usize;
+}
+
+/// A configured algorithm, type-erased (what the registry hands out).
+pub trait Detector: Send + Sync + Debug {
+    /// Registered name.
+    fn name(&self) -> &'static str;
+    /// All build parameters, defaults filled in.
+    fn build_params(&self) -> ParamMap;
+    /// All query parameters, defaults filled in.
+    fn query_params(&self) -> ParamMap;
+    /// Builds the index over `docs`.
+    fn build(&self, docs: &[&str]) -> Result<Box<dyn Index>>;
+}
+
+/// A built index, type-erased.
+pub trait Index: Send + Sync {
+    /// Pairs under the detector's query parameters overridden by `overrides` (which may only
+    /// name query parameters).
+    fn query(&self, overrides: &ParamMap) -> Result<Vec<ScoredPair>>;
+    /// Similarity estimate of any pair, if the algorithm has one.
+    fn score(&self, a: usize, b: usize) -> Option<f64>;
+    /// Heap bytes held.
+    fn heap_bytes(&self) -> usize;
+}
+
+/// Parameters of `A` split into (build, query) maps.
+pub fn split_params<A: Algorithm>(map: &ParamMap) -> Result<(ParamMap, ParamMap)> {
+    let build_keys = to_map(&A::Params::default());
+    let query_keys = to_map(&A::Query::default());
+    let (mut build, mut query) = (ParamMap::new(), ParamMap::new());
+    for (k, v) in map {
+        if build_keys.contains_key(k) {
+            build.insert(k.clone(), v.clone());
+        } else if query_keys.contains_key(k) {
+            query.insert(k.clone(), v.clone());
+        } else {
+            let known: Vec<&str> = build_keys
+                .keys()
+                .chain(query_keys.keys())
+                .map(String::as_str)
+                .collect();
+            return Err(Error::UnknownParam {
+                algorithm: A::NAME.to_string(),
+                param: k.clone(),
+                known: known.join(", "),
+            });
+        }
+    }
+    Ok((build, query))
+}
+
+/// Serializes a parameter struct into a map (every field, defaults included).
+pub fn to_map<P: Serialize>(p: &P) -> ParamMap {
+    match serde_json::to_value(p) {
+        Ok(Value::Object(m)) => m,
+        _ => panic!("parameter structs serialize to JSON objects"),
+    }
+}
+
+/// Deserializes `P` from defaults overlaid with `overrides`.
+fn from_map<P: Params>(algorithm: &str, base: &ParamMap, overrides: &ParamMap) -> Result<P> {
+    let mut m = base.clone();
+    for (k, v) in overrides {
+        m.insert(k.clone(), v.clone());
+    }
+    serde_json::from_value(Value::Object(m)).map_err(|e| Error::BadParamValue {
+        algorithm: algorithm.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// The erased form of an [`Algorithm`] with its parameters.
+pub struct Configured<A: Algorithm> {
+    params: A::Params,
+    query: A::Query,
+}
+
+impl<A: Algorithm> Debug for Configured<A> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct(A::NAME)
+            .field("params", &self.params)
+            .field("query", &self.query)
+            .finish()
+    }
+}
+
+impl<A: Algorithm> Configured<A> {
+    /// Parses and validates `map` (build and query parameters mixed).
+    pub fn from_params(map: &ParamMap) -> Result<Self> {
+        let (build, query) = split_params::<A>(map)?;
+        let params: A::Params = from_map(A::NAME, &to_map(&A::Params::default()), &build)?;
+        let query: A::Query = from_map(A::NAME, &to_map(&A::Query::default()), &query)?;
+        A::validate(&params, &query)?;
+        Ok(Configured { params, query })
+    }
+
+    /// The typed parameters.
+    pub fn params(&self) -> (&A::Params, &A::Query) {
+        (&self.params, &self.query)
+    }
+}
+
+impl<A: Algorithm> Detector for Configured<A> {
+    fn name(&self) -> &'static str {
+        A::NAME
+    }
+    fn build_params(&self) -> ParamMap {
+        to_map(&self.params)
+    }
+    fn query_params(&self) -> ParamMap {
+        to_map(&self.query)
+    }
+    fn build(&self, docs: &[&str]) -> Result<Box<dyn Index>> {
+        if docs.len() > u32::MAX as usize {
+            return Err(Error::invalid(
+                A::NAME,
+                "docs",
+                "at most 2^32 − 1 documents per index",
+            ));
+        }
+        let index = A::build(&self.params, docs)?;
+        Ok(Box::new(Built::<A> {
+            params: self.params.clone(),
+            query: self.query.clone(),
+            index,
+        }))
+    }
+}
+
+struct Built<A: Algorithm> {
+    params: A::Params,
+    query: A::Query,
+    index: A::Index,
+}
+
+impl<A: Algorithm> Index for Built<A> {
+    fn query(&self, overrides: &ParamMap) -> Result<Vec<ScoredPair>> {
+        let query_keys = to_map(&self.query);
+        if let Some(bad) = overrides.keys().find(|k| !query_keys.contains_key(*k)) {
+            return Err(Error::UnknownParam {
+                algorithm: A::NAME.to_string(),
+                param: bad.clone(),
+                known: format!(
+                    "(query parameters only) {}",
+                    query_keys.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            });
+        }
+        let query: A::Query = from_map(A::NAME, &query_keys, overrides)?;
+        A::validate(&self.params, &query)?;
+        Ok(A::query(&self.params, &self.index, &query))
+    }
+    fn score(&self, a: usize, b: usize) -> Option<f64> {
+        A::score(&self.params, &self.index, a, b)
+    }
+    fn heap_bytes(&self) -> usize {
+        A::index_bytes(&self.index)
+    }
+}
+
+/// Builds a sorted, unique list of scored pairs from packed pairs and a scoring function.
+pub fn scored_from_packed(
+    pairs: &[u64],
+    mut score: impl FnMut(u32, u32) -> Option<f64>,
+) -> Vec<ScoredPair> {
+    pairs
+        .iter()
+        .filter_map(|&p| {
+            let (a, b) = crate::minhash::lsh::unpack(p);
+            score(a, b).map(|score| ScoredPair { a, b, score })
+        })
+        .collect()
+}

@@ -1,0 +1,267 @@
+//! `minhash-lsh`: MinHash signatures + LSH banding + verification (MMDS §3.3–3.4; the
+//! datasketch / text-dedup / datatrove pipeline).
+//!
+//! Build: shingle every document, sketch it (classic or one-permutation MinHash), band the
+//! signatures. Query: candidate pairs (equal key in ≥ 1 band) are verified — by the signature
+//! agreement (estimated Jaccard), by exact Jaccard of the shingle sets, or not at all — against
+//! `min_similarity` (default: the `threshold` the banding was tuned for). A pair is reported
+//! when its score is ≥ the cutoff.
+//!
+//! Score: estimated Jaccard (exact Jaccard when `verify = "exact"`).
+
+use serde::{Deserialize, Serialize};
+
+use crate::detector::{Algorithm, ScoredPair, scored_from_packed};
+use crate::error::{Error, Result, check_unit_threshold};
+use crate::features::FeatureParams;
+use crate::features::similarity::jaccard;
+use crate::hash::derive_seed;
+use crate::minhash::banding::tune;
+use crate::minhash::lsh::{Banding, candidate_pairs};
+use crate::minhash::{Signatures, SketchKind, Sketcher};
+
+/// How candidates are checked before they are reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Verify {
+    /// Estimated Jaccard (signature agreement) ≥ cutoff.
+    #[default]
+    Estimate,
+    /// Exact Jaccard of the shingle sets ≥ cutoff (the index keeps the sets).
+    Exact,
+    /// Every candidate is reported.
+    None,
+}
+
+/// Build parameters of `minhash-lsh`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MinHashLshParams {
+    /// Features (default word 5-shingles, Unicode words, lower-cased, NFKC).
+    #[serde(flatten)]
+    pub features: FeatureParams,
+    /// Signature scheme: `classic` or `oph`. Default `classic`.
+    pub sketch: SketchKind,
+    /// Signature length. Default 128.
+    pub num_perm: usize,
+    /// Target Jaccard similarity in (0, 1]: the banding is tuned for it when `bands` and
+    /// `rows` are 0, and it is the default verification cutoff. Default 0.8.
+    pub threshold: f64,
+    /// Number of bands; 0 = chosen by the tuner for `threshold`. Default 0.
+    pub bands: usize,
+    /// Rows per band; 0 = chosen by the tuner for `threshold`. Default 0.
+    pub rows: usize,
+    /// Verification: `estimate`, `exact` or `none`. Default `estimate`.
+    pub verify: Verify,
+    /// Seed of the token hash and the permutations. Default 42.
+    pub seed: u64,
+}
+
+impl Default for MinHashLshParams {
+    fn default() -> Self {
+        MinHashLshParams {
+            features: FeatureParams::default(),
+            sketch: SketchKind::Classic,
+            num_perm: 128,
+            threshold: 0.8,
+            bands: 0,
+            rows: 0,
+            verify: Verify::Estimate,
+            seed: 42,
+        }
+    }
+}
+
+/// Query parameters of `minhash-lsh`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct MinHashLshQuery {
+    /// Verification cutoff in (0, 1]; unset = the build `threshold`.
+    pub min_similarity: Option<f64>,
+}
+
+impl MinHashLshParams {
+    /// The banding: explicit, or tuned for `threshold` with equal false-positive and
+    /// false-negative weights.
+    pub fn banding(&self) -> Result<Banding> {
+        let (b, r) = match (self.bands, self.rows) {
+            (0, 0) => {
+                let t = tune(self.threshold, self.num_perm, 0.5)?;
+                (t.bands, t.rows)
+            }
+            (0, _) | (_, 0) => {
+                return Err(Error::invalid(
+                    MinHashLsh::NAME,
+                    if self.bands == 0 { "bands" } else { "rows" },
+                    "set both bands and rows, or neither (0 = tuned for `threshold`)",
+                ));
+            }
+            (b, r) => (b, r),
+        };
+        Banding::new(b, r, self.num_perm).map_err(|e| match e {
+            Error::InvalidParam { field, reason, .. } => {
+                Error::invalid(MinHashLsh::NAME, field, reason)
+            }
+            other => other,
+        })
+    }
+}
+
+/// The built index.
+#[derive(Debug)]
+pub struct MinHashLshIndex {
+    signatures: Signatures,
+    candidates: Vec<u64>,
+    /// Shingle sets, kept only for exact verification.
+    sets: Option<Vec<Vec<u64>>>,
+}
+
+/// MinHash + LSH banding.
+#[derive(Debug)]
+pub struct MinHashLsh;
+
+impl Algorithm for MinHashLsh {
+    const NAME: &'static str = "minhash-lsh";
+    const SUMMARY: &'static str =
+        "MinHash signatures + LSH banding + verification (Broder 1997; MMDS 3.3-3.4)";
+    type Params = MinHashLshParams;
+    type Query = MinHashLshQuery;
+    type Index = MinHashLshIndex;
+
+    fn validate(p: &Self::Params, q: &Self::Query) -> Result<()> {
+        p.features.validate(Self::NAME)?;
+        if p.num_perm == 0 {
+            return Err(Error::invalid(Self::NAME, "num_perm", "must be at least 1"));
+        }
+        check_unit_threshold(Self::NAME, "threshold", p.threshold)?;
+        p.banding()?;
+        if let Some(m) = q.min_similarity {
+            check_unit_threshold(Self::NAME, "min_similarity", m)?;
+        }
+        Ok(())
+    }
+
+    fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
+        let shingler = p.features.shingler(derive_seed(p.seed, "tokens"));
+        let sketcher = Sketcher::new(p.sketch, p.num_perm, derive_seed(p.seed, "permutations"))?;
+        let signatures = Signatures::compute(docs, &shingler, &sketcher, p.num_perm);
+        let candidates = candidate_pairs(&signatures, &p.banding()?);
+        let sets = (p.verify == Verify::Exact).then(|| {
+            use rayon::prelude::*;
+            docs.par_iter().map(|d| shingler.set(d)).collect()
+        });
+        Ok(MinHashLshIndex {
+            signatures,
+            candidates,
+            sets,
+        })
+    }
+
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
+        let cutoff = q.min_similarity.unwrap_or(p.threshold);
+        scored_from_packed(&index.candidates, |a, b| {
+            let s = Self::score(p, index, a as usize, b as usize)?;
+            (p.verify == Verify::None || s >= cutoff).then_some(s)
+        })
+    }
+
+    fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+        Some(match &index.sets {
+            Some(sets) => jaccard(&sets[a], &sets[b]),
+            None => index.signatures.estimate(a, b),
+        })
+    }
+
+    fn index_bytes(index: &Self::Index) -> usize {
+        index.signatures.heap_bytes()
+            + index.candidates.capacity() * 8
+            + index
+                .sets
+                .as_ref()
+                .map_or(0, |s| s.iter().map(|v| v.capacity() * 8 + 24).sum())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detector::{Configured, Detector, ParamMap};
+    use serde_json::json;
+
+    fn detector(params: serde_json::Value) -> Result<Configured<MinHashLsh>> {
+        let map: ParamMap = serde_json::from_value(params).unwrap();
+        Configured::<MinHashLsh>::from_params(&map)
+    }
+
+    #[test]
+    fn default_banding_is_tuned_for_threshold() {
+        let b = MinHashLshParams::default().banding().unwrap();
+        assert_eq!((b.bands(), b.rows()), (9, 13));
+    }
+
+    #[test]
+    fn finds_near_duplicates_not_strangers() {
+        let base = "the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat \
+                    near the old stone fireplace in the small cottage by the river";
+        let near = base.replace("lazy", "sleepy");
+        let other = "completely unrelated text about database indexes and query planners that \
+                     shares almost nothing with the other two documents at all really";
+        let docs = [base, near.as_str(), other];
+        let d = detector(json!({"threshold": 0.5, "k": 3})).unwrap();
+        let index = d.build(&docs).unwrap();
+        let pairs = index.query(&ParamMap::new()).unwrap();
+        assert_eq!(pairs.len(), 1);
+        assert_eq!((pairs[0].a, pairs[0].b), (0, 1));
+        assert!(index.score(0, 2).unwrap() < 0.2);
+    }
+
+    #[test]
+    fn short_and_empty_documents_are_not_all_duplicates() {
+        // Regression guard for the documented short-document rule: different short documents
+        // do not collide; empty ones are never reported.
+        let docs = ["", "   ", "two words", "other pair", "two words", "!!"];
+        let d = detector(json!({"threshold": 0.5})).unwrap();
+        let pairs = d.build(&docs).unwrap().query(&ParamMap::new()).unwrap();
+        let got: Vec<(u32, u32)> = pairs.iter().map(|p| (p.a, p.b)).collect();
+        assert_eq!(got, [(2, 4)]);
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let err = |v| detector(v).unwrap_err().to_string();
+        assert!(err(json!({"k": 0})).contains("`k`"));
+        assert!(err(json!({"num_perm": 0})).contains("num_perm"));
+        assert!(err(json!({"bands": 20, "rows": 7})).contains("exceeds num_perm"));
+        assert!(err(json!({"threshold": 0.0})).contains("threshold"));
+        assert!(err(json!({"threshold": 1.5})).contains("threshold"));
+        assert!(err(json!({"min_similarity": -1.0})).contains("min_similarity"));
+        assert!(err(json!({"bands": 4})).contains("rows"));
+        assert!(err(json!({"colour": 1})).contains("no parameter `colour`"));
+        assert!(err(json!({"k": "five"})).contains("invalid type"));
+        assert!(err(json!({"sketch": "fast"})).contains("unknown variant"));
+    }
+
+    #[test]
+    fn exact_verification_and_query_sweep() {
+        let docs = ["a b c d e f g h", "a b c d e f g x", "a b c d x y z w"];
+        let d =
+            detector(json!({"k": 1, "verify": "exact", "threshold": 0.5, "bands": 64, "rows": 2}))
+                .unwrap();
+        let index = d.build(&docs).unwrap();
+        // exact Jaccard: (0,1) = 7/9, (0,2) = 4/12, (1,2) = 4/11
+        assert!((index.score(0, 1).unwrap() - 7.0 / 9.0).abs() < 1e-12);
+        let strict = index
+            .query(&serde_json::from_value(json!({"min_similarity": 0.7})).unwrap())
+            .unwrap();
+        assert_eq!(strict.len(), 1);
+        let loose = index
+            .query(&serde_json::from_value(json!({"min_similarity": 0.3})).unwrap())
+            .unwrap();
+        assert_eq!(loose.len(), 3);
+        assert!(
+            index
+                .query(&serde_json::from_value(json!({"k": 3})).unwrap())
+                .is_err()
+        );
+    }
+}

@@ -1,0 +1,396 @@
+//! Features: text → a sequence of 64-bit shingle hashes.
+//!
+//! Three shingle kinds (MMDS ch. 3, §3.2):
+//! * `word` — k consecutive tokens (Broder 1997's "w-shingles");
+//! * `char` — k consecutive characters of the normalized text (MMDS §3.2.2: k = 5 for e-mail,
+//!   k = 9 for research papers);
+//! * `stopword` — stopword-anchored shingles (MMDS §3.2.4): a stopword followed by the next
+//!   k − 1 tokens, whether or not they are stopwords (MMDS uses k = 3). Navigation and
+//!   boilerplate have few stopwords, so these shingles come mostly from the prose.
+//!
+//! Tokens are hashed once (XXH3, seeded); a word shingle's hash combines its tokens' hashes
+//! (`hash::hash_sequence`), so no shingle string is ever built. All per-document buffers live
+//! in a reusable [`Scratch`].
+//!
+//! **Short documents.** A document with fewer than k tokens (or characters) but at least one
+//! yields exactly one shingle made of everything it has, as datasketch/rensa pipelines do: two
+//! different short documents therefore do not collide, while two identical ones do. A
+//! document with no token at all yields no feature; detectors never report such a document as
+//! a duplicate (it has no evidence of similarity to anything).
+
+pub mod similarity;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::hash::{hash_bytes, hash_sequence, mix64};
+use crate::text::{Normalization, Tokenizer, is_stopword};
+
+/// The kind of shingle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum ShingleKind {
+    /// k consecutive tokens.
+    #[default]
+    Word,
+    /// k consecutive characters.
+    Char,
+    /// A stopword and the k − 1 tokens after it.
+    Stopword,
+}
+
+/// How a detector turns text into features. Flattened into each algorithm's parameters, so
+/// its field names are parameter names (`shingle`, `k`, `tokenizer`, `lowercase`, …).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FeatureParams {
+    /// Shingle kind: `word`, `char` or `stopword`. Default `word`.
+    pub shingle: ShingleKind,
+    /// Shingle size: tokens (`word`, `stopword` including the anchor) or characters. Default 5.
+    pub k: usize,
+    /// Word tokenizer: `unicode` (UAX #29) or `whitespace`. Default `unicode`.
+    pub tokenizer: Tokenizer,
+    /// Text normalization applied before tokenizing.
+    #[serde(flatten)]
+    pub normalization: Normalization,
+}
+
+impl Default for FeatureParams {
+    fn default() -> Self {
+        FeatureParams {
+            shingle: ShingleKind::Word,
+            k: 5,
+            tokenizer: Tokenizer::Unicode,
+            normalization: Normalization::default(),
+        }
+    }
+}
+
+impl FeatureParams {
+    /// Word k-shingles with default normalization and tokenizer.
+    pub fn words(k: usize) -> Self {
+        FeatureParams {
+            k,
+            ..Self::default()
+        }
+    }
+
+    /// Character k-shingles with default normalization.
+    pub fn chars(k: usize) -> Self {
+        FeatureParams {
+            shingle: ShingleKind::Char,
+            k,
+            ..Self::default()
+        }
+    }
+
+    /// Checks the parameters on behalf of `algorithm`.
+    pub fn validate(&self, algorithm: &str) -> Result<()> {
+        if self.k == 0 {
+            return Err(Error::invalid(
+                algorithm,
+                "k",
+                "shingle size k must be at least 1",
+            ));
+        }
+        if self.k > 64 {
+            return Err(Error::invalid(
+                algorithm,
+                "k",
+                format!(
+                    "shingle size k = {} is above the supported maximum of 64",
+                    self.k
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A shingler for these parameters; `seed` seeds the token hash.
+    pub fn shingler(&self, seed: u64) -> Shingler {
+        Shingler {
+            params: self.clone(),
+            identity: self.normalization == Normalization::none(),
+            seed,
+        }
+    }
+}
+
+/// Reusable per-thread buffers for [`Shingler`].
+#[derive(Debug, Default)]
+pub struct Scratch {
+    text: String,
+    tokens: Vec<u64>,
+    anchors: Vec<bool>,
+    offsets: Vec<usize>,
+}
+
+/// Turns text into shingle hashes according to [`FeatureParams`].
+#[derive(Debug, Clone)]
+pub struct Shingler {
+    params: FeatureParams,
+    identity: bool,
+    seed: u64,
+}
+
+impl Shingler {
+    /// The parameters this shingler was built from.
+    pub fn params(&self) -> &FeatureParams {
+        &self.params
+    }
+
+    /// Appends the shingle hashes of `text` to `out`, in document order, repeats included.
+    pub fn hashes_into(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<u64>) {
+        let Scratch {
+            text: norm,
+            tokens,
+            anchors,
+            offsets,
+        } = scratch;
+        let text = if self.identity {
+            text
+        } else {
+            self.params.normalization.apply_into(text, norm);
+            norm.as_str()
+        };
+        let k = self.params.k;
+        match self.params.shingle {
+            ShingleKind::Word => {
+                tokens.clear();
+                self.params
+                    .tokenizer
+                    .for_each_token(text, |t| tokens.push(hash_bytes(t.as_bytes(), self.seed)));
+                word_shingles(tokens, k, self.seed, out);
+            }
+            ShingleKind::Stopword => {
+                tokens.clear();
+                anchors.clear();
+                self.params.tokenizer.for_each_token(text, |t| {
+                    tokens.push(hash_bytes(t.as_bytes(), self.seed));
+                    anchors.push(is_stopword_any_case(t));
+                });
+                for (i, _) in anchors.iter().enumerate().filter(|(_, a)| **a) {
+                    let end = (i + k).min(tokens.len());
+                    out.push(hash_sequence(
+                        self.seed ^ 0x5709,
+                        tokens[i..end].iter().copied(),
+                    ));
+                }
+            }
+            ShingleKind::Char => char_shingles(text, k, self.seed, offsets, out),
+        }
+    }
+
+    /// The shingle hashes of `text` (a convenience that allocates).
+    pub fn hashes(&self, text: &str) -> Vec<u64> {
+        let mut out = Vec::new();
+        self.hashes_into(text, &mut Scratch::default(), &mut out);
+        out
+    }
+
+    /// The set of shingles of `text`: sorted, without repeats.
+    pub fn set(&self, text: &str) -> Vec<u64> {
+        let mut v = self.hashes(text);
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+
+    /// The multiset of shingles of `text` as (hash, count), sorted by hash.
+    pub fn multiset(&self, text: &str) -> Vec<(u64, u32)> {
+        let mut v = self.hashes(text);
+        v.sort_unstable();
+        counts(&v)
+    }
+
+    /// Broder's *labelled* shingles: the i-th occurrence of a shingle becomes ⟨shingle, i⟩, so
+    /// that the Jaccard coefficient of labelled sets is the multiset resemblance.
+    pub fn labelled_set(&self, text: &str) -> Vec<u64> {
+        let mut v = self.hashes(text);
+        label_occurrences(&mut v);
+        v
+    }
+}
+
+/// Word k-shingles of a token-hash sequence (see the module docs for short documents).
+fn word_shingles(tokens: &[u64], k: usize, seed: u64, out: &mut Vec<u64>) {
+    if tokens.is_empty() {
+        return;
+    }
+    if tokens.len() < k {
+        out.push(hash_sequence(seed, tokens.iter().copied()));
+        return;
+    }
+    out.reserve(tokens.len() + 1 - k);
+    out.extend(
+        tokens
+            .windows(k)
+            .map(|w| hash_sequence(seed, w.iter().copied())),
+    );
+}
+
+/// Character k-shingles: windows of k Unicode scalar values, hashed as UTF-8 bytes.
+fn char_shingles(text: &str, k: usize, seed: u64, offsets: &mut Vec<usize>, out: &mut Vec<u64>) {
+    if text.is_empty() {
+        return;
+    }
+    let bytes = text.as_bytes();
+    if text.is_ascii() {
+        if bytes.len() < k {
+            out.push(hash_bytes(bytes, seed));
+        } else {
+            out.extend(bytes.windows(k).map(|w| hash_bytes(w, seed)));
+        }
+        return;
+    }
+    offsets.clear();
+    offsets.extend(text.char_indices().map(|(i, _)| i));
+    offsets.push(text.len());
+    let chars = offsets.len() - 1;
+    if chars < k {
+        out.push(hash_bytes(bytes, seed));
+        return;
+    }
+    out.extend((0..=chars - k).map(|i| hash_bytes(&bytes[offsets[i]..offsets[i + k]], seed)));
+}
+
+/// Whether an ASCII token is a stopword regardless of case (no allocation).
+fn is_stopword_any_case(token: &str) -> bool {
+    let b = token.as_bytes();
+    if b.len() > 10 || !token.is_ascii() {
+        return false;
+    }
+    let mut buf = [0u8; 10];
+    for (d, s) in buf.iter_mut().zip(b) {
+        *d = s.to_ascii_lowercase();
+    }
+    std::str::from_utf8(&buf[..b.len()]).is_ok_and(is_stopword)
+}
+
+/// Run-length counts of a sorted slice.
+pub fn counts(sorted: &[u64]) -> Vec<(u64, u32)> {
+    let mut out: Vec<(u64, u32)> = Vec::new();
+    for &h in sorted {
+        match out.last_mut() {
+            Some((last, c)) if *last == h => *c += 1,
+            _ => out.push((h, 1)),
+        }
+    }
+    out
+}
+
+/// Replaces each repeat of a hash by a hash of ⟨value, occurrence⟩ and returns the sorted set.
+pub fn label_occurrences(v: &mut Vec<u64>) {
+    v.sort_unstable();
+    let mut run_start = 0;
+    for i in 0..v.len() {
+        if i > 0 && v[i] != v[run_start] {
+            run_start = i;
+        }
+        let label = (i - run_start) as u64;
+        if label > 0 {
+            v[i] = mix64(v[run_start] ^ label.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        }
+    }
+    v.sort_unstable();
+    v.dedup();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn word(k: usize) -> Shingler {
+        FeatureParams::words(k).shingler(1)
+    }
+
+    #[test]
+    fn word_shingle_counts() {
+        let s = word(3);
+        assert_eq!(s.hashes("a b c d e").len(), 3);
+        assert_eq!(s.set("a b a b a b").len(), 2); // "a b a", "b a b"
+        // The hash of a shingle does not depend on the text around it.
+        let x = s.hashes("x y z");
+        assert!(s.hashes("q x y z q").contains(&x[0]));
+    }
+
+    #[test]
+    fn short_documents_get_one_whole_shingle() {
+        let s = word(5);
+        assert_eq!(s.hashes("just three words").len(), 1);
+        assert_eq!(s.hashes("just three words"), s.hashes("Just  three words!"));
+        assert_ne!(s.hashes("just three words"), s.hashes("two words"));
+        assert!(s.hashes("").is_empty());
+        assert!(s.hashes(" ... ").is_empty());
+        let c = FeatureParams::chars(9).shingler(1);
+        assert_eq!(c.hashes("short").len(), 1);
+        assert!(c.hashes("").is_empty());
+    }
+
+    #[test]
+    fn char_shingles_ascii_and_unicode_agree() {
+        let c = FeatureParams::chars(3).shingler(9);
+        let ascii = c.hashes("abcabc"); // abc, bca, cab, abc
+        assert_eq!(ascii.len(), 4);
+        assert_eq!(ascii[0], ascii[3]);
+        // The non-ASCII path hashes the same window bytes the same way.
+        let unicode = c.hashes("éabc"); // éab, abc
+        assert_eq!(unicode.len(), 2);
+        assert_eq!(unicode[1], ascii[0]);
+    }
+
+    #[test]
+    fn char_shingles_count_characters_not_bytes() {
+        let c = FeatureParams::chars(2).shingler(9);
+        assert_eq!(c.hashes("éèà").len(), 2);
+        assert_eq!(c.set("éé éé").len(), 3); // "éé", "é ", " é"
+    }
+
+    #[test]
+    fn stopword_anchored_shingles() {
+        let p = FeatureParams {
+            shingle: ShingleKind::Stopword,
+            k: 3,
+            ..FeatureParams::default()
+        };
+        let s = p.shingler(3);
+        // MMDS §3.2.4: "A spokesperson for the Sudzo Corporation revealed today that studies
+        // have shown it is good for people to buy Sudzo products." The anchored shingles
+        // include "A spokesperson for", "for the Sudzo", "the Sudzo Corporation", …
+        let text = "A spokesperson for the Sudzo Corporation revealed today that studies have \
+                    shown it is good for people to buy Sudzo products.";
+        let hashes = s.hashes(text);
+        for expected in [
+            "a spokesperson for",
+            "for the sudzo",
+            "the sudzo corporation",
+            "that studies have",
+        ] {
+            let h = hash_sequence(3 ^ 0x5709, w3_tokens(expected));
+            assert!(hashes.contains(&h), "{expected}");
+        }
+        // Stopwords: a, for, the, that, have, it, is, for, to → 9 anchors.
+        assert_eq!(hashes.len(), 9);
+        // Navigation without stopwords has no anchored shingle.
+        assert!(s.hashes("Home News Sports Weather Login").is_empty());
+    }
+
+    fn w3_tokens(s: &str) -> impl Iterator<Item = u64> + '_ {
+        s.split(' ').map(|t| hash_bytes(t.as_bytes(), 3))
+    }
+
+    #[test]
+    fn labelled_set_counts_repeats() {
+        let s = word(1);
+        // "a rose is a rose is a rose": a×3, rose×3, is×2 → 8 labelled shingles.
+        assert_eq!(s.labelled_set("a rose is a rose is a rose").len(), 8);
+        assert_eq!(s.set("a rose is a rose is a rose").len(), 3);
+    }
+
+    #[test]
+    fn validation() {
+        assert!(FeatureParams::words(0).validate("x").is_err());
+        assert!(FeatureParams::words(65).validate("x").is_err());
+        assert!(FeatureParams::words(5).validate("x").is_ok());
+    }
+}

@@ -1,0 +1,123 @@
+//! Seeded, fast, non-cryptographic hashing and a tiny deterministic generator.
+//!
+//! * Tokens are hashed once with XXH3-64 (seeded); shingles are then combined from their
+//!   tokens' hashes with [`combine`], so a shingle is never materialized as a string.
+//! * [`mix64`] is the 64-bit finalizer of MurmurHash3 (`fmix64`): a bijection that spreads every
+//!   input bit over the output; used to derive independent-looking values from one hash.
+//! * [`SplitMix64`] (Steele, Lea, Flood, OOPSLA 2014) derives per-hash-function coefficients
+//!   and seeds. It is written here rather than taken from `rand` so that signatures stay
+//!   byte-identical whatever version of `rand` the workspace resolves to.
+//!
+//! Cryptographic hashes (SHA1, MD5) appear only where a paper's signature *is* the hash
+//! (I-Match, Tianwang), in those algorithms' files.
+
+use xxhash_rust::xxh3::xxh3_64_with_seed;
+
+/// XXH3-64 of `bytes` with `seed`.
+#[inline]
+pub fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
+    xxh3_64_with_seed(bytes, seed)
+}
+
+/// MurmurHash3's `fmix64` finalizer: a bijection on `u64` with full avalanche.
+#[inline]
+pub const fn mix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^= x >> 33;
+    x
+}
+
+/// Order-dependent combination step: `combine(combine(s, a), b) != combine(combine(s, b), a)`
+/// in general. Finish a chain with [`mix64`].
+#[inline]
+pub const fn combine(acc: u64, h: u64) -> u64 {
+    (acc ^ h)
+        .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        .rotate_left(29)
+}
+
+/// Hash of an ordered sequence of already-hashed items (a shingle from its token hashes).
+#[inline]
+pub fn hash_sequence(seed: u64, items: impl IntoIterator<Item = u64>) -> u64 {
+    let mut acc = seed ^ 0x6a09_e667_f3bc_c909;
+    for h in items {
+        acc = combine(acc, h);
+    }
+    mix64(acc)
+}
+
+/// SplitMix64: a 64-bit generator with a single word of state; every seed is fine.
+#[derive(Debug, Clone)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator started from `seed`.
+    pub const fn new(seed: u64) -> Self {
+        SplitMix64 { state: seed }
+    }
+
+    /// The next 64 random bits.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A uniform float in [0, 1) with 53 random bits.
+    #[inline]
+    pub fn next_f64(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    }
+
+    /// A uniform integer in `0..n` (Lemire's multiply-shift; the bias is below 2^-32 for the
+    /// `n` used here). `n` must be positive.
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        debug_assert!(n > 0);
+        ((self.next_u64() as u128 * n as u128) >> 64) as u64
+    }
+}
+
+/// Derives the seed of a named sub-component from a parent seed, so that, say, the MinHash
+/// permutations and the LSH band keys of one detector are independent.
+pub fn derive_seed(seed: u64, purpose: &str) -> u64 {
+    mix64(seed ^ hash_bytes(purpose.as_bytes(), 0x5eed))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mix64_is_a_bijection_on_a_sample() {
+        let mut seen: Vec<u64> = (0..10_000u64).map(mix64).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), 10_000);
+    }
+
+    #[test]
+    fn sequence_hash_depends_on_order() {
+        assert_ne!(hash_sequence(1, [1, 2, 3]), hash_sequence(1, [3, 2, 1]));
+        assert_ne!(hash_sequence(1, [1, 2]), hash_sequence(2, [1, 2]));
+    }
+
+    #[test]
+    fn splitmix_is_uniform_enough() {
+        // Seed 7: the mean of 100k uniforms lies within 5 standard errors of 1/2.
+        let mut rng = SplitMix64::new(7);
+        let n = 100_000;
+        let mean: f64 = (0..n).map(|_| rng.next_f64()).sum::<f64>() / n as f64;
+        let se = (1.0 / 12.0 / n as f64).sqrt();
+        assert!((mean - 0.5).abs() < 5.0 * se, "mean {mean}");
+        assert!((0..1000).all(|_| rng.below(10) < 10));
+    }
+}

@@ -1,0 +1,133 @@
+//! The detector registry: every algorithm, by name, with its default parameters.
+//!
+//! Adding an algorithm = one file in `detectors/` plus one line in [`REGISTRY`].
+
+use crate::detector::{Algorithm, Configured, Detector, ParamMap, to_map};
+use crate::detectors::*;
+use crate::error::{Error, Result};
+
+/// Everything the registry knows about one algorithm.
+#[derive(Debug, Clone)]
+pub struct AlgorithmInfo {
+    /// Registered name.
+    pub name: &'static str,
+    /// One-line description with the paper it follows.
+    pub summary: &'static str,
+    /// Default build parameters.
+    pub build_defaults: ParamMap,
+    /// Default query parameters.
+    pub query_defaults: ParamMap,
+    make: fn(&ParamMap) -> Result<Box<dyn Detector>>,
+}
+
+impl AlgorithmInfo {
+    /// A detector with `params` (build and query parameters mixed) over the defaults.
+    pub fn detector(&self, params: &ParamMap) -> Result<Box<dyn Detector>> {
+        (self.make)(params)
+    }
+}
+
+fn info<A: Algorithm>() -> AlgorithmInfo {
+    AlgorithmInfo {
+        name: A::NAME,
+        summary: A::SUMMARY,
+        build_defaults: to_map(&A::Params::default()),
+        query_defaults: to_map(&A::Query::default()),
+        make: |p| Ok(Box::new(Configured::<A>::from_params(p)?)),
+    }
+}
+
+/// The registered algorithms, in listing order.
+const REGISTRY: &[fn() -> AlgorithmInfo] = &[
+    info::<minhash_lsh::MinHashLsh>,
+    info::<supershingles::Supershingles>,
+];
+
+/// Every registered algorithm.
+pub fn algorithms() -> Vec<AlgorithmInfo> {
+    REGISTRY.iter().map(|f| f()).collect()
+}
+
+/// The algorithm called `name`.
+pub fn find(name: &str) -> Result<AlgorithmInfo> {
+    algorithms()
+        .into_iter()
+        .find(|a| a.name == name)
+        .ok_or_else(|| Error::UnknownAlgorithm {
+            name: name.to_string(),
+            known: REGISTRY
+                .iter()
+                .map(|f| f().name)
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+}
+
+/// A configured detector: `find(name)?.detector(params)`.
+pub fn detector(name: &str, params: &ParamMap) -> Result<Box<dyn Detector>> {
+    find(name)?.detector(params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_defaults_valid() {
+        let all = algorithms();
+        let mut names: Vec<_> = all.iter().map(|a| a.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), all.len());
+        for a in &all {
+            a.detector(&ParamMap::new())
+                .unwrap_or_else(|e| panic!("{}: {e}", a.name));
+            // Build and query parameter names never overlap.
+            assert!(
+                a.build_defaults
+                    .keys()
+                    .all(|k| !a.query_defaults.contains_key(k)),
+                "{}",
+                a.name
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_algorithm_lists_known_ones() {
+        let e = find("nope").unwrap_err().to_string();
+        assert!(e.contains("minhash-lsh"), "{e}");
+    }
+
+    /// Determinism: every algorithm's pairs are identical with 1 and 2 threads.
+    #[test]
+    fn results_do_not_depend_on_thread_count() {
+        let docs: Vec<String> = (0..60)
+            .map(|i| {
+                let base = i / 3;
+                format!(
+                    "document {base} talks about topic {} and topic {} with filler words here {}",
+                    base * 7 % 11,
+                    base * 3 % 5,
+                    if i % 3 == 0 { "alpha" } else { "beta" }
+                )
+            })
+            .collect();
+        let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+        for a in algorithms() {
+            let run = |threads| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                pool.install(|| {
+                    let d = a.detector(&ParamMap::new()).unwrap();
+                    let index = d.build(&refs).unwrap();
+                    let pairs = index.query(&ParamMap::new()).unwrap();
+                    serde_json::to_string(&pairs).unwrap()
+                })
+            };
+            assert_eq!(run(1), run(2), "{}", a.name);
+        }
+    }
+}

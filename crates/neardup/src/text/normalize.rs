@@ -1,0 +1,223 @@
+//! Text normalization before tokenizing: each step is switchable because near-duplicate
+//! definitions differ (case-insensitive news dedup vs. code-aware dedup, MMDS §3.2.2 on
+//! whitespace in character shingles).
+//!
+//! The whole document is normalized once into a caller-owned buffer, so that tokenizing and
+//! hashing afterwards work on borrowed slices with no per-token allocation.
+
+use serde::{Deserialize, Serialize};
+use unicode_normalization::UnicodeNormalization;
+
+/// Unicode normalization form applied before everything else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum UnicodeForm {
+    /// Leave code points as they are.
+    None,
+    /// Canonical composition (é as one code point).
+    Nfc,
+    /// Compatibility composition: also folds ligatures, full-width forms, superscripts.
+    #[default]
+    Nfkc,
+}
+
+/// What to do with punctuation characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Punctuation {
+    /// Keep them (the Unicode word tokenizer drops them anyway).
+    #[default]
+    Keep,
+    /// Delete them: "don't" → "dont", "e-mail" → "email".
+    Remove,
+    /// Replace each by a space: "e-mail" → "e mail".
+    Space,
+}
+
+/// Normalization switches; serde field names are the parameter names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Normalization {
+    /// Lower-case every letter (Unicode-aware `char::to_lowercase`). Default true.
+    pub lowercase: bool,
+    /// Unicode normalization form. Default `nfkc`.
+    pub unicode: UnicodeForm,
+    /// Punctuation handling. Default `keep`.
+    pub punctuation: Punctuation,
+    /// Collapse runs of whitespace into one space and trim the ends. Default true.
+    pub collapse_whitespace: bool,
+}
+
+impl Default for Normalization {
+    fn default() -> Self {
+        Normalization {
+            lowercase: true,
+            unicode: UnicodeForm::Nfkc,
+            punctuation: Punctuation::Keep,
+            collapse_whitespace: true,
+        }
+    }
+}
+
+impl Normalization {
+    /// No change at all.
+    pub fn none() -> Self {
+        Normalization {
+            lowercase: false,
+            unicode: UnicodeForm::None,
+            punctuation: Punctuation::Keep,
+            collapse_whitespace: false,
+        }
+    }
+
+    /// Writes the normalized `text` into `out` (cleared first).
+    ///
+    /// ASCII text, the common case, takes a byte loop: it is already in every normal form.
+    pub fn apply_into(&self, text: &str, out: &mut String) {
+        out.clear();
+        out.reserve(text.len());
+        if text.is_ascii() {
+            self.ascii_into(text.as_bytes(), out);
+        } else {
+            self.unicode_into(text, out);
+        }
+    }
+
+    fn unicode_into(&self, text: &str, out: &mut String) {
+        let mut pending_space = false;
+        let mut push = |c: char, out: &mut String| {
+            if self.collapse_whitespace {
+                if c.is_whitespace() {
+                    pending_space = !out.is_empty();
+                    return;
+                }
+                if pending_space {
+                    out.push(' ');
+                    pending_space = false;
+                }
+            }
+            if self.lowercase && c.is_uppercase() {
+                out.extend(c.to_lowercase());
+            } else {
+                out.push(c);
+            }
+        };
+        let mut emit = |c: char, out: &mut String| {
+            if is_punctuation(c) {
+                match self.punctuation {
+                    Punctuation::Keep => push(c, out),
+                    Punctuation::Remove => {}
+                    Punctuation::Space => push(' ', out),
+                }
+            } else {
+                push(c, out);
+            }
+        };
+        match self.unicode {
+            UnicodeForm::None => text.chars().for_each(|c| emit(c, out)),
+            UnicodeForm::Nfc => text.nfc().for_each(|c| emit(c, out)),
+            UnicodeForm::Nfkc => text.nfkc().for_each(|c| emit(c, out)),
+        }
+    }
+
+    /// Returns the normalized text as a new string.
+    pub fn apply(&self, text: &str) -> String {
+        let mut out = String::new();
+        self.apply_into(text, &mut out);
+        out
+    }
+
+    fn ascii_into(&self, bytes: &[u8], out: &mut String) {
+        // SAFETY-free: we only push ASCII bytes, so the String stays valid UTF-8.
+        let mut buf = std::mem::take(out).into_bytes();
+        let mut pending_space = false;
+        for &b in bytes {
+            let b = if b.is_ascii_punctuation() {
+                match self.punctuation {
+                    Punctuation::Keep => b,
+                    Punctuation::Remove => continue,
+                    Punctuation::Space => b' ',
+                }
+            } else {
+                b
+            };
+            if self.collapse_whitespace {
+                if b.is_ascii_whitespace() || b == 0x0b {
+                    pending_space = !buf.is_empty();
+                    continue;
+                }
+                if pending_space {
+                    buf.push(b' ');
+                    pending_space = false;
+                }
+            }
+            buf.push(if self.lowercase {
+                b.to_ascii_lowercase()
+            } else {
+                b
+            });
+        }
+        *out = String::from_utf8(buf).expect("ASCII bytes are valid UTF-8");
+    }
+}
+
+/// Unicode punctuation (general categories P*) plus ASCII symbols, approximated without
+/// tables: ASCII punctuation, and the General Punctuation, CJK and full-width punctuation
+/// blocks.
+pub fn is_punctuation(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_punctuation();
+    }
+    matches!(c,
+        '\u{00A1}' | '\u{00A7}' | '\u{00AB}' | '\u{00B6}' | '\u{00B7}' | '\u{00BB}' | '\u{00BF}'
+        | '\u{2010}'..='\u{2027}' | '\u{2030}'..='\u{205E}'
+        | '\u{3001}'..='\u{3003}' | '\u{3008}'..='\u{3011}'
+        | '\u{FF01}'..='\u{FF0F}' | '\u{FF1A}'..='\u{FF20}')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_fold_case_and_space() {
+        let n = Normalization::default();
+        assert_eq!(n.apply("  The  ROSE\tis\n a Rose. "), "the rose is a rose.");
+        assert_eq!(n.apply("ÉCOLE  ﬁne"), "école fine"); // NFKC folds the ligature
+    }
+
+    #[test]
+    fn punctuation_modes() {
+        let mut n = Normalization::none();
+        n.punctuation = Punctuation::Remove;
+        assert_eq!(n.apply("don't e-mail«x»"), "dont emailx");
+        n.punctuation = Punctuation::Space;
+        assert_eq!(n.apply("e-mail"), "e mail");
+    }
+
+    #[test]
+    fn none_is_identity() {
+        let s = "A  b\u{0301}C ﬁ";
+        assert_eq!(Normalization::none().apply(s), s);
+    }
+
+    proptest::proptest! {
+        // The ASCII fast path equals the general path on ASCII input, for every switch.
+        #[test]
+        fn ascii_and_unicode_paths_agree(
+            s in "[aB ,.!\t\n\x0b-]{0,30}",
+            lowercase: bool, collapse: bool, punct in 0u8..3,
+        ) {
+            let n = Normalization {
+                lowercase,
+                unicode: UnicodeForm::Nfkc,
+                punctuation: [Punctuation::Keep, Punctuation::Remove, Punctuation::Space][punct as usize],
+                collapse_whitespace: collapse,
+            };
+            let fast = n.apply(&s);
+            let mut slow = String::new();
+            n.unicode_into(&s, &mut slow);
+            proptest::prop_assert_eq!(fast, slow);
+        }
+    }
+}
