@@ -3,7 +3,10 @@
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
+
+use crate::commands::eval::OutputFormat;
+use crate::corpus::{Fields, Format, LoadOptions};
 
 /// neardup: a workbench for near-duplicate text detection.
 #[derive(Debug, Parser)]
@@ -31,6 +34,86 @@ pub enum Command {
         /// Shingle size k for the exact measures and every estimator that has one.
         #[arg(long)]
         shingle: Option<usize>,
+    },
+    /// Score algorithms on a corpus: one CSV row per algorithm configuration.
+    ///
+    /// Columns: algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,f1,ari,roc_auc,
+    /// seconds,docs_per_s (empty where a metric does not apply). Each --param applies to the
+    /// --algorithm before it; with no --algorithm every registered one runs with defaults.
+    Eval {
+        /// The corpus (JSONL[.gz], CSV[.gz], Parquet, or a directory of .txt files).
+        #[arg(long)]
+        corpus: PathBuf,
+        /// Labelled pairs CSV `id_a,id_b[,label]`: score only these pairs.
+        #[arg(long)]
+        pairs: Option<PathBuf>,
+        /// Algorithm to run (repeatable).
+        #[arg(long = "algorithm", value_name = "NAME")]
+        algorithms: Vec<String>,
+        /// `key=value` parameter of the preceding --algorithm (repeatable).
+        #[arg(long = "param", value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Csv)]
+        format: OutputFormat,
+        /// Seed of the negative-pair sample behind roc_auc.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// How to read the corpus.
+        #[command(flatten)]
+        input: CorpusArgs,
+    },
+    /// Derive edited copies of a corpus's documents with exact ground truth (JSONL output).
+    Edit {
+        /// The source corpus.
+        input: PathBuf,
+        /// Edit model: `kind=rate[,kind=rate…]`, applied in order. Kinds: substitute, insert,
+        /// delete, swap, reorder, shuffle, typo, noise, boilerplate, truncate, append.
+        #[arg(long)]
+        edits: String,
+        /// Seed of the edits and of the choice of sources.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Output JSONL (written atomically).
+        #[arg(long)]
+        output: PathBuf,
+        /// Edited copies per chosen source.
+        #[arg(long, default_value_t = 1)]
+        copies: usize,
+        /// Fraction of sources that get copies.
+        #[arg(long, default_value_t = 1.0)]
+        fraction: f64,
+        /// How to read the corpus.
+        #[command(flatten)]
+        input_args: CorpusArgs,
+    },
+    /// The real corpora the project knows (manifests in datasets/*.toml).
+    Datasets {
+        /// Data directory (default: $NEARDUP_DATA_DIR, else datasets/cache).
+        #[arg(long, global = true)]
+        data_dir: Option<PathBuf>,
+        /// What to do.
+        #[command(subcommand)]
+        command: DatasetsCommand,
+    },
+    /// Time one task on a corpus; print one JSON line in the schema of ../shared/peers.
+    Bench {
+        /// Corpus (JSONL with `id` and `text`).
+        #[arg(long)]
+        corpus: PathBuf,
+        /// Task: shingle_word5, minhash128_sketch, minhash128_end_to_end,
+        /// minhash128_oph_end_to_end, lsh_insert_query, or a registered algorithm's name.
+        #[arg(long)]
+        task: String,
+        /// Planted pairs CSV (`id_a,id_b`): adds recall and precision to LSH and algorithm tasks.
+        #[arg(long)]
+        truth: Option<PathBuf>,
+        /// Best of this many runs.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+        /// Jaccard threshold the LSH banding is tuned for.
+        #[arg(long, default_value_t = 0.8)]
+        threshold: f64,
     },
     /// LSH banding math.
     Lsh {
@@ -64,4 +147,82 @@ pub enum LshCommand {
         #[arg(long, default_value_t = 0.5)]
         false_positive_weight: f64,
     },
+}
+
+/// `neardup datasets …`
+#[derive(Debug, Subcommand)]
+pub enum DatasetsCommand {
+    /// List the manifests and whether each file is in the data directory.
+    List,
+    /// Check the SHA-256 of the files present (or of the named datasets).
+    Verify {
+        /// Dataset names (default: every present file).
+        names: Vec<String>,
+    },
+}
+
+/// How to read a corpus file.
+#[derive(Debug, Clone, Args)]
+pub struct CorpusArgs {
+    /// Input format (default: guessed from the name).
+    #[arg(long = "input-format", value_enum)]
+    pub input_format: Option<FormatArg>,
+    /// Field holding the document id.
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// Field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Field holding the cluster label (null = unlabelled). Every record must have it when
+    /// given explicitly; by default `cluster`, optional.
+    #[arg(long)]
+    pub label_field: Option<String>,
+    /// Ignore labels: treat the corpus as unlabelled.
+    #[arg(long, conflicts_with = "label_field")]
+    pub no_labels: bool,
+    /// Skip malformed records (counted and reported) instead of stopping at the first.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// Read at most this many documents.
+    #[arg(long)]
+    pub limit: Option<usize>,
+}
+
+/// Input formats on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// JSON Lines.
+    Jsonl,
+    /// CSV with a header.
+    Csv,
+    /// Parquet.
+    Parquet,
+    /// Directory of .txt files.
+    Txt,
+}
+
+impl CorpusArgs {
+    /// The load options these arguments describe.
+    pub fn options(&self) -> LoadOptions {
+        LoadOptions {
+            format: self.input_format.map(|f| match f {
+                FormatArg::Jsonl => Format::Jsonl,
+                FormatArg::Csv => Format::Csv,
+                FormatArg::Parquet => Format::Parquet,
+                FormatArg::Txt => Format::Txt,
+            }),
+            fields: Fields {
+                id: self.id_field.clone(),
+                text: self.text_field.clone(),
+                label: if self.no_labels {
+                    None
+                } else {
+                    Some(self.label_field.clone().unwrap_or_else(|| "cluster".into()))
+                },
+            },
+            label_required: self.label_field.is_some(),
+            skip_invalid: self.skip_invalid,
+            limit: self.limit,
+        }
+    }
 }

@@ -7,4 +7,14 @@
 
 pub mod cli;
 pub mod commands;
+pub mod corpus;
+pub mod edits;
+pub mod error;
+pub mod eval;
+pub mod fsutil;
+pub mod harness;
+pub mod memory;
+pub mod metrics;
 pub mod params;
+pub mod progress;
+pub mod truth;

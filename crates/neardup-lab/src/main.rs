@@ -3,13 +3,19 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
-use neardup_lab::cli::{Cli, Command, LshCommand};
+use clap::{CommandFactory, FromArgMatches};
+use neardup_lab::cli::{Cli, Command, DatasetsCommand, LshCommand};
 use neardup_lab::commands;
+use neardup_lab::corpus::manifest::data_dir;
+use neardup_lab::edits::derive::DeriveOptions;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
+    let matches = Cli::command().get_matches();
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(e) => e.exit(),
+    };
+    match run(cli, &matches) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // A closed pipe (`neardup … | head`) is not an error worth a message.
@@ -24,7 +30,18 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<()> {
+/// `(position, value)` of every occurrence of a subcommand's argument.
+fn positioned(matches: &clap::ArgMatches, sub: &str, id: &str) -> Vec<(usize, String)> {
+    let Some(m) = matches.subcommand_matches(sub) else {
+        return Vec::new();
+    };
+    match (m.indices_of(id), m.get_many::<String>(id)) {
+        (Some(i), Some(v)) => i.zip(v.cloned()).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
     if let Some(threads) = cli.threads {
         anyhow::ensure!(threads > 0, "--threads must be at least 1");
         rayon::ThreadPoolBuilder::new()
@@ -40,6 +57,73 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             file_b,
             shingle,
         } => commands::similarity::run(&file_a, &file_b, shingle, &mut out)?,
+        Command::Eval {
+            corpus,
+            pairs,
+            algorithms: _,
+            params: _,
+            format,
+            seed,
+            input,
+        } => {
+            let configs = commands::eval::configs(
+                &positioned(matches, "eval", "algorithms"),
+                &positioned(matches, "eval", "params"),
+            )?;
+            commands::eval::run(
+                &corpus,
+                &input.options(),
+                pairs.as_deref(),
+                &configs,
+                format,
+                seed,
+                &mut out,
+            )?
+        }
+        Command::Edit {
+            input,
+            edits,
+            seed,
+            output,
+            copies,
+            fraction,
+            input_args,
+        } => {
+            let opts = DeriveOptions {
+                copies,
+                fraction,
+                seed,
+            };
+            let summary =
+                commands::edit::run(&input, &input_args.options(), &edits, opts, &output)?;
+            eprintln!("neardup: {summary}");
+        }
+        Command::Datasets {
+            data_dir: dir,
+            command,
+        } => {
+            let dir = data_dir(dir.as_deref());
+            match command {
+                DatasetsCommand::List => commands::datasets::list(&dir, &mut out)?,
+                DatasetsCommand::Verify { names } => {
+                    commands::datasets::verify(&dir, &names, &mut out)?
+                }
+            }
+        }
+        Command::Bench {
+            corpus,
+            task,
+            truth,
+            repeat,
+            threshold,
+        } => commands::bench::run(
+            &corpus,
+            &task,
+            truth.as_deref(),
+            repeat,
+            threshold,
+            &mut out,
+        )?,
         Command::Lsh { command } => match command {
             LshCommand::Scurve { bands, rows } => commands::lsh::scurve(bands, rows, &mut out)?,
             LshCommand::Tune {

@@ -1,5 +1,9 @@
 //! One file per subcommand of the `neardup` binary.
 
 pub mod algorithms;
+pub mod bench;
+pub mod datasets;
+pub mod edit;
+pub mod eval;
 pub mod lsh;
 pub mod similarity;

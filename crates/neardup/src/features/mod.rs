@@ -108,9 +108,16 @@ impl FeatureParams {
 
     /// A shingler for these parameters; `seed` seeds the token hash.
     pub fn shingler(&self, seed: u64) -> Shingler {
+        let mut normalization = self.normalization.clone();
+        if self.shingle != ShingleKind::Char {
+            // Tokenizers skip whitespace runs anyway: collapsing them first would only cost
+            // time, so word-based features never do.
+            normalization.collapse_whitespace = false;
+        }
         Shingler {
+            identity: normalization == Normalization::none(),
+            normalization,
             params: self.clone(),
-            identity: self.normalization == Normalization::none(),
             seed,
         }
     }
@@ -129,6 +136,8 @@ pub struct Scratch {
 #[derive(Debug, Clone)]
 pub struct Shingler {
     params: FeatureParams,
+    /// The normalization actually applied (see [`FeatureParams::shingler`]).
+    normalization: Normalization,
     identity: bool,
     seed: u64,
 }
@@ -150,7 +159,7 @@ impl Shingler {
         let text = if self.identity {
             text
         } else {
-            self.params.normalization.apply_into(text, norm);
+            self.normalization.apply_into(text, norm);
             norm.as_str()
         };
         let k = self.params.k;
@@ -212,7 +221,16 @@ impl Shingler {
     }
 }
 
+/// Rotation per position of the rolling shingle hash (odd, so k ≤ 64 positions get distinct
+/// rotations).
+const ROLL: u32 = 13;
+
 /// Word k-shingles of a token-hash sequence (see the module docs for short documents).
+///
+/// The hash of the window t_i … t_{i+k−1} is `mix64(seed ⊕ ⨁_j rotl(t_{i+j}, 13·(k−1−j)))`:
+/// order-dependent (each position has its own rotation), and *rolling* — the next window is
+/// `rotl(h, 13) ⊕ rotl(t_i, 13·k) ⊕ t_{i+k}` — so a shingle costs two rotations, two xors and
+/// the finalizer whatever k is (Broder's Rabin fingerprints play the same role).
 fn word_shingles(tokens: &[u64], k: usize, seed: u64, out: &mut Vec<u64>) {
     if tokens.is_empty() {
         return;
@@ -222,11 +240,16 @@ fn word_shingles(tokens: &[u64], k: usize, seed: u64, out: &mut Vec<u64>) {
         return;
     }
     out.reserve(tokens.len() + 1 - k);
-    out.extend(
-        tokens
-            .windows(k)
-            .map(|w| hash_sequence(seed, w.iter().copied())),
-    );
+    let leave = (ROLL * k as u32) % 64;
+    let mut h = 0u64;
+    for &t in &tokens[..k] {
+        h = h.rotate_left(ROLL) ^ t;
+    }
+    out.push(mix64(h ^ seed));
+    for (&gone, &new) in tokens.iter().zip(&tokens[k..]) {
+        h = h.rotate_left(ROLL) ^ gone.rotate_left(leave) ^ new;
+        out.push(mix64(h ^ seed));
+    }
 }
 
 /// Character k-shingles: windows of k Unicode scalar values, hashed as UTF-8 bytes.
@@ -312,6 +335,24 @@ mod tests {
         // The hash of a shingle does not depend on the text around it.
         let x = s.hashes("x y z");
         assert!(s.hashes("q x y z q").contains(&x[0]));
+    }
+
+    #[test]
+    fn rolling_hash_equals_direct_formula() {
+        let tokens: Vec<u64> = (1..80u64).map(mix64).collect();
+        for k in [1, 2, 5, 9, 64] {
+            let mut rolled = Vec::new();
+            word_shingles(&tokens, k, 7, &mut rolled);
+            for (i, &h) in rolled.iter().enumerate() {
+                let direct = tokens[i..i + k]
+                    .iter()
+                    .enumerate()
+                    .fold(0u64, |acc, (j, &t)| {
+                        acc ^ t.rotate_left((ROLL * (k - 1 - j) as u32) % 64)
+                    });
+                assert_eq!(h, mix64(direct ^ 7), "k={k} window {i}");
+            }
+        }
     }
 
     #[test]

@@ -128,8 +128,17 @@ impl Normalization {
     }
 
     fn ascii_into(&self, bytes: &[u8], out: &mut String) {
-        // SAFETY-free: we only push ASCII bytes, so the String stays valid UTF-8.
+        // Only ASCII bytes are pushed, so the String stays valid UTF-8.
         let mut buf = std::mem::take(out).into_bytes();
+        if self.punctuation == Punctuation::Keep && !self.collapse_whitespace {
+            // The common case for word features: a copy and a vectorized case fold.
+            buf.extend_from_slice(bytes);
+            if self.lowercase {
+                buf.make_ascii_lowercase();
+            }
+            *out = String::from_utf8(buf).expect("ASCII bytes are valid UTF-8");
+            return;
+        }
         let mut pending_space = false;
         for &b in bytes {
             let b = if b.is_ascii_punctuation() {

@@ -1,0 +1,81 @@
+//! `neardup datasets list` and `neardup datasets verify [NAME...]`.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use crate::corpus::manifest::{self, Manifest};
+use crate::corpus::reader::sha256_file;
+
+/// Lists the manifests and whether each file is present in `data_dir`.
+pub fn list(data_dir: &Path, out: &mut impl Write) -> Result<()> {
+    writeln!(out, "data directory: {}", data_dir.display())?;
+    writeln!(
+        out,
+        "{:<18} {:<8} {:>7}  {:<26} {:<8} description",
+        "name", "format", "docs", "file", "present"
+    )?;
+    for m in manifest::all() {
+        let present = if m.path(data_dir).is_file() {
+            "yes"
+        } else {
+            "no"
+        };
+        writeln!(
+            out,
+            "{:<18} {:<8} {:>7}  {:<26} {:<8} {} [license: {}]",
+            m.name,
+            format!("{:?}", m.format).to_lowercase(),
+            m.docs,
+            m.file,
+            present,
+            m.description,
+            m.license
+        )?;
+    }
+    Ok(())
+}
+
+/// Checks the SHA-256 of every present file (or of the named datasets, which must be present).
+/// Prints one line per dataset; fails if any checksum is wrong or a named file is missing.
+pub fn verify(data_dir: &Path, names: &[String], out: &mut impl Write) -> Result<()> {
+    let manifests: Vec<Manifest> = if names.is_empty() {
+        manifest::all()
+    } else {
+        names
+            .iter()
+            .map(|n| manifest::find(n))
+            .collect::<Result<_, _>>()?
+    };
+    let mut bad = Vec::new();
+    for m in &manifests {
+        let path = m.path(data_dir);
+        if !path.is_file() {
+            writeln!(out, "{:<18} missing  {}", m.name, path.display())?;
+            if !names.is_empty() {
+                bad.push(format!("{} is missing ({})", m.name, path.display()));
+            }
+            continue;
+        }
+        let got = sha256_file(&path)?;
+        if got == m.sha256 {
+            writeln!(out, "{:<18} ok       sha256 {got}", m.name)?;
+        } else {
+            writeln!(
+                out,
+                "{:<18} MISMATCH sha256 {got}, expected {}",
+                m.name, m.sha256
+            )?;
+            bad.push(format!(
+                "{}: wrong checksum (sha256 {got}, expected {})",
+                path.display(),
+                m.sha256
+            ));
+        }
+    }
+    if !bad.is_empty() {
+        bail!("{}", bad.join("; "));
+    }
+    Ok(())
+}

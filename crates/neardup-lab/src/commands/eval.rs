@@ -1,0 +1,88 @@
+//! `neardup eval --corpus FILE [--pairs FILE] [--algorithm NAME [--param key=value]...]...
+//! [--format csv|json]`.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Result, bail};
+
+use crate::corpus::{self, LoadOptions, pairs};
+use crate::eval::{self, Config};
+use crate::params::parse_params;
+use crate::truth::Truth;
+
+/// Output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// The contract CSV.
+    Csv,
+    /// One JSON object per configuration, every metric.
+    Json,
+}
+
+/// Pairs each `--param` with the `--algorithm` before it (by command-line position).
+pub fn configs(algorithms: &[(usize, String)], params: &[(usize, String)]) -> Result<Vec<Config>> {
+    if algorithms.is_empty() {
+        if !params.is_empty() {
+            bail!("--param must follow an --algorithm it applies to");
+        }
+        return Ok(neardup::registry::algorithms()
+            .into_iter()
+            .map(|a| Config {
+                algorithm: a.name.to_string(),
+                params: Default::default(),
+            })
+            .collect());
+    }
+    let mut out = Vec::new();
+    for (k, (pos, name)) in algorithms.iter().enumerate() {
+        let next = algorithms.get(k + 1).map_or(usize::MAX, |a| a.0);
+        let own: Vec<String> = params
+            .iter()
+            .filter(|(p, _)| p > pos && *p < next)
+            .map(|(_, v)| v.clone())
+            .collect();
+        out.push(Config {
+            algorithm: name.clone(),
+            params: parse_params(&own)?,
+        });
+    }
+    if let Some((p, v)) = params.iter().find(|(p, _)| *p < algorithms[0].0) {
+        bail!("--param {v} (argument {p}) comes before any --algorithm");
+    }
+    Ok(out)
+}
+
+/// Runs the evaluation and prints it.
+pub fn run(
+    corpus_path: &Path,
+    options: &LoadOptions,
+    pairs_path: Option<&Path>,
+    configs: &[Config],
+    format: OutputFormat,
+    seed: u64,
+    out: &mut impl Write,
+) -> Result<()> {
+    // Validate every configuration before loading anything: a typo fails fast.
+    for c in configs {
+        neardup::registry::detector(&c.algorithm, &c.params)?;
+    }
+    let corpus = corpus::load(corpus_path, options)?;
+    if corpus.skipped > 0 {
+        eprintln!(
+            "neardup: skipped {} malformed records of {} (first: {})",
+            corpus.skipped,
+            corpus_path.display(),
+            corpus.first_skip.as_deref().unwrap_or("")
+        );
+    }
+    let truth = match pairs_path {
+        Some(p) => Truth::Pairs(pairs::load(p, &corpus)?),
+        None => Truth::from_labels(corpus.labels()),
+    };
+    let rows = eval::evaluate(&corpus, &truth, configs, seed)?;
+    match format {
+        OutputFormat::Csv => eval::write_csv(&rows, out),
+        OutputFormat::Json => eval::write_json(&rows, out),
+    }
+}

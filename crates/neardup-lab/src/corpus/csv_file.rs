@@ -1,0 +1,118 @@
+//! CSV loader (`.csv`, `.csv.gz`): a header row naming the columns, streamed record by record.
+
+use std::path::Path;
+
+use super::{Corpus, CorpusBuilder, LoadOptions, reader::Input, stem};
+use crate::error::{LabError, Result};
+
+/// Loads a CSV corpus.
+pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
+    let input = Input::open(path)?;
+    let mut rdr = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .from_reader(input.reader);
+    let headers = rdr
+        .headers()
+        .map_err(|e| LabError::line(path, 1, format!("cannot read the header row: {e}")))?
+        .clone();
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let f = &options.fields;
+    let id_col = column(&f.id).ok_or_else(|| missing_column(path, "id", &f.id, &headers))?;
+    let text_col =
+        column(&f.text).ok_or_else(|| missing_column(path, "text", &f.text, &headers))?;
+    let label_col = match &f.label {
+        None => None,
+        Some(name) => match column(name) {
+            Some(c) => Some(c),
+            None if options.label_required => {
+                return Err(missing_column(path, "label", name, &headers));
+            }
+            None => None,
+        },
+    };
+    let mut builder = CorpusBuilder::new(path);
+    let mut record = csv::ByteRecord::new();
+    loop {
+        let line = rdr.position().line() as usize;
+        match rdr.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(line, |p| p.line() as usize);
+                builder.invalid(
+                    options.skip_invalid,
+                    LabError::line(path, line, format!("malformed CSV: {e}")),
+                )?;
+                continue;
+            }
+        }
+        let line = record.position().map_or(line, |p| p.line() as usize);
+        let field = |i: usize| -> std::result::Result<&str, String> {
+            std::str::from_utf8(record.get(i).unwrap_or_default()).map_err(|e| {
+                format!(
+                    "column `{}` is not valid UTF-8 (byte {})",
+                    &headers[i],
+                    e.valid_up_to() + 1
+                )
+            })
+        };
+        let parsed = (|| {
+            let id = field(id_col)?.to_string();
+            let text = field(text_col)?;
+            let label = match label_col {
+                Some(c) => Some(field(c)?).filter(|l| !l.is_empty()),
+                None => None,
+            };
+            Ok::<_, String>((id, text, label))
+        })();
+        match parsed {
+            Ok((id, text, label)) => builder.push(line, id, text, label)?,
+            Err(reason) => {
+                builder.invalid(options.skip_invalid, LabError::line(path, line, reason))?
+            }
+        }
+        if options.limit.is_some_and(|l| builder.len() >= l) {
+            break;
+        }
+    }
+    drop(rdr);
+    let sha = super::reader::sha256_file(path)?;
+    builder.finish(stem(path), path.display().to_string(), sha)
+}
+
+fn missing_column(path: &Path, what: &str, name: &str, headers: &csv::StringRecord) -> LabError {
+    LabError::line(
+        path,
+        1,
+        format!(
+            "no {what} column `{name}` in the header (columns: {})",
+            headers.iter().collect::<Vec<_>>().join(", ")
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn loads_and_reports_bad_rows() {
+        let d = std::env::temp_dir().join(format!("neardup-csv-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let p = d.join("c.csv");
+        std::fs::write(&p, "id,text,cluster\na,\"hello, world\",x\nb,bye,\n").unwrap();
+        let c = load(&p, &LoadOptions::default()).unwrap();
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.text(0), "hello, world");
+        assert_eq!(c.label(0), Some(0));
+        assert_eq!(c.label(1), None);
+
+        std::fs::write(&p, "id,body\na,x\n").unwrap();
+        let e = load(&p, &LoadOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("c.csv:1: no text column `text`"), "{e}");
+
+        std::fs::write(&p, "id,text\na,x\nb,y,extra\n").unwrap();
+        let e = load(&p, &LoadOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("c.csv:3: malformed CSV"), "{e}");
+    }
+}

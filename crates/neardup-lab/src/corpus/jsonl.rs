@@ -1,0 +1,198 @@
+//! JSON Lines loader (`.jsonl`, `.jsonl.gz`): one object per line, streamed.
+
+use std::io::BufRead;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::{Corpus, CorpusBuilder, LoadOptions, id_string, label_string, reader::Input, stem};
+use crate::error::{LabError, Result};
+
+/// Loads a JSONL corpus.
+pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
+    let mut input = Input::open(path)?;
+    let mut builder = CorpusBuilder::new(path);
+    let mut line = Vec::new();
+    let mut number = 0;
+    loop {
+        line.clear();
+        let n = input
+            .reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| LabError::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        number += 1;
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match parse_record(&line, options) {
+            Ok((id, text, label)) => builder.push(number, id, &text, label.as_deref())?,
+            Err(reason) => {
+                builder.invalid(options.skip_invalid, LabError::line(path, number, reason))?
+            }
+        }
+        if options.limit.is_some_and(|l| builder.len() >= l) {
+            break;
+        }
+    }
+    let sha = if options.limit.is_some() {
+        super::reader::sha256_file(path)?
+    } else {
+        input.finish().map_err(|e| LabError::io(path, e))?
+    };
+    builder.finish(stem(path), path.display().to_string(), sha)
+}
+
+/// Parses one line into (id, text, label).
+fn parse_record(
+    line: &[u8],
+    options: &LoadOptions,
+) -> std::result::Result<(String, String, Option<String>), String> {
+    let text = std::str::from_utf8(line)
+        .map_err(|e| format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1))?;
+    let value: Value = serde_json::from_str(text).map_err(|e| format!("malformed JSON: {e}"))?;
+    let Value::Object(mut obj) = value else {
+        return Err("expected a JSON object".into());
+    };
+    let f = &options.fields;
+    let id = match obj.get(&f.id) {
+        None => return Err(format!("missing id field `{}`", f.id)),
+        Some(v) => id_string(v)
+            .ok_or_else(|| format!("id field `{}` must be a string or integer, not {v}", f.id))?,
+    };
+    let text = match obj.remove(&f.text) {
+        None => return Err(format!("missing text field `{}`", f.text)),
+        Some(Value::String(s)) => s,
+        Some(Value::Null) => String::new(),
+        Some(other) => {
+            return Err(format!(
+                "text field `{}` must be a string, not {other}",
+                f.text
+            ));
+        }
+    };
+    let label = match &f.label {
+        None => None,
+        Some(name) => match obj.get(name) {
+            None if options.label_required => return Err(format!("missing label field `{name}`")),
+            None => None,
+            Some(v) => label_string(v)?,
+        },
+    };
+    Ok((id, text, label))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn write(dir: &Path, name: &str, content: &[u8]) -> std::path::PathBuf {
+        let p = dir.join(name);
+        std::fs::File::create(&p)
+            .unwrap()
+            .write_all(content)
+            .unwrap();
+        p
+    }
+
+    fn tmp() -> std::path::PathBuf {
+        let d = std::env::temp_dir().join(format!(
+            "neardup-jsonl-{}-{:?}",
+            std::process::id(),
+            std::thread::current().id()
+        ));
+        std::fs::create_dir_all(&d).unwrap();
+        d
+    }
+
+    #[test]
+    fn loads_labels_and_numeric_ids() {
+        let d = tmp();
+        let p = write(&d, "a.jsonl", b"{\"id\": 1, \"text\": \"x y\", \"cluster\": \"c\"}\n\n{\"id\": \"b\", \"text\": \"z\", \"cluster\": null}\n{\"id\": \"c\", \"text\": \"w\"}\n");
+        let c = load(&p, &LoadOptions::default()).unwrap();
+        assert_eq!(c.len(), 3);
+        assert_eq!(c.id(0), "1");
+        assert_eq!(c.text(1), "z");
+        assert_eq!(c.label(0), Some(0));
+        assert_eq!(c.label(1), None);
+        assert_eq!(c.label(2), None);
+        assert_eq!(c.sha256, crate::corpus::reader::sha256_file(&p).unwrap());
+    }
+
+    #[test]
+    fn errors_name_file_and_line() {
+        let d = tmp();
+        let cases: [(&str, &[u8], &str); 6] = [
+            (
+                "bad.jsonl",
+                b"{\"id\": 1, \"text\": \"a\"}\n{oops\n",
+                ":2: malformed JSON",
+            ),
+            (
+                "notext.jsonl",
+                b"{\"id\": 1}\n",
+                ":1: missing text field `text`",
+            ),
+            (
+                "dup.jsonl",
+                b"{\"id\": 1, \"text\": \"a\"}\n{\"id\": 1, \"text\": \"b\"}\n",
+                ":2: duplicate id `1` (first seen at line 1)",
+            ),
+            (
+                "utf8.jsonl",
+                b"{\"id\": 1, \"text\": \"\xff\"}\n",
+                ":1: not valid UTF-8",
+            ),
+            ("empty.jsonl", b"\n\n", "the corpus has no documents"),
+            ("array.jsonl", b"[1, 2]\n", ":1: expected a JSON object"),
+        ];
+        for (name, content, expected) in cases {
+            let p = write(&d, name, content);
+            let e = load(&p, &LoadOptions::default()).unwrap_err().to_string();
+            assert!(e.contains(name) && e.contains(expected), "{name}: {e}");
+        }
+        let p = write(&d, "lab.jsonl", b"{\"id\": 1, \"text\": \"a\"}\n");
+        let opts = LoadOptions {
+            label_required: true,
+            ..LoadOptions::default()
+        };
+        assert!(
+            load(&p, &opts)
+                .unwrap_err()
+                .to_string()
+                .contains(":1: missing label field `cluster`")
+        );
+    }
+
+    #[test]
+    fn skip_invalid_counts() {
+        let d = tmp();
+        let p = write(
+            &d,
+            "skip.jsonl",
+            b"{\"id\": 1, \"text\": \"a\"}\n{oops\n{\"id\": 2}\n{\"id\": 3, \"text\": \"c\"}\n",
+        );
+        let opts = LoadOptions {
+            skip_invalid: true,
+            ..LoadOptions::default()
+        };
+        let c = load(&p, &opts).unwrap();
+        assert_eq!((c.len(), c.skipped), (2, 2));
+        assert!(c.first_skip.unwrap().contains(":2:"));
+    }
+
+    #[test]
+    fn gzip_is_transparent() {
+        let d = tmp();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        gz.write_all(b"{\"id\": \"a\", \"text\": \"hello\"}\n")
+            .unwrap();
+        let p = write(&d, "z.jsonl.gz", &gz.finish().unwrap());
+        let c = load(&p, &LoadOptions::default()).unwrap();
+        assert_eq!(c.text(0), "hello");
+        assert_eq!(c.name, "z");
+    }
+}

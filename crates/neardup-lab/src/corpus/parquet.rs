@@ -1,0 +1,79 @@
+//! Parquet loader (polars). Parquet is columnar, so the id, text and label columns are read
+//! whole; "line" in errors means the 1-based row.
+
+use std::fs::File;
+use std::path::Path;
+
+use polars::prelude::*;
+
+use super::{Corpus, CorpusBuilder, LoadOptions, stem};
+use crate::error::{LabError, Result};
+
+/// Loads a Parquet corpus.
+pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
+    let file = File::open(path).map_err(|e| LabError::io(path, e))?;
+    let f = &options.fields;
+    let mut wanted = vec![f.id.clone(), f.text.clone()];
+    let df = ParquetReader::new(file)
+        .finish()
+        .map_err(|e| LabError::file(path, format!("cannot read Parquet: {e}")))?;
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    let label = match &f.label {
+        Some(l) if names.contains(l) => {
+            wanted.push(l.clone());
+            Some(l.clone())
+        }
+        Some(l) if options.label_required => {
+            return Err(LabError::file(
+                path,
+                format!("no label column `{l}` (columns: {})", names.join(", ")),
+            ));
+        }
+        _ => None,
+    };
+    for (what, name) in [("id", &f.id), ("text", &f.text)] {
+        if !names.contains(name) {
+            return Err(LabError::file(
+                path,
+                format!("no {what} column `{name}` (columns: {})", names.join(", ")),
+            ));
+        }
+    }
+    let as_strings = |name: &str| -> Result<StringChunked> {
+        let col = df
+            .column(name)
+            .map_err(|e| LabError::file(path, e.to_string()))?;
+        let cast = col.cast(&DataType::String).map_err(|e| {
+            LabError::file(path, format!("column `{name}` cannot be read as text: {e}"))
+        })?;
+        Ok(cast
+            .str()
+            .map_err(|e| LabError::file(path, e.to_string()))?
+            .clone())
+    };
+    let ids = as_strings(&f.id)?;
+    let texts = as_strings(&f.text)?;
+    let labels = label.as_deref().map(as_strings).transpose()?;
+    let mut builder = CorpusBuilder::new(path);
+    for row in 0..df.height() {
+        let Some(id) = ids.get(row) else {
+            builder.invalid(
+                options.skip_invalid,
+                LabError::line(path, row + 1, format!("null id in column `{}`", f.id)),
+            )?;
+            continue;
+        };
+        let text = texts.get(row).unwrap_or_default();
+        let label = labels.as_ref().and_then(|l| l.get(row));
+        builder.push(row + 1, id.to_string(), text, label)?;
+        if options.limit.is_some_and(|l| builder.len() >= l) {
+            break;
+        }
+    }
+    let sha = super::reader::sha256_file(path)?;
+    builder.finish(stem(path), path.display().to_string(), sha)
+}

@@ -1,0 +1,679 @@
+//! The embedded default corpus: English-like documents generated from a seed, so that
+//! `neardup reproduce` and the tests work with no data at all.
+//!
+//! Documents are built from word lists and a small sentence grammar written here. Function
+//! words come from the grammar's templates, so they have the frequencies of English prose
+//! (about 45 % of tokens are stopwords), which SpotSigs' antecedents and stopword-anchored
+//! shingles need. Each document has a topic — a handful of nouns, verbs and invented proper
+//! names it favours — so documents differ in vocabulary the way news articles do, and the
+//! rare invented names give the vocabulary a long Zipf-like tail. Documents have 2–5
+//! paragraphs of 3–6 sentences, separated by blank lines.
+//!
+//! The corpus is unlabelled: near-duplicates come from controlled edit injection. Output
+//! depends only on (docs, seed): the generator uses SplitMix64, not `rand`.
+
+use neardup::hash::SplitMix64;
+
+use super::{Corpus, CorpusBuilder};
+use crate::error::Result;
+
+const NOUNS: &[&str] = &[
+    "city",
+    "council",
+    "river",
+    "bridge",
+    "school",
+    "teacher",
+    "student",
+    "report",
+    "market",
+    "company",
+    "worker",
+    "union",
+    "farmer",
+    "harvest",
+    "storm",
+    "village",
+    "doctor",
+    "hospital",
+    "patient",
+    "museum",
+    "painting",
+    "artist",
+    "garden",
+    "mayor",
+    "election",
+    "vote",
+    "budget",
+    "road",
+    "train",
+    "station",
+    "airport",
+    "flight",
+    "engine",
+    "factory",
+    "museum",
+    "library",
+    "book",
+    "writer",
+    "editor",
+    "newspaper",
+    "court",
+    "judge",
+    "lawyer",
+    "police",
+    "officer",
+    "team",
+    "coach",
+    "player",
+    "season",
+    "match",
+    "stadium",
+    "crowd",
+    "festival",
+    "concert",
+    "singer",
+    "band",
+    "song",
+    "film",
+    "director",
+    "actor",
+    "island",
+    "coast",
+    "harbor",
+    "ship",
+    "captain",
+    "fisherman",
+    "forest",
+    "mountain",
+    "valley",
+    "lake",
+    "weather",
+    "winter",
+    "summer",
+    "spring",
+    "morning",
+    "evening",
+    "night",
+    "family",
+    "child",
+    "mother",
+    "father",
+    "neighbor",
+    "friend",
+    "church",
+    "market",
+    "shop",
+    "price",
+    "bank",
+    "loan",
+    "tax",
+    "law",
+    "minister",
+    "government",
+    "parliament",
+    "country",
+    "border",
+    "army",
+    "soldier",
+    "peace",
+    "treaty",
+    "scientist",
+    "study",
+    "experiment",
+    "laboratory",
+    "data",
+    "computer",
+    "network",
+    "program",
+    "system",
+    "device",
+    "battery",
+    "energy",
+    "power",
+    "plant",
+    "water",
+    "supply",
+    "pipeline",
+    "oil",
+    "gas",
+    "coal",
+    "wind",
+    "solar",
+    "panel",
+    "house",
+    "street",
+    "district",
+    "building",
+    "tower",
+    "project",
+    "plan",
+    "proposal",
+    "meeting",
+    "committee",
+    "member",
+    "group",
+    "crowd",
+    "protest",
+    "decision",
+    "question",
+    "answer",
+    "problem",
+    "solution",
+    "history",
+    "century",
+    "year",
+    "month",
+    "week",
+    "day",
+    "hour",
+    "moment",
+    "story",
+    "letter",
+    "message",
+    "phone",
+    "camera",
+    "picture",
+    "map",
+    "journey",
+    "visitor",
+    "tourist",
+    "hotel",
+    "restaurant",
+    "kitchen",
+    "bread",
+    "wine",
+    "cheese",
+    "recipe",
+    "dinner",
+    "guest",
+    "party",
+    "university",
+    "professor",
+    "lecture",
+    "course",
+    "exam",
+    "degree",
+    "research",
+    "grant",
+    "award",
+    "prize",
+    "winner",
+    "record",
+    "chance",
+    "risk",
+    "danger",
+    "accident",
+    "fire",
+    "flood",
+    "drought",
+    "crop",
+    "field",
+    "horse",
+    "dog",
+    "bird",
+    "animal",
+    "zoo",
+    "park",
+];
+
+const VERBS: &[(&str, &str)] = &[
+    ("build", "built"),
+    ("open", "opened"),
+    ("close", "closed"),
+    ("announce", "announced"),
+    ("approve", "approved"),
+    ("reject", "rejected"),
+    ("discuss", "discussed"),
+    ("visit", "visited"),
+    ("describe", "described"),
+    ("report", "reported"),
+    ("find", "found"),
+    ("lose", "lost"),
+    ("win", "won"),
+    ("carry", "carried"),
+    ("move", "moved"),
+    ("change", "changed"),
+    ("expect", "expected"),
+    ("support", "supported"),
+    ("oppose", "opposed"),
+    ("plan", "planned"),
+    ("finish", "finished"),
+    ("start", "started"),
+    ("repair", "repaired"),
+    ("replace", "replaced"),
+    ("study", "studied"),
+    ("measure", "measured"),
+    ("test", "tested"),
+    ("publish", "published"),
+    ("write", "wrote"),
+    ("read", "read"),
+    ("sell", "sold"),
+    ("buy", "bought"),
+    ("pay", "paid"),
+    ("raise", "raised"),
+    ("cut", "cut"),
+    ("protect", "protected"),
+    ("warn", "warned"),
+    ("help", "helped"),
+    ("follow", "followed"),
+    ("lead", "led"),
+    ("join", "joined"),
+    ("leave", "left"),
+    ("meet", "met"),
+    ("call", "called"),
+    ("ask", "asked"),
+    ("answer", "answered"),
+    ("explain", "explained"),
+    ("prepare", "prepared"),
+    ("deliver", "delivered"),
+    ("send", "sent"),
+    ("receive", "received"),
+    ("celebrate", "celebrated"),
+    ("remember", "remembered"),
+    ("design", "designed"),
+    ("paint", "painted"),
+    ("sing", "sang"),
+    ("play", "played"),
+    ("train", "trained"),
+    ("cross", "crossed"),
+    ("reach", "reached"),
+    ("return", "returned"),
+];
+
+const ADJECTIVES: &[&str] = &[
+    "new",
+    "old",
+    "large",
+    "small",
+    "local",
+    "national",
+    "public",
+    "private",
+    "early",
+    "late",
+    "quiet",
+    "busy",
+    "strong",
+    "weak",
+    "cold",
+    "warm",
+    "bright",
+    "dark",
+    "young",
+    "famous",
+    "simple",
+    "difficult",
+    "important",
+    "serious",
+    "recent",
+    "final",
+    "first",
+    "second",
+    "popular",
+    "modern",
+    "ancient",
+    "rural",
+    "urban",
+    "heavy",
+    "light",
+    "fast",
+    "slow",
+    "narrow",
+    "wide",
+    "deep",
+    "rich",
+    "poor",
+    "green",
+    "red",
+    "blue",
+    "golden",
+    "wooden",
+    "careful",
+    "official",
+    "annual",
+    "historic",
+    "sudden",
+    "steady",
+    "rare",
+    "common",
+    "foreign",
+    "northern",
+    "southern",
+    "western",
+    "eastern",
+    "central",
+    "independent",
+    "experimental",
+    "remarkable",
+];
+
+const ADVERBS: &[&str] = &[
+    "quickly",
+    "slowly",
+    "carefully",
+    "recently",
+    "finally",
+    "again",
+    "already",
+    "soon",
+    "often",
+    "rarely",
+    "quietly",
+    "openly",
+    "early",
+    "later",
+    "together",
+    "mostly",
+    "nearly",
+    "clearly",
+];
+
+const PREPOSITIONS: &[&str] = &[
+    "in", "on", "at", "near", "behind", "across", "along", "under", "over", "after", "before",
+    "during", "through", "with", "without", "between", "around", "beyond", "into", "from",
+];
+
+const AUXILIARIES: &[&str] = &[
+    "will", "would", "can", "could", "should", "must", "may", "might", "did", "does",
+];
+
+const DETERMINERS: &[&str] = &[
+    "the", "the", "the", "a", "this", "that", "every", "one", "another", "some",
+];
+
+const PRONOUNS: &[&str] = &["she", "he", "they", "we", "it"];
+
+const ONSETS: &[&str] = &[
+    "b", "br", "c", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "z", "th", "st",
+];
+const VOWELS: &[&str] = &["a", "e", "i", "o", "u", "ai", "ei", "ou", "ia"];
+const CODAS: &[&str] = &["", "n", "r", "s", "l", "m", "nd", "rt", "sk", "th"];
+
+/// Parameters of the embedded corpus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SyntheticSpec {
+    /// Number of documents.
+    pub docs: usize,
+    /// Seed.
+    pub seed: u64,
+}
+
+impl Default for SyntheticSpec {
+    fn default() -> Self {
+        SyntheticSpec {
+            docs: 1000,
+            seed: 20_261_121,
+        }
+    }
+}
+
+struct Topic {
+    nouns: Vec<&'static str>,
+    verbs: Vec<(&'static str, &'static str)>,
+    names: Vec<String>,
+    place: String,
+}
+
+fn pick<T: Copy>(rng: &mut SplitMix64, items: &[T]) -> T {
+    items[rng.below(items.len() as u64) as usize]
+}
+
+fn name(rng: &mut SplitMix64, names: &[String]) -> String {
+    names[rng.below(names.len() as u64) as usize].clone()
+}
+
+fn invented_name(rng: &mut SplitMix64) -> String {
+    let syllables = 2 + rng.below(2);
+    let mut s = String::new();
+    for _ in 0..syllables {
+        s.push_str(pick(rng, ONSETS));
+        s.push_str(pick(rng, VOWELS));
+        s.push_str(pick(rng, CODAS));
+    }
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => s,
+    }
+}
+
+impl Topic {
+    fn new(rng: &mut SplitMix64) -> Topic {
+        Topic {
+            nouns: (0..12).map(|_| pick(rng, NOUNS)).collect(),
+            verbs: (0..8).map(|_| pick(rng, VERBS)).collect(),
+            names: (0..3).map(|_| invented_name(rng)).collect(),
+            place: invented_name(rng),
+        }
+    }
+
+    fn noun(&self, rng: &mut SplitMix64) -> &'static str {
+        if rng.below(2) == 0 {
+            pick(rng, &self.nouns)
+        } else {
+            pick(rng, NOUNS)
+        }
+    }
+
+    fn verb(&self, rng: &mut SplitMix64) -> (&'static str, &'static str) {
+        if rng.below(3) > 0 {
+            pick(rng, &self.verbs)
+        } else {
+            pick(rng, VERBS)
+        }
+    }
+
+    /// A noun phrase: determiner, optional adjective, noun.
+    fn noun_phrase(&self, rng: &mut SplitMix64, out: &mut Vec<String>) {
+        out.push(pick(rng, DETERMINERS).to_string());
+        if rng.below(3) == 0 {
+            out.push(pick(rng, ADJECTIVES).to_string());
+        }
+        out.push(self.noun(rng).to_string());
+    }
+
+    fn sentence(&self, rng: &mut SplitMix64) -> String {
+        let mut w: Vec<String> = Vec::with_capacity(16);
+        match rng.below(7) {
+            0 => {
+                self.noun_phrase(rng, &mut w);
+                w.push(self.verb(rng).1.to_string());
+                self.noun_phrase(rng, &mut w);
+                w.push(pick(rng, PREPOSITIONS).to_string());
+                self.noun_phrase(rng, &mut w);
+            }
+            1 => {
+                w.push(name(rng, &self.names));
+                w.push("said".into());
+                w.push("that".into());
+                self.noun_phrase(rng, &mut w);
+                w.push(pick(rng, AUXILIARIES).to_string());
+                w.push(self.verb(rng).0.to_string());
+                self.noun_phrase(rng, &mut w);
+                if rng.below(2) == 0 {
+                    w.push(pick(rng, ADVERBS).to_string());
+                }
+            }
+            2 => {
+                w.push(pick(rng, PREPOSITIONS).to_string());
+                self.noun_phrase(rng, &mut w);
+                w.push("of".into());
+                w.push(self.place.clone());
+                w.push(",".into());
+                w.push(pick(rng, PRONOUNS).to_string());
+                w.push(["was", "is", "had been"][rng.below(3) as usize].to_string());
+                w.push(pick(rng, ADJECTIVES).to_string());
+                w.push("and".into());
+                w.push(pick(rng, ADVERBS).to_string());
+                w.push(self.verb(rng).1.to_string());
+            }
+            3 => {
+                self.noun_phrase(rng, &mut w);
+                w.push("of".into());
+                w.push("the".into());
+                w.push(self.noun(rng).to_string());
+                w.push(["was", "is", "has been", "will be"][rng.below(4) as usize].to_string());
+                w.push(pick(rng, ADJECTIVES).to_string());
+                w.push(",".into());
+                w.push("but".into());
+                w.push(pick(rng, PRONOUNS).to_string());
+                w.push(self.verb(rng).1.to_string());
+                w.push("it".into());
+                w.push(pick(rng, PREPOSITIONS).to_string());
+                self.noun_phrase(rng, &mut w);
+            }
+            4 => {
+                w.push(name(rng, &self.names));
+                w.push("and".into());
+                w.push(name(rng, &self.names));
+                w.push(["have", "had", "would have"][rng.below(3) as usize].to_string());
+                w.push(self.verb(rng).1.to_string());
+                self.noun_phrase(rng, &mut w);
+                w.push("for".into());
+                w.push(
+                    ["years", "weeks", "a long time", "the first time"][rng.below(4) as usize]
+                        .to_string(),
+                );
+            }
+            5 => {
+                w.push("There".into());
+                w.push(["was", "is", "will be"][rng.below(3) as usize].to_string());
+                w.push("a".into());
+                w.push(pick(rng, ADJECTIVES).to_string());
+                w.push(self.noun(rng).to_string());
+                w.push(pick(rng, PREPOSITIONS).to_string());
+                self.noun_phrase(rng, &mut w);
+                w.push("when".into());
+                self.noun_phrase(rng, &mut w);
+                w.push(self.verb(rng).1.to_string());
+            }
+            _ => {
+                w.push(["Many", "Some", "Few", "Most"][rng.below(4) as usize].to_string());
+                w.push(format!("{}s", self.noun(rng)));
+                w.push(["in", "near", "around"][rng.below(3) as usize].to_string());
+                w.push(self.place.clone());
+                w.push(pick(rng, AUXILIARIES).to_string());
+                w.push("not".into());
+                w.push(self.verb(rng).0.to_string());
+                w.push("the".into());
+                w.push(self.noun(rng).to_string());
+                w.push("until".into());
+                w.push("the".into());
+                w.push(self.noun(rng).to_string());
+                w.push("is".into());
+                w.push(self.verb(rng).1.to_string());
+            }
+        }
+        let mut s = String::new();
+        for (i, word) in w.iter().enumerate() {
+            if i > 0 && word != "," {
+                s.push(' ');
+            }
+            if i == 0 {
+                let mut c = word.chars();
+                if let Some(f) = c.next() {
+                    s.extend(f.to_uppercase());
+                    s.push_str(c.as_str());
+                }
+            } else {
+                s.push_str(word);
+            }
+        }
+        s.push(if rng.below(12) == 0 { '!' } else { '.' });
+        s
+    }
+}
+
+/// One document of `rng`'s topic.
+fn document(rng: &mut SplitMix64) -> String {
+    let topic = Topic::new(rng);
+    let paragraphs = 2 + rng.below(4);
+    let mut text = String::new();
+    for p in 0..paragraphs {
+        if p > 0 {
+            text.push_str("\n\n");
+        }
+        let sentences = 3 + rng.below(4);
+        for s in 0..sentences {
+            if s > 0 {
+                text.push(' ');
+            }
+            text.push_str(&topic.sentence(rng));
+        }
+    }
+    text
+}
+
+/// The generated texts, in order (document i depends only on (seed, i)).
+pub fn texts(spec: SyntheticSpec) -> Vec<String> {
+    (0..spec.docs)
+        .map(|i| {
+            document(&mut SplitMix64::new(neardup::hash::mix64(
+                spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            )))
+        })
+        .collect()
+}
+
+/// The embedded corpus as an unlabelled [`Corpus`] with ids `syn-000000`, … and the SHA-256
+/// of its JSONL serialization.
+pub fn generate(spec: SyntheticSpec) -> Result<Corpus> {
+    use sha2::Digest;
+    let path = std::path::Path::new("<embedded>");
+    let mut builder = CorpusBuilder::new(path);
+    let mut sha = sha2::Sha256::new();
+    for (i, text) in texts(spec).into_iter().enumerate() {
+        let id = format!("syn-{i:06}");
+        let line = serde_json::json!({"id": id, "text": text});
+        sha.update(line.to_string().as_bytes());
+        sha.update(b"\n");
+        builder.push(i + 1, id, &text, None)?;
+    }
+    builder.finish(
+        "default".into(),
+        format!(
+            "embedded synthetic English (docs={}, seed={})",
+            spec.docs, spec.seed
+        ),
+        super::reader::hex(&sha.finalize()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neardup::text::{Tokenizer, is_stopword};
+
+    #[test]
+    fn deterministic_and_distinct() {
+        let spec = SyntheticSpec { docs: 50, seed: 1 };
+        let a = texts(spec);
+        assert_eq!(a, texts(spec));
+        let mut unique = a.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), 50);
+        assert_ne!(a, texts(SyntheticSpec { docs: 50, seed: 2 }));
+        // Prefix property: document i does not depend on the corpus size.
+        assert_eq!(texts(SyntheticSpec { docs: 10, seed: 1 })[..], a[..10]);
+    }
+
+    #[test]
+    fn looks_like_english_prose() {
+        let docs = texts(SyntheticSpec { docs: 200, seed: 3 });
+        let (mut tokens, mut stop) = (0usize, 0usize);
+        for d in &docs {
+            Tokenizer::Unicode.for_each_token(d, |t| {
+                tokens += 1;
+                stop += is_stopword(&t.to_lowercase()) as usize;
+            });
+            assert!(d.contains("\n\n"), "paragraphs");
+        }
+        let share = stop as f64 / tokens as f64;
+        let mean_len = tokens as f64 / docs.len() as f64;
+        println!("stopword share {share:.3}, mean tokens {mean_len:.0}");
+        assert!((0.3..0.6).contains(&share), "stopword share {share}");
+        assert!((100.0..600.0).contains(&mean_len), "mean length {mean_len}");
+    }
+}

@@ -1,0 +1,207 @@
+//! `neardup eval`: run algorithm configurations on one corpus and score them.
+//!
+//! Output columns (the contract): `algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,
+//! f1,ari,roc_auc,seconds,docs_per_s`, empty where a metric does not apply. `--format json`
+//! prints one JSON object per configuration with every metric column.
+
+use std::io::Write;
+
+use neardup::detector::{Index, ParamMap};
+use neardup::hash::SplitMix64;
+use neardup::minhash::lsh::pack;
+
+use crate::corpus::Corpus;
+use crate::harness;
+use crate::metrics::{EvalInput, compute_all};
+use crate::params::render_params;
+use crate::truth::Truth;
+
+/// Columns of `neardup eval`'s CSV.
+pub const EVAL_COLUMNS: &[&str] = &[
+    "algorithm",
+    "params",
+    "docs",
+    "true_pairs",
+    "tp",
+    "fp",
+    "fn",
+    "precision",
+    "recall",
+    "f1",
+    "ari",
+    "roc_auc",
+    "seconds",
+    "docs_per_s",
+];
+
+/// Largest number of positive (and of negative) pairs scored for the AUC columns.
+pub const AUC_SAMPLE: usize = 20_000;
+
+/// One algorithm configuration to evaluate.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Registered name.
+    pub algorithm: String,
+    /// Parameters given by the user (build and query mixed).
+    pub params: ParamMap,
+}
+
+/// One evaluated configuration.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// Algorithm name.
+    pub algorithm: String,
+    /// The user's parameters, `key=value` separated by spaces (empty = defaults).
+    pub params: String,
+    /// Documents.
+    pub docs: usize,
+    /// Every metric column with its value.
+    pub metrics: Vec<(&'static str, Option<f64>)>,
+}
+
+impl Row {
+    /// A metric's value.
+    pub fn get(&self, column: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|(c, _)| *c == column)
+            .and_then(|(_, v)| *v)
+    }
+}
+
+/// Evaluates each configuration on `corpus` against `truth`.
+pub fn evaluate(
+    corpus: &Corpus,
+    truth: &Truth,
+    configs: &[Config],
+    seed: u64,
+) -> anyhow::Result<Vec<Row>> {
+    let docs = corpus.texts();
+    let mut rows = Vec::new();
+    for config in configs {
+        let detector = neardup::registry::detector(&config.algorithm, &config.params)?;
+        let built = harness::build(detector.as_ref(), &docs)?;
+        let queried = harness::query(
+            &config.algorithm,
+            built.index.as_ref(),
+            &ParamMap::new(),
+            docs.len(),
+        )?;
+        let scored = auc_sample(truth, docs.len(), built.index.as_ref(), seed);
+        let input = EvalInput {
+            docs: docs.len(),
+            text_bytes: corpus.text_bytes(),
+            truth,
+            predicted: &queried.pairs,
+            scored: scored.as_deref(),
+            seconds: built.seconds + queried.seconds,
+            peak_bytes: Some(built.peak_bytes.max(built.index_bytes + queried.peak_bytes)),
+        };
+        rows.push(Row {
+            algorithm: config.algorithm.clone(),
+            params: render_params(&config.params),
+            docs: docs.len(),
+            metrics: compute_all(&input),
+        });
+    }
+    Ok(rows)
+}
+
+/// The (is positive, score) sample behind the AUC columns, or `None` when the algorithm cannot
+/// score pairs or the truth has no positives.
+///
+/// Labelled pairs: every listed pair. Cluster labels: up to [`AUC_SAMPLE`] positive pairs
+/// (evenly spaced through the sorted list) and as many uniformly random non-positive pairs
+/// (at least 1,000), drawn with `seed`. With uniform negatives the ROC-AUC estimates
+/// P(score of a duplicate pair > score of a random pair).
+pub fn auc_sample(
+    truth: &Truth,
+    docs: usize,
+    index: &dyn Index,
+    seed: u64,
+) -> Option<Vec<(bool, f64)>> {
+    if docs < 2 || index.score(0, 1).is_none() {
+        return None;
+    }
+    let score = |a: u32, b: u32| index.score(a as usize, b as usize).unwrap_or(0.0);
+    match truth {
+        Truth::Pairs(listed) => Some(
+            listed
+                .iter()
+                .map(|p| (p.positive(), score(p.a, p.b)))
+                .collect(),
+        ),
+        Truth::Clusters { positives, .. } => {
+            if positives.is_empty() {
+                return None;
+            }
+            let take = positives.len().min(AUC_SAMPLE);
+            let step = positives.len() as f64 / take as f64;
+            let mut obs: Vec<(bool, f64)> = (0..take)
+                .map(|i| {
+                    let (a, b) =
+                        neardup::minhash::lsh::unpack(positives[(i as f64 * step) as usize]);
+                    (true, score(a, b))
+                })
+                .collect();
+            let total_pairs = docs as u64 * (docs as u64 - 1) / 2;
+            let negatives_available = total_pairs - positives.len() as u64;
+            let want = (take.max(1000) as u64).min(negatives_available) as usize;
+            let mut rng = SplitMix64::new(seed ^ 0xa0c);
+            let mut drawn = 0;
+            let mut attempts = 0u64;
+            while drawn < want && attempts < 100 * want as u64 + 1000 {
+                attempts += 1;
+                let a = rng.below(docs as u64) as u32;
+                let b = rng.below(docs as u64) as u32;
+                if a == b || positives.binary_search(&pack(a.min(b), a.max(b))).is_ok() {
+                    continue;
+                }
+                obs.push((false, score(a.min(b), a.max(b))));
+                drawn += 1;
+            }
+            Some(obs)
+        }
+    }
+}
+
+/// Formats a metric value for CSV: integers without decimals, others with 6.
+pub fn format_value(column: &str, v: Option<f64>) -> String {
+    match v {
+        None => String::new(),
+        Some(x) if matches!(column, "true_pairs" | "tp" | "fp" | "fn" | "docs") => {
+            format!("{}", x as u64)
+        }
+        Some(x) => format!("{x:.6}"),
+    }
+}
+
+/// Writes rows as the contract CSV.
+pub fn write_csv(rows: &[Row], out: &mut impl Write) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(EVAL_COLUMNS)?;
+    for r in rows {
+        let mut rec = vec![r.algorithm.clone(), r.params.clone(), r.docs.to_string()];
+        for c in &EVAL_COLUMNS[3..] {
+            rec.push(format_value(c, r.get(c)));
+        }
+        w.write_record(&rec)?;
+    }
+    w.flush()?;
+    Ok(())
+}
+
+/// Writes rows as JSON lines with every metric.
+pub fn write_json(rows: &[Row], out: &mut impl Write) -> anyhow::Result<()> {
+    for r in rows {
+        let mut obj = serde_json::Map::new();
+        obj.insert("algorithm".into(), r.algorithm.clone().into());
+        obj.insert("params".into(), r.params.clone().into());
+        obj.insert("docs".into(), r.docs.into());
+        for (c, v) in &r.metrics {
+            obj.insert((*c).into(), v.map_or(serde_json::Value::Null, Into::into));
+        }
+        writeln!(out, "{}", serde_json::Value::Object(obj))?;
+    }
+    Ok(())
+}
