@@ -96,6 +96,43 @@ pub enum Command {
         #[command(subcommand)]
         command: DatasetsCommand,
     },
+    /// Run an experiment: build every cell not already cached, then write results, charts and
+    /// a report.
+    Run {
+        /// The experiment TOML.
+        experiment: PathBuf,
+        /// Report directory (default: reports/<experiment name>).
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Recompute cells even when cached.
+        #[arg(long)]
+        force: bool,
+        /// Raw-result cache (one subfolder per experiment).
+        #[arg(long, default_value = ".neardup-cache")]
+        cache: PathBuf,
+        /// Data directory for real corpora (default: $NEARDUP_DATA_DIR, else datasets/cache).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+    },
+    /// The main job: run the standard experiments (real corpora when the data directory has
+    /// them, the embedded corpus otherwise) and regenerate the reports and their index.
+    Reproduce {
+        /// Data directory for real corpora (default: $NEARDUP_DATA_DIR, else datasets/cache).
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Reports directory.
+        #[arg(long, default_value = "reports")]
+        out: PathBuf,
+        /// Raw-result cache.
+        #[arg(long, default_value = ".neardup-cache")]
+        cache: PathBuf,
+        /// Recompute cells even when cached.
+        #[arg(long)]
+        force: bool,
+        /// Only these standard experiments (repeatable).
+        #[arg(long = "only", value_name = "NAME")]
+        only: Vec<String>,
+    },
     /// Time one task on a corpus; print one JSON line in the schema of ../shared/peers.
     Bench {
         /// Corpus (JSONL with `id` and `text`).

@@ -110,7 +110,8 @@ pub fn evaluate(
 /// The (is positive, score) sample behind the AUC columns, or `None` when the algorithm cannot
 /// score pairs or the truth has no positives.
 ///
-/// Labelled pairs: every listed pair. Cluster labels: up to [`AUC_SAMPLE`] positive pairs
+/// Labelled pairs: every listed pair. Cluster labels: every pair of the corpus when there are
+/// at most 2 × [`AUC_SAMPLE`] pairs (exact AUC); otherwise up to [`AUC_SAMPLE`] positive pairs
 /// (evenly spaced through the sorted list) and as many uniformly random non-positive pairs
 /// (at least 1,000), drawn with `seed`. With uniform negatives the ROC-AUC estimates
 /// P(score of a duplicate pair > score of a random pair).
@@ -135,6 +136,16 @@ pub fn auc_sample(
             if positives.is_empty() {
                 return None;
             }
+            let total_pairs = docs as u64 * (docs as u64 - 1) / 2;
+            if total_pairs <= 2 * AUC_SAMPLE as u64 {
+                let mut all = Vec::with_capacity(total_pairs as usize);
+                for a in 0..docs as u32 {
+                    for b in a + 1..docs as u32 {
+                        all.push((positives.binary_search(&pack(a, b)).is_ok(), score(a, b)));
+                    }
+                }
+                return Some(all);
+            }
             let take = positives.len().min(AUC_SAMPLE);
             let step = positives.len() as f64 / take as f64;
             let mut obs: Vec<(bool, f64)> = (0..take)
@@ -144,7 +155,6 @@ pub fn auc_sample(
                     (true, score(a, b))
                 })
                 .collect();
-            let total_pairs = docs as u64 * (docs as u64 - 1) / 2;
             let negatives_available = total_pairs - positives.len() as u64;
             let want = (take.max(1000) as u64).min(negatives_available) as usize;
             let mut rng = SplitMix64::new(seed ^ 0xa0c);

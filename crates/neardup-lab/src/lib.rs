@@ -5,16 +5,19 @@
 //! tables, charts and reports. The algorithms themselves live in the `neardup` crate and are
 //! reached only through its registry, so nothing here changes when an algorithm is added.
 
+pub mod charts;
 pub mod cli;
 pub mod commands;
 pub mod corpus;
 pub mod edits;
 pub mod error;
 pub mod eval;
+pub mod experiment;
 pub mod fsutil;
 pub mod harness;
 pub mod memory;
 pub mod metrics;
 pub mod params;
 pub mod progress;
+pub mod report;
 pub mod truth;

@@ -110,6 +110,26 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
                 }
             }
         }
+        Command::Run {
+            experiment,
+            out,
+            force,
+            cache,
+            data_dir: dir,
+        } => commands::run::run(
+            &experiment,
+            out.as_deref(),
+            &cache,
+            &data_dir(dir.as_deref()),
+            force,
+        )?,
+        Command::Reproduce {
+            data_dir: dir,
+            out,
+            cache,
+            force,
+            only,
+        } => commands::run::reproduce(&out, &cache, &data_dir(dir.as_deref()), force, &only)?,
         Command::Bench {
             corpus,
             task,

@@ -6,4 +6,5 @@ pub mod datasets;
 pub mod edit;
 pub mod eval;
 pub mod lsh;
+pub mod run;
 pub mod similarity;

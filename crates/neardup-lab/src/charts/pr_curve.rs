@@ -1,0 +1,146 @@
+//! Precision–recall curves: for each algorithm configuration, its reported pairs (at the
+//! loosest query point of each cell) are ranked by the algorithm's score; every score cutoff
+//! gives one (recall, precision) point. Pooled over the experiment's corpora.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use super::robustness::series_name;
+use super::{Chart, ChartFile, ChartInput, colour, title_font};
+
+/// Precision–recall curves.
+#[derive(Debug)]
+pub struct PrCurve;
+
+/// (recall, precision) points of scored observations with `positives` true pairs in all.
+pub fn curve(mut obs: Vec<(f64, bool)>, positives: usize) -> Vec<(f64, f64)> {
+    obs.sort_by(|a, b| b.0.total_cmp(&a.0));
+    let mut out = Vec::new();
+    let (mut tp, mut seen) = (0usize, 0usize);
+    let mut i = 0;
+    while i < obs.len() {
+        let s = obs[i].0;
+        while i < obs.len() && obs[i].0 == s {
+            tp += obs[i].1 as usize;
+            seen += 1;
+            i += 1;
+        }
+        out.push((tp as f64 / positives.max(1) as f64, tp as f64 / seen as f64));
+    }
+    out
+}
+
+impl Chart for PrCurve {
+    fn name(&self) -> &'static str {
+        "pr-curve"
+    }
+
+    fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
+        let builds: BTreeMap<&str, usize> = input
+            .experiment
+            .algorithms
+            .iter()
+            .map(|a| (a.label.as_str(), a.builds.len()))
+            .collect();
+        // series → (observations, positives)
+        let mut series: BTreeMap<String, (Vec<(f64, bool)>, usize)> = BTreeMap::new();
+        for planned in input
+            .results
+            .rows
+            .iter()
+            .filter(|r| r.query_index == 0 && r.error.is_none())
+        {
+            let cell = &input.results.cells[&planned.cell.key];
+            let Some(q) = cell.queries.iter().max_by_key(|q| q.pairs.len()) else {
+                continue;
+            };
+            let labels = &input.truths[&planned.cell.corpus_sha256].labels;
+            let positives = planned.metric("true_pairs").unwrap_or(0.0) as usize;
+            if positives == 0 {
+                continue;
+            }
+            let name = series_name(
+                planned,
+                builds
+                    .get(planned.cell.label.as_str())
+                    .copied()
+                    .unwrap_or(1)
+                    > 1,
+            );
+            let e = series.entry(name).or_default();
+            e.1 += positives;
+            for i in 0..q.pairs.len() {
+                let (a, b) = (q.pairs.a[i] as usize, q.pairs.b[i] as usize);
+                e.0.push((
+                    q.pairs.score[i],
+                    labels[a].is_some() && labels[a] == labels[b],
+                ));
+            }
+        }
+        if series.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (svg, png) = crate::draw_both!(
+            dir,
+            "pr-curve",
+            super::SIZE,
+            |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+                let mut chart = ChartBuilder::on(root)
+                    .caption("Precision–recall over score cutoffs", title_font())
+                    .margin(16)
+                    .x_label_area_size(50)
+                    .y_label_area_size(60)
+                    .build_cartesian_2d(0.0..1.0, 0.0..1.02)?;
+                chart
+                    .configure_mesh()
+                    .x_desc("recall (share of true pairs reported above the cutoff)")
+                    .y_desc("precision")
+                    .axis_desc_style(("sans-serif", 16))
+                    .draw()?;
+                for (i, (name, (obs, positives))) in series.iter().enumerate() {
+                    let c = colour(i);
+                    let pts = curve(obs.clone(), *positives);
+                    chart
+                        .draw_series(LineSeries::new(pts, c.stroke_width(2)))?
+                        .label(name.as_str())
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                        });
+                }
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::LowerLeft)
+                    .label_font(("sans-serif", 14))
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .draw()?;
+                Ok(())
+            }
+        );
+        Ok(vec![ChartFile {
+            title: "Precision–recall curves".into(),
+            svg,
+            png,
+            caption: "Reported pairs ranked by each algorithm's own score; each cutoff gives one point. A curve ends at the \
+                      recall of its loosest query setting: pairs never reported cannot be recovered by a cutoff."
+                .into(),
+            timing: false,
+        }])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn curve_points() {
+        let pts = curve(
+            vec![(0.9, true), (0.8, false), (0.8, true), (0.1, false)],
+            4,
+        );
+        assert_eq!(pts, [(0.25, 1.0), (0.5, 2.0 / 3.0), (0.5, 0.5)]);
+    }
+}

@@ -1,0 +1,166 @@
+//! S-curves: the empirical probability that a pair becomes a candidate, against its true
+//! Jaccard similarity (binned, 95 % Wilson intervals), over the theoretical
+//! P(s) = 1 − (1 − s^r)^b, for every banding in the experiment (MMDS §3.4.2, Fig. 3.8).
+//!
+//! Data: cells of `minhash-lsh` with `verify = "none"` (so reported pairs are exactly the
+//! candidates), and every pair of their corpora with exact Jaccard at or above the truth floor.
+//! The truth features should equal the algorithm's for the two curves to be comparable.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use neardup::minhash::banding::candidate_probability;
+use neardup::minhash::lsh::pack;
+use plotters::prelude::*;
+
+use super::{Chart, ChartFile, ChartInput, colour, title_font, wilson};
+
+/// Empirical vs theoretical S-curves.
+#[derive(Debug)]
+pub struct SCurve;
+
+const BIN: f64 = 0.05;
+
+impl Chart for SCurve {
+    fn name(&self) -> &'static str {
+        "scurve"
+    }
+
+    fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
+        // (bands, rows) → bin → (candidates, pairs)
+        let mut bins: BTreeMap<(u64, u64), BTreeMap<usize, (usize, usize)>> = BTreeMap::new();
+        let mut floor: f64 = 1.0;
+        for row in &input.results.rows {
+            let p = &row.build_full;
+            if row.cell.algorithm != "minhash-lsh"
+                || p.get("verify").and_then(|v| v.as_str()) != Some("none")
+                || row.error.is_some()
+            {
+                continue;
+            }
+            let cell = &input.results.cells[&row.cell.key];
+            let truth = &input.truths[&row.cell.corpus_sha256];
+            floor = floor.min(truth.truth.similarity_floor);
+            let (Some(b), Some(r)) = (
+                p.get("bands").and_then(|v| v.as_u64()),
+                p.get("rows").and_then(|v| v.as_u64()),
+            ) else {
+                continue;
+            };
+            let (b, r) = if b == 0 || r == 0 {
+                let t = neardup::minhash::banding::tune(
+                    p.get("threshold").and_then(|v| v.as_f64()).unwrap_or(0.8),
+                    p.get("num_perm").and_then(|v| v.as_u64()).unwrap_or(128) as usize,
+                    0.5,
+                )?;
+                (t.bands as u64, t.rows as u64)
+            } else {
+                (b, r)
+            };
+            let q = &cell.queries[row.query_index].pairs;
+            let candidates: HashSet<u64> =
+                q.a.iter().zip(&q.b).map(|(&a, &b)| pack(a, b)).collect();
+            let entry = bins.entry((b, r)).or_default();
+            for &(pair, j) in &truth.similar {
+                let bin = ((j / BIN).floor() as usize).min((1.0 / BIN) as usize - 1);
+                let e = entry.entry(bin).or_default();
+                e.0 += candidates.contains(&pair) as usize;
+                e.1 += 1;
+            }
+        }
+        if bins.is_empty() {
+            return Ok(Vec::new());
+        }
+        let lo = (floor / BIN).floor() * BIN;
+        let (svg, png) =
+            crate::draw_both!(
+                dir,
+                "scurve",
+                super::SIZE,
+                |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+                    let mut chart = ChartBuilder::on(root)
+                        .caption(
+                            "Candidate probability against true Jaccard similarity",
+                            title_font(),
+                        )
+                        .margin(16)
+                        .x_label_area_size(50)
+                        .y_label_area_size(60)
+                        .build_cartesian_2d(lo..1.0, 0.0..1.02)?;
+                    chart
+                .configure_mesh()
+                .x_desc("true Jaccard similarity of the pair (word shingles of the truth features)")
+                .y_desc("share of pairs that became candidates")
+                .axis_desc_style(("sans-serif", 16))
+                .draw()?;
+                    let series = bins.len() as f64;
+                    for (i, (&(b, r), data)) in bins.iter().enumerate() {
+                        // Offset each series' markers a little so overlapping intervals stay visible.
+                        let shift = (i as f64 - (series - 1.0) / 2.0) * BIN * 0.12;
+                        let c = colour(i);
+                        let curve: Vec<(f64, f64)> = (0..=200)
+                            .map(|k| lo + (1.0 - lo) * k as f64 / 200.0)
+                            .map(|s| (s, candidate_probability(s, b as usize, r as usize)))
+                            .collect();
+                        chart
+                            .draw_series(LineSeries::new(curve, c.stroke_width(2)))?
+                            .label(format!(
+                                "b={b}, r={r}: 1 − (1 − s^r)^b, threshold {:.2}",
+                                neardup::minhash::banding::threshold(b as usize, r as usize)
+                            ))
+                            .legend(move |(x, y)| {
+                                PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                            });
+                        for (&bin, &(k, n)) in data {
+                            if n == 0 {
+                                continue;
+                            }
+                            let x = (bin as f64 + 0.5) * BIN + shift;
+                            let (l, h) = wilson(k, n);
+                            chart.draw_series(std::iter::once(ErrorBar::new_vertical(
+                                x,
+                                l,
+                                k as f64 / n as f64,
+                                h,
+                                c.filled(),
+                                8,
+                            )))?;
+                            chart.draw_series(std::iter::once(Circle::new(
+                                (x, k as f64 / n as f64),
+                                4,
+                                c.filled(),
+                            )))?;
+                        }
+                    }
+                    chart
+                        .configure_series_labels()
+                        .position(SeriesLabelPosition::LowerRight)
+                        .label_font(("sans-serif", 15))
+                        .background_style(WHITE.mix(0.85))
+                        .border_style(BLACK)
+                        .draw()?;
+                    Ok(())
+                }
+            );
+        let summary: Vec<String> = bins
+            .iter()
+            .map(|(&(b, r), d)| {
+                format!(
+                    "b={b} r={r}: {} pairs",
+                    d.values().map(|x| x.1).sum::<usize>()
+                )
+            })
+            .collect();
+        Ok(vec![ChartFile {
+            title: "Empirical S-curves".into(),
+            svg,
+            png,
+            caption: format!(
+                "Dots: share of pairs in each {BIN:.2}-wide similarity bin that shared at least one band, with 95 % Wilson \
+                 intervals; lines: the theoretical S-curve. Pairs counted: {}.",
+                summary.join("; ")
+            ),
+            timing: false,
+        }])
+    }
+}

@@ -1,0 +1,188 @@
+//! Trade-off: precision, recall and F1 against the swept parameter of each algorithm (the
+//! first numeric query axis of its grid, else the first numeric build axis) — SimHash's
+//! Hamming distance k, random projection's agreement threshold, MinHash's cutoff. Means over
+//! datasets, edits and seeds; one panel per algorithm configuration.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
+use crate::experiment::config::AlgorithmGrid;
+
+/// Precision / recall / F1 against a swept parameter.
+#[derive(Debug)]
+pub struct Tradeoff;
+
+/// The swept numeric parameter of a grid: (name, is a query parameter).
+pub fn swept_axis(grid: &AlgorithmGrid) -> Option<(String, bool)> {
+    let axis = |points: &[neardup::detector::ParamMap]| -> Option<String> {
+        let first = points.first()?;
+        first
+            .keys()
+            .find(|k| {
+                let mut vals: Vec<f64> = points
+                    .iter()
+                    .filter_map(|p| p.get(*k).and_then(|v| v.as_f64()))
+                    .collect();
+                vals.sort_by(f64::total_cmp);
+                vals.dedup();
+                vals.len() > 1
+            })
+            .cloned()
+    };
+    axis(&grid.queries)
+        .map(|k| (k, true))
+        .or_else(|| axis(&grid.builds).map(|k| (k, false)))
+}
+
+impl Chart for Tradeoff {
+    fn name(&self) -> &'static str {
+        "tradeoff"
+    }
+
+    fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
+        let mut files = Vec::new();
+        let datasets = input.experiment.datasets.len();
+        for grid in &input.experiment.algorithms {
+            let Some((param, is_query)) = swept_axis(grid) else {
+                continue;
+            };
+            // panel (the other parameters) → x → [precision, recall, f1] lists
+            let mut panels: BTreeMap<String, BTreeMap<u64, [Vec<f64>; 3]>> = BTreeMap::new();
+            for r in input
+                .results
+                .rows
+                .iter()
+                .filter(|r| r.cell.label == grid.label && r.error.is_none())
+            {
+                let (source, other) = if is_query {
+                    (&r.query_full, &r.build_params)
+                } else {
+                    (&r.build_full, &r.query_params)
+                };
+                let Some(x) = source.get(&param).and_then(|v| v.as_f64()) else {
+                    continue;
+                };
+                let others = if is_query {
+                    other.clone()
+                } else {
+                    // drop the swept key from the build description
+                    r.build_params
+                        .split(' ')
+                        .filter(|kv| !kv.starts_with(&format!("{param}=")))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                };
+                let panel_name = match (datasets > 1, others.is_empty()) {
+                    (true, true) => r.cell.dataset.clone(),
+                    (true, false) => format!("{} · {others}", r.cell.dataset),
+                    (false, _) => others,
+                };
+                let e = panels
+                    .entry(panel_name)
+                    .or_default()
+                    .entry(x.to_bits())
+                    .or_default();
+                for (i, m) in ["precision", "recall", "f1"].iter().enumerate() {
+                    if let Some(v) = r.metric(m) {
+                        e[i].push(v);
+                    }
+                }
+            }
+            if panels.is_empty() {
+                continue;
+            }
+            let n = panels.len().min(6);
+            let cols = n.min(3);
+            let rows = n.div_ceil(cols);
+            let size = (420 * cols as u32 + 40, 360 * rows as u32 + 60);
+            let xs: Vec<f64> = panels
+                .values()
+                .flat_map(|m| m.keys().map(|&b| f64::from_bits(b)))
+                .collect();
+            let (xmin, xmax) = xs
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+                    (a.min(x), b.max(x))
+                });
+            let pad = ((xmax - xmin) * 0.05).max(1e-9);
+            let stem = format!("tradeoff-{}", super::slug(&grid.label));
+            let title = format!("{}: precision, recall and F1 against {param}", grid.label);
+            let (svg, png) = crate::draw_both!(
+                dir,
+                &stem,
+                size,
+                |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+                    let (top, body) = root.split_vertically(60);
+                    top.titled(&title, title_font())?;
+                    for (area, (name, data)) in body
+                        .split_evenly((rows, cols))
+                        .iter()
+                        .zip(panels.iter().take(n))
+                    {
+                        let caption = if name.is_empty() {
+                            "defaults".to_string()
+                        } else {
+                            name.clone()
+                        };
+                        let mut chart = ChartBuilder::on(area)
+                            .caption(caption, label_font())
+                            .margin(10)
+                            .x_label_area_size(40)
+                            .y_label_area_size(48)
+                            .build_cartesian_2d((xmin - pad)..(xmax + pad), 0.0..1.02)?;
+                        chart
+                            .configure_mesh()
+                            .x_desc(param.as_str())
+                            .y_desc("metric value")
+                            .axis_desc_style(("sans-serif", 14))
+                            .draw()?;
+                        for (mi, m) in ["precision", "recall", "F1"].iter().enumerate() {
+                            let pts: Vec<(f64, f64)> = data
+                                .iter()
+                                .filter(|(_, v)| !v[mi].is_empty())
+                                .map(|(&x, v)| {
+                                    (
+                                        f64::from_bits(x),
+                                        v[mi].iter().sum::<f64>() / v[mi].len() as f64,
+                                    )
+                                })
+                                .collect();
+                            let c = colour(mi);
+                            chart
+                                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?
+                                .label(*m)
+                                .legend(move |(x, y)| {
+                                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                                });
+                            chart
+                                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                        }
+                        chart
+                            .configure_series_labels()
+                            .position(SeriesLabelPosition::LowerLeft)
+                            .label_font(("sans-serif", 13))
+                            .background_style(WHITE.mix(0.85))
+                            .border_style(BLACK)
+                            .draw()?;
+                    }
+                    Ok(())
+                }
+            );
+            files.push(ChartFile {
+                title,
+                svg,
+                png,
+                caption: format!(
+                    "Pair-level precision, recall and F1 of {} as {param} varies (mean over edit models and seeds); \
+                     one panel per dataset and setting of its other grid parameters.",
+                    grid.label
+                ),
+                timing: false,
+            });
+        }
+        Ok(files)
+    }
+}

@@ -1,0 +1,189 @@
+//! Cells and their cache.
+//!
+//! A cell is one (corpus, algorithm, build-parameter point): the index is built once and every
+//! query point of the grid is swept over it. Its raw result — reported pairs with scores and
+//! exact Jaccard, timings, memory, AUC — is written atomically to `<cache>/cells/<key>.json`,
+//! where the key hashes everything the result depends on (corpus checksum, full build and query
+//! parameters with defaults filled in, seed, cache format version). A finished cell is never
+//! recomputed unless `--force`; a killed run resumes where it stopped.
+
+use std::path::{Path, PathBuf};
+
+use neardup::detector::ParamMap;
+use serde::{Deserialize, Serialize};
+use sha2::Digest;
+
+use super::config::TruthSpec;
+use super::corpora::CorpusTruth;
+use crate::error::{LabError, Result};
+use crate::fsutil::write_bytes;
+
+/// Bump when the meaning of stored results changes.
+pub const CACHE_VERSION: u32 = 1;
+
+/// Reported pairs of one query, column-wise.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct PairColumns {
+    /// Smaller document index.
+    pub a: Vec<u32>,
+    /// Larger document index.
+    pub b: Vec<u32>,
+    /// Algorithm's score.
+    pub score: Vec<f64>,
+    /// Exact Jaccard of the truth features.
+    pub jaccard: Vec<f64>,
+}
+
+impl PairColumns {
+    /// Number of pairs.
+    pub fn len(&self) -> usize {
+        self.a.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.a.is_empty()
+    }
+}
+
+/// The result of one query point.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct QueryResult {
+    /// Query parameters as given in the grid.
+    pub given: ParamMap,
+    /// All query parameters.
+    pub params: ParamMap,
+    /// Wall seconds.
+    pub seconds: f64,
+    /// Peak heap bytes above the baseline.
+    pub peak_bytes: u64,
+    /// Reported pairs.
+    pub pairs: PairColumns,
+}
+
+/// The raw result of one cell.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CellResult {
+    /// Cache key.
+    pub key: String,
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Build parameters as given in the grid.
+    pub given: ParamMap,
+    /// All build parameters.
+    pub params: ParamMap,
+    /// Corpus checksum.
+    pub corpus_sha256: String,
+    /// Wall seconds of the build.
+    pub build_seconds: f64,
+    /// Peak heap bytes of the build.
+    pub build_peak_bytes: u64,
+    /// Heap bytes the index holds.
+    pub index_bytes: u64,
+    /// ROC-AUC of the index's scores (see `eval::auc_sample`), if it scores pairs.
+    pub roc_auc: Option<f64>,
+    /// PR-AUC of the same sample.
+    pub pr_auc: Option<f64>,
+    /// One result per query point, in grid order.
+    pub queries: Vec<QueryResult>,
+    /// Set when the algorithm failed; the rest is then empty.
+    pub error: Option<String>,
+}
+
+/// What a cell's key is made of.
+#[derive(Serialize)]
+struct KeyParts<'a> {
+    version: u32,
+    corpus: &'a str,
+    truth: &'a TruthSpec,
+    algorithm: &'a str,
+    build: &'a ParamMap,
+    queries: &'a [ParamMap],
+    seed: u64,
+}
+
+fn digest(json: &str) -> String {
+    crate::corpus::reader::hex(&sha2::Sha256::digest(json.as_bytes()))[..32].to_string()
+}
+
+/// The cache key of a cell.
+pub fn key(
+    corpus: &str,
+    truth: &TruthSpec,
+    algorithm: &str,
+    build: &ParamMap,
+    queries: &[ParamMap],
+    seed: u64,
+) -> String {
+    let parts = KeyParts {
+        version: CACHE_VERSION,
+        corpus,
+        truth,
+        algorithm,
+        build,
+        queries,
+        seed,
+    };
+    digest(&serde_json::to_string(&parts).expect("key parts serialize"))
+}
+
+/// The cache key of a corpus's truth (the corpus and the truth features).
+fn corpus_key(sha: &str, truth: &TruthSpec) -> String {
+    digest(&serde_json::to_string(&(CACHE_VERSION, sha, truth)).expect("serializes"))
+}
+
+/// The cache directory.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+impl Cache {
+    /// A cache rooted at `root` (created on first write).
+    pub fn new(root: &Path) -> Self {
+        Cache {
+            root: root.to_path_buf(),
+        }
+    }
+
+    fn cell_path(&self, key: &str) -> PathBuf {
+        self.root.join("cells").join(format!("{key}.json"))
+    }
+
+    fn corpus_path(&self, sha: &str, truth: &TruthSpec) -> PathBuf {
+        self.root
+            .join("corpora")
+            .join(format!("{}.json", corpus_key(sha, truth)))
+    }
+
+    /// A stored cell, if present and readable (a corrupt file counts as absent).
+    pub fn cell(&self, key: &str) -> Option<CellResult> {
+        let bytes = std::fs::read(self.cell_path(key)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Whether a cell is stored.
+    pub fn has_cell(&self, key: &str) -> bool {
+        self.cell(key).is_some()
+    }
+
+    /// Stores a cell atomically.
+    pub fn put_cell(&self, cell: &CellResult) -> Result<()> {
+        let path = self.cell_path(&cell.key);
+        let json = serde_json::to_vec(cell).map_err(|e| LabError::file(&path, e.to_string()))?;
+        write_bytes(&path, &json)
+    }
+
+    /// A stored corpus truth.
+    pub fn corpus(&self, sha: &str, truth: &TruthSpec) -> Option<CorpusTruth> {
+        let bytes = std::fs::read(self.corpus_path(sha, truth)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// Stores a corpus truth atomically.
+    pub fn put_corpus(&self, truth: &CorpusTruth) -> Result<()> {
+        let path = self.corpus_path(&truth.sha256, &truth.truth);
+        let json = serde_json::to_vec(truth).map_err(|e| LabError::file(&path, e.to_string()))?;
+        write_bytes(&path, &json)
+    }
+}

@@ -1,0 +1,690 @@
+//! The experiment file: one TOML describes a question and the grid that answers it.
+//!
+//! ```toml
+//! name = "edit-robustness"           # report folder: reports/<name>/
+//! title = "Robustness to edits"
+//! question = "How does recall fall as edits accumulate, per edit kind?"
+//! seeds = [1]                         # one cell per seed (edits, samples)
+//! charts = ["robustness"]             # chart kinds drawn from the results
+//!
+//! [truth]                             # features of the exact Jaccard ground truth
+//! shingle = "word"                    # word | char | stopword
+//! k = 5
+//! similarity_floor = 0.2              # all pairs at or above it are kept (≤ 50,000 docs)
+//!
+//! [[datasets]]
+//! name = "default"                    # the embedded corpus, or a manifest name (datasets/*.toml)
+//! docs = 600                          # embedded: documents to generate; manifest: read at most
+//! copies = 1                          # edited copies per chosen source (with [edits])
+//! fraction = 0.5                      # share of sources that get copies
+//!
+//! [edits]                             # each kind alone at each rate (kinds × rates) …
+//! kinds = ["substitute", "reorder"]
+//! rates = [0.02, 0.1]
+//! models = ["substitute=0.05,reorder=0.1"]   # … and/or composite models
+//! unedited = false                    # also run each dataset as it is
+//!
+//! [[algorithms]]
+//! name = "minhash-lsh"
+//! build = { k = [3, 5], num_perm = 128 }     # arrays are grid axes: one index per point
+//! query = { min_similarity = [0.5, 0.7, 0.9] }   # swept over each built index
+//!
+//! [[algorithms]]                      # explicit points instead of a product: an array of tables
+//! name = "minhash-lsh"
+//! build = [{ bands = 20, rows = 5 }, { bands = 9, rows = 13 }]
+//! ```
+//!
+//! Unknown keys, wrong types, empty grids, unknown algorithms, parameters or edit kinds are
+//! errors naming the key and its line.
+
+use std::path::{Path, PathBuf};
+
+use neardup::detector::ParamMap;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::edits::EditModel;
+use crate::error::{LabError, Result};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileSpec {
+    name: Spanned<String>,
+    title: String,
+    question: String,
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(default = "default_seeds")]
+    seeds: Spanned<Vec<u64>>,
+    #[serde(default)]
+    charts: Vec<Spanned<String>>,
+    #[serde(default)]
+    truth: TruthSpec,
+    datasets: Spanned<Vec<DatasetFileSpec>>,
+    #[serde(default)]
+    edits: Option<Spanned<EditsFileSpec>>,
+    algorithms: Spanned<Vec<AlgorithmFileSpec>>,
+}
+
+fn default_seeds() -> Spanned<Vec<u64>> {
+    Spanned::new(0..0, vec![1])
+}
+
+/// Features and floor of the exact-similarity ground truth.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TruthSpec {
+    /// Shingle kind (`word`, `char`, `stopword`). Default `word`.
+    pub shingle: neardup::features::ShingleKind,
+    /// Shingle size. Default 5.
+    pub k: usize,
+    /// Keep every pair with exact Jaccard at or above this (corpora ≤ 50,000 docs). Default 0.2.
+    pub similarity_floor: f64,
+}
+
+impl Default for TruthSpec {
+    fn default() -> Self {
+        TruthSpec {
+            shingle: neardup::features::ShingleKind::Word,
+            k: 5,
+            similarity_floor: 0.2,
+        }
+    }
+}
+
+impl TruthSpec {
+    /// The feature parameters of the ground truth (default normalization and tokenizer, as the
+    /// detectors' defaults).
+    pub fn features(&self) -> neardup::features::FeatureParams {
+        neardup::features::FeatureParams {
+            shingle: self.shingle,
+            k: self.k,
+            ..Default::default()
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DatasetFileSpec {
+    name: Spanned<String>,
+    #[serde(default)]
+    docs: Option<usize>,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default = "one")]
+    copies: usize,
+    #[serde(default = "one_f")]
+    fraction: f64,
+}
+
+fn one() -> usize {
+    1
+}
+fn one_f() -> f64 {
+    1.0
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EditsFileSpec {
+    #[serde(default)]
+    kinds: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    rates: Option<Spanned<Vec<f64>>>,
+    #[serde(default)]
+    models: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    unedited: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AlgorithmFileSpec {
+    name: Spanned<String>,
+    #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
+    build: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    query: Option<Spanned<toml::Value>>,
+}
+
+/// A dataset of the experiment.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DatasetSpec {
+    /// `default` (embedded) or a manifest name.
+    pub name: String,
+    /// Documents to generate (embedded) or read at most (manifest).
+    pub docs: Option<usize>,
+    /// Generator seed (embedded corpus only).
+    pub seed: Option<u64>,
+    /// Edited copies per chosen source.
+    pub copies: usize,
+    /// Share of sources with copies.
+    pub fraction: f64,
+}
+
+/// One edit model of the grid.
+#[derive(Debug, Clone)]
+pub struct EditSpec {
+    /// `none`, an edit kind, or `composite`.
+    pub kind: String,
+    /// The rate (0 for `none`, the largest step rate for composites).
+    pub rate: f64,
+    /// The model, `None` = the dataset as it is.
+    pub model: Option<EditModel>,
+}
+
+impl EditSpec {
+    /// The canonical spec string (`none` when unedited).
+    pub fn spec(&self) -> String {
+        self.model
+            .as_ref()
+            .map_or_else(|| "none".into(), EditModel::spec)
+    }
+}
+
+/// One algorithm with its expanded grids.
+#[derive(Debug, Clone)]
+pub struct AlgorithmGrid {
+    /// Registered name.
+    pub name: String,
+    /// Label in tables and charts (default: the name).
+    pub label: String,
+    /// Build parameter points (given keys only).
+    pub builds: Vec<ParamMap>,
+    /// Query parameter points (given keys only; one empty map = defaults).
+    pub queries: Vec<ParamMap>,
+}
+
+/// A parsed, validated experiment.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// The TOML file.
+    pub path: PathBuf,
+    /// The TOML text (recorded in the report).
+    pub source: String,
+    /// Short name (report folder).
+    pub name: String,
+    /// Title.
+    pub title: String,
+    /// The question it answers.
+    pub question: String,
+    /// Longer notes for the report.
+    pub description: Option<String>,
+    /// Seeds.
+    pub seeds: Vec<u64>,
+    /// Chart kinds.
+    pub charts: Vec<String>,
+    /// Ground-truth features.
+    pub truth: TruthSpec,
+    /// Datasets.
+    pub datasets: Vec<DatasetSpec>,
+    /// Edit models.
+    pub edits: Vec<EditSpec>,
+    /// Algorithms.
+    pub algorithms: Vec<AlgorithmGrid>,
+}
+
+/// Byte offset → 1-based line.
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())]
+        .bytes()
+        .filter(|&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Parses and validates an experiment file.
+pub fn load(path: &Path) -> Result<Experiment> {
+    let text = std::fs::read_to_string(path).map_err(|e| LabError::io(path, e))?;
+    parse(path, &text)
+}
+
+/// Parses and validates experiment TOML `text` (errors name `path` and the line).
+pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
+    let at = |offset: usize, reason: String| LabError::line(path, line_of(text, offset), reason);
+    let spec: FileSpec = toml::from_str(text).map_err(|e| {
+        let line = e.span().map_or(1, |s| line_of(text, s.start));
+        LabError::line(path, line, e.message().to_string())
+    })?;
+    let name = spec.name.get_ref().trim().to_string();
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(at(
+            spec.name.span().start,
+            format!("`name` must be a non-empty [A-Za-z0-9_-] word, not {name:?}"),
+        ));
+    }
+    if spec.seeds.get_ref().is_empty() {
+        return Err(at(
+            spec.seeds.span().start,
+            "`seeds` is an empty list".into(),
+        ));
+    }
+    let known_charts = crate::charts::names();
+    for c in &spec.charts {
+        if !known_charts.contains(&c.get_ref().as_str()) {
+            return Err(at(
+                c.span().start,
+                format!(
+                    "unknown chart `{}`; charts: {}",
+                    c.get_ref(),
+                    known_charts.join(", ")
+                ),
+            ));
+        }
+    }
+    if !(spec.truth.similarity_floor > 0.0 && spec.truth.similarity_floor <= 1.0)
+        || spec.truth.k == 0
+    {
+        return Err(LabError::line(
+            path,
+            1,
+            "[truth]: k must be ≥ 1 and similarity_floor in (0, 1]",
+        ));
+    }
+    if spec.datasets.get_ref().is_empty() {
+        return Err(at(
+            spec.datasets.span().start,
+            "`datasets` is empty: name at least one dataset".into(),
+        ));
+    }
+    let manifests = crate::corpus::manifest::all();
+    let mut datasets = Vec::new();
+    for d in spec.datasets.into_inner() {
+        let n = d.name.get_ref();
+        if n != "default" && !manifests.iter().any(|m| &m.name == n) {
+            return Err(at(
+                d.name.span().start,
+                format!(
+                    "unknown dataset `{n}`; known: default, {}",
+                    manifests
+                        .iter()
+                        .map(|m| m.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if !(0.0..=1.0).contains(&d.fraction) || d.docs == Some(0) {
+            return Err(at(
+                d.name.span().start,
+                format!("dataset `{n}`: fraction must be in [0, 1] and docs ≥ 1"),
+            ));
+        }
+        datasets.push(DatasetSpec {
+            name: n.clone(),
+            docs: d.docs,
+            seed: d.seed,
+            copies: d.copies,
+            fraction: d.fraction,
+        });
+    }
+    let edits = edit_grid(spec.edits, &at)?;
+    if spec.algorithms.get_ref().is_empty() {
+        return Err(at(
+            spec.algorithms.span().start,
+            "`algorithms` is empty: name at least one algorithm".into(),
+        ));
+    }
+    let mut algorithms = Vec::new();
+    for a in spec.algorithms.into_inner() {
+        algorithms.push(algorithm_grid(a, &at)?);
+    }
+    Ok(Experiment {
+        path: path.to_path_buf(),
+        source: text.to_string(),
+        name,
+        title: spec.title,
+        question: spec.question,
+        description: spec.description,
+        seeds: spec.seeds.into_inner(),
+        charts: spec.charts.into_iter().map(Spanned::into_inner).collect(),
+        truth: spec.truth,
+        datasets,
+        edits,
+        algorithms,
+    })
+}
+
+fn edit_grid(
+    edits: Option<Spanned<EditsFileSpec>>,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Vec<EditSpec>> {
+    let Some(edits) = edits else {
+        return Ok(vec![EditSpec {
+            kind: "none".into(),
+            rate: 0.0,
+            model: None,
+        }]);
+    };
+    let start = edits.span().start;
+    let e = edits.into_inner();
+    let mut out = Vec::new();
+    if e.unedited {
+        out.push(EditSpec {
+            kind: "none".into(),
+            rate: 0.0,
+            model: None,
+        });
+    }
+    match (&e.kinds, &e.rates) {
+        (Some(k), Some(r)) => {
+            if k.get_ref().is_empty() {
+                return Err(at(k.span().start, "`edits.kinds` is an empty list".into()));
+            }
+            if r.get_ref().is_empty() {
+                return Err(at(r.span().start, "`edits.rates` is an empty list".into()));
+            }
+            for kind in k.get_ref() {
+                for &rate in r.get_ref() {
+                    let model = EditModel::single(kind, rate).map_err(|m| at(k.span().start, m))?;
+                    out.push(EditSpec {
+                        kind: kind.clone(),
+                        rate,
+                        model: Some(model),
+                    });
+                }
+            }
+        }
+        (Some(k), None) => {
+            return Err(at(
+                k.span().start,
+                "`edits.kinds` needs `edits.rates`".into(),
+            ));
+        }
+        (None, Some(r)) => {
+            return Err(at(
+                r.span().start,
+                "`edits.rates` needs `edits.kinds`".into(),
+            ));
+        }
+        (None, None) => {}
+    }
+    if let Some(models) = &e.models {
+        if models.get_ref().is_empty() {
+            return Err(at(
+                models.span().start,
+                "`edits.models` is an empty list".into(),
+            ));
+        }
+        for m in models.get_ref() {
+            let model = EditModel::parse(m).map_err(|msg| at(models.span().start, msg))?;
+            let rate = m
+                .split(',')
+                .filter_map(|p| {
+                    p.split_once('=')
+                        .and_then(|(_, r)| r.trim().parse::<f64>().ok())
+                })
+                .fold(0.0, f64::max);
+            out.push(EditSpec {
+                kind: "composite".into(),
+                rate,
+                model: Some(model),
+            });
+        }
+    }
+    if out.is_empty() {
+        return Err(at(
+            start,
+            "[edits] defines no edit model: give kinds and rates, models, or unedited = true"
+                .into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// A TOML value as a JSON parameter value.
+fn to_json(v: &toml::Value) -> std::result::Result<serde_json::Value, String> {
+    Ok(match v {
+        toml::Value::String(s) => s.clone().into(),
+        toml::Value::Integer(i) => (*i).into(),
+        toml::Value::Float(f) => (*f).into(),
+        toml::Value::Boolean(b) => (*b).into(),
+        toml::Value::Array(a) => serde_json::Value::Array(
+            a.iter()
+                .map(to_json)
+                .collect::<std::result::Result<_, _>>()?,
+        ),
+        other => return Err(format!("unsupported parameter value {other}")),
+    })
+}
+
+/// Expands a grid: a table `key = value | [values]` is the cartesian product (keys in sorted
+/// order); an array of such tables is the concatenation of their products.
+fn expand(
+    spec: Option<&Spanned<toml::Value>>,
+    what: &str,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Vec<ParamMap>> {
+    let Some(spec) = spec else {
+        return Ok(vec![ParamMap::new()]);
+    };
+    let pos = spec.span().start;
+    match spec.get_ref() {
+        toml::Value::Table(t) => expand_table(t, pos, what, at),
+        toml::Value::Array(points) if points.is_empty() => {
+            Err(at(pos, format!("`{what}` is an empty list of points")))
+        }
+        toml::Value::Array(points) => {
+            let mut out = Vec::new();
+            for p in points {
+                let toml::Value::Table(t) = p else {
+                    return Err(at(
+                        pos,
+                        format!("`{what}` must be a table or an array of tables"),
+                    ));
+                };
+                out.extend(expand_table(t, pos, what, at)?);
+            }
+            Ok(out)
+        }
+        _ => Err(at(
+            pos,
+            format!("`{what}` must be a table or an array of tables"),
+        )),
+    }
+}
+
+fn expand_table(
+    table: &toml::Table,
+    pos: usize,
+    what: &str,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Vec<ParamMap>> {
+    let mut points = vec![ParamMap::new()];
+    for (key, value) in table {
+        let axis: Vec<serde_json::Value> = match value {
+            toml::Value::Array(a) if a.is_empty() => {
+                return Err(at(pos, format!("`{what}.{key}` is an empty grid")));
+            }
+            toml::Value::Array(a) => a.iter().map(to_json).collect::<std::result::Result<_, _>>(),
+            v => to_json(v).map(|x| vec![x]),
+        }
+        .map_err(|m| at(pos, format!("`{what}.{key}`: {m}")))?;
+        points = points
+            .into_iter()
+            .flat_map(|p| {
+                axis.iter().map(move |v| {
+                    let mut q = p.clone();
+                    q.insert(key.clone(), v.clone());
+                    q
+                })
+            })
+            .collect();
+    }
+    Ok(points)
+}
+
+/// The keys named in a grid spec, with the position of the spec.
+fn grid_keys(spec: Option<&Spanned<toml::Value>>) -> Vec<(String, usize)> {
+    let Some(spec) = spec else { return Vec::new() };
+    let pos = spec.span().start;
+    let tables: Vec<&toml::Table> = match spec.get_ref() {
+        toml::Value::Table(t) => vec![t],
+        toml::Value::Array(a) => a.iter().filter_map(|v| v.as_table()).collect(),
+        _ => Vec::new(),
+    };
+    tables
+        .iter()
+        .flat_map(|t| t.keys().map(move |k| (k.clone(), pos)))
+        .collect()
+}
+
+fn algorithm_grid(
+    a: AlgorithmFileSpec,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<AlgorithmGrid> {
+    let name = a.name.get_ref().clone();
+    let info =
+        neardup::registry::find(&name).map_err(|e| at(a.name.span().start, e.to_string()))?;
+    for (spec, defaults, other, what) in [
+        (
+            a.build.as_ref(),
+            &info.build_defaults,
+            &info.query_defaults,
+            "build",
+        ),
+        (
+            a.query.as_ref(),
+            &info.query_defaults,
+            &info.build_defaults,
+            "query",
+        ),
+    ] {
+        for (key, pos) in grid_keys(spec) {
+            let key = &key;
+            if !defaults.contains_key(key) {
+                let hint = if other.contains_key(key) {
+                    format!(
+                        "`{key}` is a {} parameter of `{name}`; move it to `{}`",
+                        if what == "build" { "query" } else { "build" },
+                        if what == "build" { "query" } else { "build" }
+                    )
+                } else {
+                    format!(
+                        "`{name}` has no {what} parameter `{key}`; its {what} parameters are: {}",
+                        defaults.keys().cloned().collect::<Vec<_>>().join(", ")
+                    )
+                };
+                return Err(at(pos, hint));
+            }
+        }
+    }
+    let builds = expand(a.build.as_ref(), "build", at)?;
+    let queries = expand(a.query.as_ref(), "query", at)?;
+    // Validate every combination now, so a bad point fails before any work.
+    for b in &builds {
+        for q in &queries {
+            let mut all = b.clone();
+            all.extend(q.clone());
+            info.detector(&all)
+                .map_err(|e| at(a.name.span().start, e.to_string()))?;
+        }
+    }
+    Ok(AlgorithmGrid {
+        label: a.label.unwrap_or_else(|| name.clone()),
+        name,
+        builds,
+        queries,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GOOD: &str = r#"
+name = "t"
+title = "T"
+question = "Q?"
+seeds = [1, 2]
+
+[[datasets]]
+name = "default"
+docs = 20
+
+[edits]
+kinds = ["substitute", "delete"]
+rates = [0.1, 0.2]
+models = ["substitute=0.05,reorder=0.1"]
+
+[[algorithms]]
+name = "minhash-lsh"
+build = { k = [3, 5], num_perm = 64 }
+query = { min_similarity = [0.5, 0.7] }
+"#;
+
+    fn err(text: &str) -> String {
+        parse(Path::new("x.toml"), text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn expands_the_grid() {
+        let e = parse(Path::new("x.toml"), GOOD).unwrap();
+        assert_eq!(e.seeds, [1, 2]);
+        assert_eq!(e.edits.len(), 5);
+        assert_eq!(e.edits[4].kind, "composite");
+        assert_eq!(e.edits[4].rate, 0.1);
+        let a = &e.algorithms[0];
+        assert_eq!(a.builds.len(), 2);
+        assert_eq!(a.builds[1]["k"], 5);
+        assert_eq!(a.builds[1]["num_perm"], 64);
+        assert_eq!(a.queries.len(), 2);
+        let points = GOOD.replace(
+            "build = { k = [3, 5], num_perm = 64 }",
+            "build = [{ bands = 20, rows = 5 }, { bands = 9, rows = [13, 14] }]",
+        );
+        let e = parse(Path::new("x.toml"), &points).unwrap();
+        let b = &e.algorithms[0].builds;
+        assert_eq!(b.len(), 3);
+        assert_eq!(
+            (b[0]["bands"].as_u64(), b[2]["rows"].as_u64()),
+            (Some(20), Some(14))
+        );
+    }
+
+    #[test]
+    fn errors_name_key_and_line() {
+        let e = err(&GOOD.replace("seeds = [1, 2]", "seeds = [1, 2]\ncolour = 3"));
+        assert!(e.contains("x.toml:6:") && e.contains("colour"), "{e}");
+        let e = err(&GOOD.replace("docs = 20", "docs = \"many\""));
+        assert!(e.contains("x.toml:9:") && e.contains("invalid type"), "{e}");
+        let e = err(&GOOD.replace("k = [3, 5]", "k = []"));
+        assert!(
+            e.contains("x.toml:18:") && e.contains("`build.k` is an empty grid"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("rates = [0.1, 0.2]", "rates = []"));
+        assert!(
+            e.contains("x.toml:13:") && e.contains("`edits.rates` is an empty list"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("num_perm = 64", "colour = 64"));
+        assert!(
+            e.contains("x.toml:18:") && e.contains("no build parameter `colour`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("num_perm = 64", "min_similarity = 0.5"));
+        assert!(e.contains("move it to `query`"), "{e}");
+        let e = err(&GOOD.replace("name = \"minhash-lsh\"", "name = \"nope\""));
+        assert!(
+            e.contains("x.toml:17:") && e.contains("unknown algorithm `nope`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("\"delete\"", "\"smudge\""));
+        assert!(e.contains("unknown edit kind `smudge`"), "{e}");
+        let e = err(&GOOD.replace("name = \"default\"", "name = \"imaginary\""));
+        assert!(
+            e.contains("x.toml:8:") && e.contains("unknown dataset `imaginary`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("num_perm = 64", "num_perm = 0"));
+        assert!(e.contains("num_perm"), "{e}");
+    }
+}

@@ -1,0 +1,330 @@
+//! The results table: one row per (cell, query point), computed from stored raw results only.
+//!
+//! Written as `results.csv` and `results.parquet` (polars). Columns:
+//!
+//! | column | meaning |
+//! |---|---|
+//! | `experiment`, `dataset`, `edit`, `rate`, `edit_spec`, `seed` | where the corpus came from |
+//! | `docs`, `corpus_sha256` | the corpus |
+//! | `algorithm`, `label`, `build_params`, `query_params` | the configuration (grid keys only) |
+//! | `reported_pairs` | pairs the algorithm reported |
+//! | `true_pairs`, `tp`, `fp`, `fn`, `precision`, `recall`, `f1` | pair-level metrics |
+//! | `ari`, `bcubed_precision`, `bcubed_recall` | cluster-level metrics |
+//! | `roc_auc`, `pr_auc` | ranking quality of the index's scores |
+//! | `cell` | cache key of the raw result |
+//!
+//! Timing and memory go to `timing.csv` (`cell`, `query_params`, `build_seconds`,
+//! `query_seconds`, `seconds`, `docs_per_s`, `mb_per_s`, `peak_mb`, `index_mb`), so that
+//! everything else is byte-identical when an experiment is rerun.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use neardup::detector::ScoredPair;
+use polars::prelude::*;
+
+use super::cells::{Cache, CellResult};
+use super::corpora::CorpusTruth;
+use super::runner::{PlannedCell, RunOutcome};
+use crate::error::{LabError, Result};
+use crate::metrics::{EvalInput, compute_all};
+use crate::params::render_params;
+use crate::truth::Truth;
+
+/// Metric columns that describe cost; they live in the timing table.
+const COST_COLUMNS: &[&str] = &["seconds", "docs_per_s", "mb_per_s", "peak_mb"];
+
+/// Metric columns that are counts, written as integers.
+const COUNT_COLUMNS: &[&str] = &["true_pairs", "tp", "fp", "fn"];
+
+/// One row of the results.
+#[derive(Debug, Clone)]
+pub struct ResultRow {
+    /// The planned cell it belongs to.
+    pub cell: PlannedCell,
+    /// Index of the query point.
+    pub query_index: usize,
+    /// Build parameters as given.
+    pub build_params: String,
+    /// Query parameters as given.
+    pub query_params: String,
+    /// Query parameters, all of them (for charts that sweep one).
+    pub query_full: neardup::detector::ParamMap,
+    /// Build parameters, all of them.
+    pub build_full: neardup::detector::ParamMap,
+    /// Documents.
+    pub docs: usize,
+    /// Pairs reported.
+    pub reported_pairs: usize,
+    /// Quality metrics (cost columns removed).
+    pub metrics: Vec<(&'static str, Option<f64>)>,
+    /// Build seconds.
+    pub build_seconds: f64,
+    /// Query seconds.
+    pub query_seconds: f64,
+    /// Documents per second (build + query).
+    pub docs_per_s: Option<f64>,
+    /// Megabytes of text per second.
+    pub mb_per_s: Option<f64>,
+    /// Peak heap MB.
+    pub peak_mb: f64,
+    /// Index heap MB.
+    pub index_mb: f64,
+    /// The algorithm's error, if it failed.
+    pub error: Option<String>,
+}
+
+impl ResultRow {
+    /// A quality metric.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        self.metrics
+            .iter()
+            .find(|(c, _)| *c == name)
+            .and_then(|(_, v)| *v)
+    }
+}
+
+/// Rows plus the raw cells they came from (for charts that need pairs).
+#[derive(Debug, Default)]
+pub struct Results {
+    /// Rows in plan order.
+    pub rows: Vec<ResultRow>,
+    /// Raw cells by key.
+    pub cells: HashMap<String, CellResult>,
+}
+
+/// Computes the rows of a run from the cache.
+pub fn collect(outcome: &RunOutcome, cache_dir: &Path) -> Result<Results> {
+    let cache = Cache::new(cache_dir);
+    let mut results = Results::default();
+    let mut truths: HashMap<&str, Truth> = HashMap::new();
+    for planned in &outcome.cells {
+        let cell = cache.cell(&planned.key).ok_or_else(|| {
+            LabError::file(
+                cache_dir,
+                format!("cell {} is missing from the cache", planned.key),
+            )
+        })?;
+        let corpus = &outcome.truths[&planned.corpus_sha256];
+        let truth = truths
+            .entry(&planned.corpus_sha256)
+            .or_insert_with(|| Truth::from_labels(&corpus.labels));
+        if cell.error.is_some() {
+            results.rows.push(failed_row(planned, &cell, corpus));
+        }
+        for (qi, q) in cell.queries.iter().enumerate() {
+            let predicted: Vec<ScoredPair> = (0..q.pairs.len())
+                .map(|i| ScoredPair {
+                    a: q.pairs.a[i],
+                    b: q.pairs.b[i],
+                    score: q.pairs.score[i],
+                })
+                .collect();
+            let seconds = cell.build_seconds + q.seconds;
+            let input = EvalInput {
+                docs: corpus.docs,
+                text_bytes: corpus.text_bytes,
+                truth,
+                predicted: &predicted,
+                scored: None,
+                seconds,
+                peak_bytes: Some(cell.build_peak_bytes.max(cell.index_bytes + q.peak_bytes)),
+            };
+            let all = compute_all(&input);
+            let cost = |name: &str| all.iter().find(|(c, _)| *c == name).and_then(|(_, v)| *v);
+            // AUC needs the index's scores of pairs it did not report: computed when the cell
+            // ran, stored with it.
+            let metrics = all
+                .iter()
+                .filter(|(c, _)| !COST_COLUMNS.contains(c))
+                .map(|&(c, v)| match c {
+                    "roc_auc" => (c, cell.roc_auc),
+                    "pr_auc" => (c, cell.pr_auc),
+                    _ => (c, v),
+                })
+                .collect();
+            results.rows.push(ResultRow {
+                cell: planned.clone(),
+                query_index: qi,
+                build_params: render_params(&cell.given),
+                query_params: render_params(&q.given),
+                query_full: q.params.clone(),
+                build_full: cell.params.clone(),
+                docs: corpus.docs,
+                reported_pairs: q.pairs.len(),
+                metrics,
+                build_seconds: cell.build_seconds,
+                query_seconds: q.seconds,
+                docs_per_s: cost("docs_per_s"),
+                mb_per_s: cost("mb_per_s"),
+                peak_mb: cost("peak_mb").unwrap_or(0.0),
+                index_mb: cell.index_bytes as f64 / 1e6,
+                error: None,
+            });
+        }
+        results.cells.insert(planned.key.clone(), cell);
+    }
+    Ok(results)
+}
+
+fn failed_row(planned: &PlannedCell, cell: &CellResult, corpus: &CorpusTruth) -> ResultRow {
+    ResultRow {
+        cell: planned.clone(),
+        query_index: 0,
+        build_params: render_params(&cell.given),
+        query_params: String::new(),
+        query_full: Default::default(),
+        build_full: cell.params.clone(),
+        docs: corpus.docs,
+        reported_pairs: 0,
+        metrics: Vec::new(),
+        build_seconds: 0.0,
+        query_seconds: 0.0,
+        docs_per_s: None,
+        mb_per_s: None,
+        peak_mb: 0.0,
+        index_mb: 0.0,
+        error: cell.error.clone(),
+    }
+}
+
+/// The quality columns of the results table, in order.
+pub fn metric_columns() -> Vec<&'static str> {
+    crate::metrics::all_columns()
+        .into_iter()
+        .filter(|c| !COST_COLUMNS.contains(c))
+        .collect()
+}
+
+/// The results as a polars DataFrame (timing excluded).
+pub fn results_frame(experiment: &str, rows: &[ResultRow]) -> PolarsResult<DataFrame> {
+    let s = |f: &dyn Fn(&ResultRow) -> String| rows.iter().map(f).collect::<Vec<String>>();
+    let mut columns: Vec<Column> = vec![
+        Column::new(
+            "experiment".into(),
+            vec![experiment.to_string(); rows.len()],
+        ),
+        Column::new("dataset".into(), s(&|r| r.cell.dataset.clone())),
+        Column::new("edit".into(), s(&|r| r.cell.edit.clone())),
+        Column::new(
+            "rate".into(),
+            rows.iter().map(|r| r.cell.rate).collect::<Vec<f64>>(),
+        ),
+        Column::new("edit_spec".into(), s(&|r| r.cell.edit_spec.clone())),
+        Column::new(
+            "seed".into(),
+            rows.iter().map(|r| r.cell.seed).collect::<Vec<u64>>(),
+        ),
+        Column::new(
+            "docs".into(),
+            rows.iter().map(|r| r.docs as u64).collect::<Vec<u64>>(),
+        ),
+        Column::new("algorithm".into(), s(&|r| r.cell.algorithm.clone())),
+        Column::new("label".into(), s(&|r| r.cell.label.clone())),
+        Column::new("build_params".into(), s(&|r| r.build_params.clone())),
+        Column::new("query_params".into(), s(&|r| r.query_params.clone())),
+        Column::new(
+            "reported_pairs".into(),
+            rows.iter()
+                .map(|r| r.reported_pairs as u64)
+                .collect::<Vec<u64>>(),
+        ),
+    ];
+    for m in metric_columns() {
+        if COUNT_COLUMNS.contains(&m) {
+            columns.push(Column::new(
+                m.into(),
+                rows.iter()
+                    .map(|r| r.metric(m).map(|v| v as u64))
+                    .collect::<Vec<Option<u64>>>(),
+            ));
+        } else {
+            columns.push(Column::new(
+                m.into(),
+                rows.iter()
+                    .map(|r| r.metric(m))
+                    .collect::<Vec<Option<f64>>>(),
+            ));
+        }
+    }
+    columns.push(Column::new(
+        "error".into(),
+        rows.iter()
+            .map(|r| r.error.clone())
+            .collect::<Vec<Option<String>>>(),
+    ));
+    columns.push(Column::new(
+        "corpus_sha256".into(),
+        s(&|r| r.cell.corpus_sha256.clone()),
+    ));
+    columns.push(Column::new("cell".into(), s(&|r| r.cell.key.clone())));
+    DataFrame::new(rows.len(), columns)
+}
+
+/// The timing table.
+pub fn timing_frame(rows: &[ResultRow]) -> PolarsResult<DataFrame> {
+    let f =
+        |g: &dyn Fn(&ResultRow) -> Option<f64>| rows.iter().map(g).collect::<Vec<Option<f64>>>();
+    DataFrame::new(
+        rows.len(),
+        vec![
+            Column::new(
+                "cell".into(),
+                rows.iter()
+                    .map(|r| r.cell.key.clone())
+                    .collect::<Vec<String>>(),
+            ),
+            Column::new(
+                "label".into(),
+                rows.iter()
+                    .map(|r| r.cell.label.clone())
+                    .collect::<Vec<String>>(),
+            ),
+            Column::new(
+                "query_params".into(),
+                rows.iter()
+                    .map(|r| r.query_params.clone())
+                    .collect::<Vec<String>>(),
+            ),
+            Column::new("build_seconds".into(), f(&|r| Some(r.build_seconds))),
+            Column::new("query_seconds".into(), f(&|r| Some(r.query_seconds))),
+            Column::new(
+                "seconds".into(),
+                f(&|r| Some(r.build_seconds + r.query_seconds)),
+            ),
+            Column::new("docs_per_s".into(), f(&|r| r.docs_per_s)),
+            Column::new("mb_per_s".into(), f(&|r| r.mb_per_s)),
+            Column::new("peak_mb".into(), f(&|r| Some(r.peak_mb))),
+            Column::new("index_mb".into(), f(&|r| Some(r.index_mb))),
+        ],
+    )
+}
+
+/// Writes `results.csv`, `results.parquet` and `timing.csv` into `dir`, atomically.
+pub fn write(dir: &Path, experiment: &str, rows: &[ResultRow]) -> Result<()> {
+    let to_err = |path: &Path, e: PolarsError| LabError::file(path, e.to_string());
+    let mut results = results_frame(experiment, rows).map_err(|e| to_err(dir, e))?;
+    let mut timing = timing_frame(rows).map_err(|e| to_err(dir, e))?;
+    let csv_path = dir.join("results.csv");
+    crate::fsutil::write_atomic(&csv_path, |w| {
+        CsvWriter::new(w)
+            .include_header(true)
+            .finish(&mut results)
+            .map_err(std::io::Error::other)
+    })?;
+    let pq_path = dir.join("results.parquet");
+    crate::fsutil::write_atomic(&pq_path, |w| {
+        ParquetWriter::new(w)
+            .finish(&mut results)
+            .map(|_| ())
+            .map_err(std::io::Error::other)
+    })?;
+    let timing_path = dir.join("timing.csv");
+    crate::fsutil::write_atomic(&timing_path, |w| {
+        CsvWriter::new(w)
+            .include_header(true)
+            .finish(&mut timing)
+            .map_err(std::io::Error::other)
+    })?;
+    Ok(())
+}

@@ -1,0 +1,278 @@
+//! Reports: `reports/<experiment>/README.md` (the question, its answer in tables and charts,
+//! corpora and their checksums, the configuration, machine and revision), a `TIMING.md` beside
+//! it for everything that depends on the clock, and an index (`reports/README.md`,
+//! `reports/index.html`) over all experiments.
+//!
+//! Each experiment also leaves a `report.json` with the same content, from which the index is
+//! built, so the index never reruns anything.
+
+pub mod index;
+pub mod tables;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::charts::ChartFile;
+use crate::error::Result;
+use crate::experiment::config::Experiment;
+use crate::experiment::corpora::Unavailable;
+use crate::experiment::runner::RunOutcome;
+use crate::fsutil::write_bytes;
+pub use tables::Table;
+
+/// Where and on what a report was produced.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// Git revision of the working tree (with `+dirty` when it has uncommitted changes).
+    pub revision: String,
+    /// CPU model, cores and memory.
+    pub machine: String,
+    /// neardup version.
+    pub version: String,
+}
+
+impl RunInfo {
+    /// Reads the revision and machine of this process.
+    pub fn current() -> RunInfo {
+        let git = |args: &[&str]| {
+            std::process::Command::new("git")
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        let revision = match git(&["rev-parse", "--short=12", "HEAD"]) {
+            Some(rev) => {
+                let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                    .is_some_and(|s| !s.is_empty());
+                if dirty { format!("{rev}+dirty") } else { rev }
+            }
+            None => "unknown (not a git checkout)".into(),
+        };
+        RunInfo {
+            revision,
+            machine: machine(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        }
+    }
+}
+
+/// "AMD EPYC (2 cores), 23.4 GiB, linux x86_64" from /proc where available.
+pub fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find(|l| l.starts_with("model name"))
+        .and_then(|l| l.split(':').nth(1))
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines()
+                .find(|l| l.starts_with("MemTotal"))
+                .map(str::to_string)
+        })
+        .and_then(|l| {
+            l.split_whitespace()
+                .nth(1)
+                .and_then(|kb| kb.parse::<f64>().ok())
+        })
+        .map(|kb| format!(", {:.1} GiB", kb / 1024.0 / 1024.0))
+        .unwrap_or_default();
+    format!(
+        "{model} ({cores} cores){mem}, {} {}",
+        std::env::consts::OS,
+        std::env::consts::ARCH
+    )
+}
+
+/// One corpus of the experiment.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CorpusLine {
+    /// Dataset name.
+    pub dataset: String,
+    /// Edit model.
+    pub edit: String,
+    /// Seed.
+    pub seed: u64,
+    /// Documents.
+    pub docs: usize,
+    /// Positive pairs.
+    pub true_pairs: usize,
+    /// Checksum.
+    pub sha256: String,
+}
+
+/// Everything a report shows; also stored as `report.json`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ExperimentReport {
+    /// Experiment name (folder).
+    pub name: String,
+    /// Title.
+    pub title: String,
+    /// The question.
+    pub question: String,
+    /// Notes.
+    pub description: Option<String>,
+    /// The experiment file's text.
+    pub config: String,
+    /// The experiment file's path as given.
+    pub config_path: String,
+    /// Quality tables.
+    pub tables: Vec<Table>,
+    /// Timing tables (TIMING.md only: not stored in report.json, which stays identical
+    /// between reruns).
+    #[serde(skip)]
+    pub timing_tables: Vec<Table>,
+    /// Charts.
+    pub charts: Vec<ChartFile>,
+    /// Corpora.
+    pub corpora: Vec<CorpusLine>,
+    /// Datasets that were not available.
+    pub unavailable: Vec<Unavailable>,
+    /// Cells whose algorithm failed.
+    pub failed: Vec<String>,
+    /// Number of result rows.
+    pub rows: usize,
+    /// Revision and machine.
+    pub run: RunInfo,
+}
+
+impl ExperimentReport {
+    /// Assembles the report of a finished run.
+    pub fn new(
+        exp: &Experiment,
+        outcome: &RunOutcome,
+        results: &crate::experiment::results::Results,
+        charts: Vec<ChartFile>,
+        run: RunInfo,
+    ) -> Self {
+        let mut corpora: BTreeMap<(String, String, u64), CorpusLine> = BTreeMap::new();
+        for c in &outcome.cells {
+            let t = &outcome.truths[&c.corpus_sha256];
+            corpora
+                .entry((c.dataset.clone(), c.edit_spec.clone(), c.seed))
+                .or_insert_with(|| CorpusLine {
+                    dataset: c.dataset.clone(),
+                    edit: c.edit_spec.clone(),
+                    seed: c.seed,
+                    docs: t.docs,
+                    true_pairs: crate::truth::positive_pairs(&t.labels).len(),
+                    sha256: t.sha256.clone(),
+                });
+        }
+        ExperimentReport {
+            name: exp.name.clone(),
+            title: exp.title.clone(),
+            question: exp.question.clone(),
+            description: exp.description.clone(),
+            config: exp.source.clone(),
+            config_path: exp.path.display().to_string(),
+            tables: tables::quality_tables(exp, &results.rows),
+            timing_tables: tables::timing_tables(&results.rows),
+            charts,
+            corpora: corpora.into_values().collect(),
+            unavailable: outcome.unavailable.clone(),
+            failed: outcome.failed.clone(),
+            rows: results.rows.len(),
+            run,
+        }
+    }
+
+    /// Writes README.md, TIMING.md and report.json into `dir`.
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        write_bytes(&dir.join("README.md"), self.markdown().as_bytes())?;
+        write_bytes(&dir.join("TIMING.md"), self.timing_markdown().as_bytes())?;
+        let json = serde_json::to_vec_pretty(self).expect("report serializes");
+        write_bytes(&dir.join("report.json"), &json)
+    }
+
+    /// The README.
+    pub fn markdown(&self) -> String {
+        let mut s = String::new();
+        let _ = writeln!(s, "# {}\n\n**Question.** {}\n", self.title, self.question);
+        if let Some(d) = &self.description {
+            let _ = writeln!(s, "{}\n", d.trim());
+        }
+        for u in &self.unavailable {
+            let _ = writeln!(
+                s,
+                "> Dataset `{}` was not available ({}); its cells were skipped.\n",
+                u.dataset, u.reason
+            );
+        }
+        for t in &self.tables {
+            s.push_str(&t.markdown());
+        }
+        let quality_charts: Vec<&ChartFile> = self.charts.iter().filter(|c| !c.timing).collect();
+        if !quality_charts.is_empty() {
+            s.push_str("## Charts\n\n");
+            for c in quality_charts {
+                let _ = writeln!(
+                    s,
+                    "### {}\n\n![{}]({})\n\n{} ([SVG]({}))\n",
+                    c.title, c.title, c.png, c.caption, c.svg
+                );
+            }
+        }
+        if !self.failed.is_empty() {
+            s.push_str("## Failed cells\n\n");
+            for f in &self.failed {
+                let _ = writeln!(s, "- {f}");
+            }
+            s.push('\n');
+        }
+        s.push_str("## Corpora\n\n| dataset | edits | seed | docs | true pairs | sha256 |\n|---|---|---:|---:|---:|---|\n");
+        for c in &self.corpora {
+            let _ = writeln!(
+                s,
+                "| {} | `{}` | {} | {} | {} | `{}` |",
+                c.dataset, c.edit, c.seed, c.docs, c.true_pairs, c.sha256
+            );
+        }
+        let _ = writeln!(
+            s,
+            "\n## Files\n\n- `results.csv`, `results.parquet`: every configuration's metrics ({} rows; columns documented in \
+             ARCHITECTURE.md).\n- `timing.csv`, [TIMING.md](TIMING.md): seconds, throughput and memory, kept apart because \
+             they change from run to run.\n",
+            self.rows
+        );
+        let _ = writeln!(
+            s,
+            "## Configuration\n\n`{}`:\n\n```toml\n{}\n```\n",
+            self.config_path,
+            self.config.trim()
+        );
+        let _ = writeln!(
+            s,
+            "## Reproduce\n\n```sh\ncargo run --release -p neardup-lab -- run {}\n```\n\nRevision `{}`, neardup {}, on {}.",
+            self.config_path, self.run.revision, self.run.version, self.run.machine
+        );
+        s
+    }
+
+    /// TIMING.md.
+    pub fn timing_markdown(&self) -> String {
+        let mut s = format!(
+            "# {}: timing\n\nWall-clock on {} (revision `{}`). These figures change from run to run.\n\n",
+            self.title, self.run.machine, self.run.revision
+        );
+        for t in &self.timing_tables {
+            s.push_str(&t.markdown());
+        }
+        for c in self.charts.iter().filter(|c| c.timing) {
+            let _ = writeln!(
+                s,
+                "## {}\n\n![{}]({})\n\n{} ([SVG]({}))\n",
+                c.title, c.title, c.png, c.caption, c.svg
+            );
+        }
+        s
+    }
+}

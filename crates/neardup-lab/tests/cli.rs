@@ -1,0 +1,378 @@
+//! End-to-end tests of the `neardup` binary's contracts.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn neardup(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = neardup(args);
+    assert!(
+        out.status.success(),
+        "neardup {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn err(args: &[&str]) -> String {
+    let out = neardup(args);
+    assert!(!out.status.success(), "neardup {args:?} should fail");
+    String::from_utf8(out.stderr).expect("UTF-8 stderr")
+}
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn fixture(name: &str) -> String {
+    repo()
+        .join("datasets/fixtures")
+        .join(name)
+        .display()
+        .to_string()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("neardup-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+/// The shared corpora: `$NEARDUP_DATA_DIR`, else `../shared/datasets` beside the checkout.
+/// Missing data fails under CI (where ../shared is always present) and is reported otherwise.
+fn shared_data() -> Option<PathBuf> {
+    let dir = std::env::var_os("NEARDUP_DATA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("../shared/datasets"));
+    if dir.join("bible-en.jsonl.gz").is_file() {
+        Some(dir)
+    } else if std::env::var_os("CI").is_some() {
+        panic!("CI must provide the shared corpora at {}", dir.display());
+    } else {
+        eprintln!(
+            "shared corpora not found at {}: test not run",
+            dir.display()
+        );
+        None
+    }
+}
+
+#[test]
+fn scurve_contract() {
+    let out = ok(&["lsh", "scurve", "--bands", "20", "--rows", "5"]);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 22);
+    assert_eq!(lines[0], "similarity,probability");
+    assert_eq!(lines[1], "0.00,0.000000");
+    assert_eq!(lines[17], "0.80,0.999644");
+    assert_eq!(lines[21], "1.00,1.000000");
+    assert!(err(&["lsh", "scurve", "--bands", "0", "--rows", "5"]).contains("bands"));
+}
+
+#[test]
+fn tune_contract() {
+    let out = ok(&["lsh", "tune", "--threshold", "0.8", "--num-perm", "128"]);
+    assert!(out.starts_with("bands=9 rows=13 threshold=0.844"), "{out}");
+    assert!(out.contains(" false_positive_area=") && out.contains(" false_negative_area="));
+    assert_eq!(out.lines().count(), 1);
+    assert!(
+        err(&["lsh", "tune", "--threshold", "1.5", "--num-perm", "128"]).contains("outside (0, 1]")
+    );
+    assert!(err(&["lsh", "tune", "--threshold", "0.5", "--num-perm", "0"]).contains("num_perm"));
+}
+
+#[test]
+fn algorithms_lists_one_line_each() {
+    let out = ok(&["algorithms"]);
+    assert_eq!(out.lines().count(), neardup::registry::algorithms().len());
+    assert!(
+        out.lines()
+            .any(|l| l.starts_with("minhash-lsh ") && l.contains("num_perm=128"))
+    );
+}
+
+#[test]
+fn similarity_prints_exact_and_estimates() {
+    let a = tmp("a.txt");
+    let b = tmp("b.txt");
+    std::fs::write(&a, "a rose is a rose is a rose").unwrap();
+    std::fs::write(&b, "a rose is a flower which is a rose").unwrap();
+    let out = ok(&[
+        "similarity",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--shingle",
+        "1",
+    ]);
+    assert!(out.contains("jaccard=0.600000"), "{out}");
+    assert!(out.contains("multiset_resemblance=0.700000"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("minhash-lsh=")), "{out}");
+    let bad = tmp("bad.txt");
+    std::fs::write(&bad, b"ok \xff\xfe").unwrap();
+    let e = err(&["similarity", a.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert!(e.contains("bad.txt") && e.contains("UTF-8"), "{e}");
+}
+
+const TINY_ARGS: &[&str] = &[
+    "--algorithm",
+    "minhash-lsh",
+    "--param",
+    "k=1",
+    "--param",
+    "verify=exact",
+    "--param",
+    "threshold=0.6",
+    "--param",
+    "bands=64",
+    "--param",
+    "rows=2",
+];
+
+/// Hand-computed row for datasets/fixtures/tiny-labelled.jsonl (see its README):
+/// reported a1–a2, b1–b2, b1–c, b2–c; positives a1–a2, a1–a3, a2–a3, b1–b2 → TP 2, FP 2, FN 2.
+/// ARI: predicted {a1,a2},{a3},{b1,b2,c} vs true {a1,a2,a3},{b1,b2},{c}: index 2, row sum 4,
+/// column sum 4, expected 16/15 → (2 − 16/15)/(4 − 16/15) = 7/22 = 0.318182.
+/// ROC-AUC over all 15 pairs scored by exact Jaccard: positives 1, 0, 0, 2/3; negatives 1, 2/3
+/// and nine 0s → (10.5 + 4.5 + 4.5 + 9.5)/44 = 29/44 = 0.659091.
+#[test]
+fn eval_tiny_fixture_hand_computed_row() {
+    let corpus = fixture("tiny-labelled.jsonl");
+    let mut args = vec!["eval", "--corpus", corpus.as_str()];
+    args.extend_from_slice(TINY_ARGS);
+    let out = ok(&args);
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,f1,ari,roc_auc,seconds,docs_per_s"
+    );
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(row[0], "minhash-lsh");
+    assert_eq!(row[1], "bands=64 k=1 rows=2 threshold=0.6 verify=exact");
+    assert_eq!(
+        &row[2..12],
+        [
+            "6", "4", "2", "2", "2", "0.500000", "0.500000", "0.500000", "0.318182", "0.659091"
+        ]
+    );
+    assert!(row[12].parse::<f64>().unwrap() >= 0.0);
+}
+
+/// With --pairs only listed pairs count: a1–a2 (dup, reported) TP, a1–a3 (dup, missed) FN,
+/// b1–c (not dup, reported) FP, b2–a3 (not dup, not reported) TN. ROC-AUC over the four:
+/// positives 1, 0 vs negatives 1, 0 → (1.5 + 0.5)/4 = 0.5.
+#[test]
+fn eval_with_labelled_pairs() {
+    let corpus = fixture("tiny-labelled.jsonl");
+    let pairs = fixture("tiny-pairs.csv");
+    let mut args = vec![
+        "eval",
+        "--corpus",
+        corpus.as_str(),
+        "--pairs",
+        pairs.as_str(),
+    ];
+    args.extend_from_slice(TINY_ARGS);
+    let out = ok(&args);
+    let row: Vec<&str> = out.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(
+        &row[2..12],
+        [
+            "6", "2", "1", "1", "1", "0.500000", "0.500000", "0.500000", "", "0.500000"
+        ]
+    );
+}
+
+#[test]
+fn eval_json_and_defaults() {
+    let corpus = fixture("tiny-labelled.jsonl");
+    let out = ok(&["eval", "--corpus", &corpus, "--format", "json"]);
+    assert_eq!(out.lines().count(), neardup::registry::algorithms().len());
+    for line in out.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert!(v["bcubed_precision"].is_number(), "{line}");
+    }
+}
+
+#[test]
+fn eval_bad_input_is_named() {
+    let corpus = fixture("tiny-labelled.jsonl");
+    assert!(
+        err(&["eval", "--corpus", &corpus, "--algorithm", "nope"])
+            .contains("unknown algorithm `nope`")
+    );
+    let e = err(&[
+        "eval",
+        "--corpus",
+        &corpus,
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "colour=red",
+    ]);
+    assert!(e.contains("no parameter `colour`"), "{e}");
+    let e = err(&[
+        "eval",
+        "--corpus",
+        &corpus,
+        "--param",
+        "k=3",
+        "--algorithm",
+        "minhash-lsh",
+    ]);
+    assert!(e.contains("before any --algorithm"), "{e}");
+    let e = err(&[
+        "eval",
+        "--corpus",
+        &corpus,
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "num_perm=0",
+    ]);
+    assert!(e.contains("num_perm"), "{e}");
+    let missing = tmp("missing.jsonl");
+    assert!(err(&["eval", "--corpus", missing.to_str().unwrap()]).contains("missing.jsonl"));
+    let bad = tmp("bad.jsonl");
+    std::fs::write(&bad, "{\"id\": \"x\", \"text\": \"a\"}\n{broken\n").unwrap();
+    let e = err(&["eval", "--corpus", bad.to_str().unwrap()]);
+    assert!(e.contains("bad.jsonl:2: malformed JSON"), "{e}");
+    let out = ok(&[
+        "eval",
+        "--corpus",
+        bad.to_str().unwrap(),
+        "--skip-invalid",
+        "--algorithm",
+        "minhash-lsh",
+    ]);
+    assert!(out.contains("minhash-lsh,,1,"), "{out}");
+    let unknown_pairs = tmp("unknown-pairs.csv");
+    std::fs::write(&unknown_pairs, "id_a,id_b\na1,zz\n").unwrap();
+    let e = err(&[
+        "eval",
+        "--corpus",
+        &corpus,
+        "--pairs",
+        unknown_pairs.to_str().unwrap(),
+    ]);
+    assert!(e.contains("unknown-pairs.csv:2: id `zz`"), "{e}");
+    let dup = tmp("dup.jsonl");
+    std::fs::write(
+        &dup,
+        "{\"id\": \"x\", \"text\": \"a\"}\n{\"id\": \"x\", \"text\": \"b\"}\n",
+    )
+    .unwrap();
+    assert!(
+        err(&["eval", "--corpus", dup.to_str().unwrap()]).contains("dup.jsonl:2: duplicate id `x`")
+    );
+    let labelled = tmp("nolabel.jsonl");
+    std::fs::write(&labelled, "{\"id\": \"x\", \"text\": \"a\"}\n").unwrap();
+    let e = err(&[
+        "eval",
+        "--corpus",
+        labelled.to_str().unwrap(),
+        "--label-field",
+        "group",
+    ]);
+    assert!(
+        e.contains("nolabel.jsonl:1: missing label field `group`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn edit_is_deterministic_and_atomic() {
+    let corpus = fixture("tiny-labelled.jsonl");
+    let out1 = tmp("edited1.jsonl");
+    let out2 = tmp("edited2.jsonl");
+    for out in [&out1, &out2] {
+        let o = neardup(&[
+            "edit",
+            &corpus,
+            "--edits",
+            "substitute=0.3,swap=0.2",
+            "--seed",
+            "7",
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let a = std::fs::read(&out1).unwrap();
+    assert_eq!(a, std::fs::read(&out2).unwrap());
+    let text = String::from_utf8(a).unwrap();
+    assert_eq!(text.lines().count(), 12);
+    let copy: serde_json::Value = serde_json::from_str(text.lines().nth(1).unwrap()).unwrap();
+    assert_eq!(copy["source"], "a1");
+    assert_eq!(copy["cluster"], "A");
+    assert_eq!(copy["edits"][0]["kind"], "substitute");
+    // A bad spec writes nothing.
+    let out3 = tmp("edited3.jsonl");
+    let e = err(&[
+        "edit",
+        &corpus,
+        "--edits",
+        "smudge=0.1",
+        "--output",
+        out3.to_str().unwrap(),
+    ]);
+    assert!(e.contains("unknown edit kind `smudge`"), "{e}");
+    assert!(!out3.exists());
+    // The edited corpus evaluates directly: copies are labelled by their source's cluster.
+    let out = ok(&[
+        "eval",
+        "--corpus",
+        out1.to_str().unwrap(),
+        "--algorithm",
+        "minhash-lsh",
+    ]);
+    assert!(out.lines().nth(1).unwrap().starts_with("minhash-lsh,,12,"));
+}
+
+#[test]
+fn shared_datasets_verify() {
+    let Some(dir) = shared_data() else { return };
+    let out = ok(&["datasets", "verify", "--data-dir", dir.to_str().unwrap()]);
+    for name in ["bible-en", "licenses", "licenses-notices", "20news"] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(name) && l.contains(" ok ")),
+            "{out}"
+        );
+    }
+    // A wrong checksum is an error naming the file.
+    let fake = tmp("fake-data");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("bible-en.jsonl.gz"), b"not the corpus").unwrap();
+    let e = err(&[
+        "datasets",
+        "verify",
+        "--data-dir",
+        fake.to_str().unwrap(),
+        "bible-en",
+    ]);
+    assert!(e.contains("bible-en.jsonl.gz: wrong checksum"), "{e}");
+}
+
+#[test]
+fn shared_bible_loads_with_labels() {
+    let Some(dir) = shared_data() else { return };
+    let bible = dir.join("bible-en.jsonl.gz");
+    let out = ok(&[
+        "eval",
+        "--corpus",
+        bible.to_str().unwrap(),
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "threshold=0.3",
+    ]);
+    let row: Vec<&str> = out.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(row[2], "5945");
+    assert_eq!(row[3], "11890"); // 1,189 clusters of 5 → 10 pairs each
+}

@@ -1,0 +1,243 @@
+//! The experiment runner end to end: tables and files, byte-identical reruns, resuming a
+//! killed run, and errors in experiment files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const TINY: &str = r#"
+name = "tiny"
+title = "Tiny"
+question = "Does the runner work?"
+seeds = [1, 2]
+charts = ["robustness", "tradeoff", "pr-curve", "scurve"]
+
+[truth]
+k = 3
+similarity_floor = 0.1
+
+[[datasets]]
+name = "default"
+docs = 40
+fraction = 0.5
+
+[edits]
+kinds = ["substitute", "reorder"]
+rates = [0.05, 0.2]
+
+[[algorithms]]
+name = "minhash-lsh"
+build = { k = 3, verify = "none", bands = [16, 32], rows = 2, num_perm = 64 }
+
+[[algorithms]]
+name = "supershingles"
+query = { min_agreeing = [1, 2] }
+"#;
+
+fn neardup(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_neardup"));
+    c.args(args);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("the binary runs")
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("neardup-runner-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn run(exp: &Path, out: &Path, cache: &Path, extra: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut args = vec![
+        "run",
+        exp.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--cache",
+        cache.to_str().unwrap(),
+    ];
+    args.extend_from_slice(extra);
+    neardup(&args, env)
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+const STABLE: &[&str] = &[
+    "README.md",
+    "results.csv",
+    "results.parquet",
+    "report.json",
+    "charts/robustness.png",
+    "charts/robustness.svg",
+    "charts/scurve.png",
+    "charts/pr-curve.png",
+    "charts/tradeoff-supershingles.png",
+];
+
+#[test]
+fn tiny_experiment_tables_files_and_identical_rerun() {
+    let d = dir("tiny");
+    let exp = d.join("tiny.toml");
+    std::fs::write(&exp, TINY).unwrap();
+    let (out1, out2) = (d.join("out1"), d.join("out2"));
+    let o = run(&exp, &out1, &d.join("cache1"), &[], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // 1 dataset × 4 edit models × 2 seeds × (2 minhash builds + 1 supershingles build) = 24
+    // cells; rows: minhash 16 × 1 query + supershingles 8 × 2 queries = 32.
+    assert!(
+        stderr(&o).contains("24 cells computed, 0 from cache, 32 result rows, 0 failed"),
+        "{}",
+        stderr(&o)
+    );
+    for f in STABLE.iter().chain(&["timing.csv", "TIMING.md"]) {
+        assert!(out1.join(f).is_file(), "missing {f}");
+    }
+    let csv = std::fs::read_to_string(out1.join("results.csv")).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    for col in [
+        "dataset",
+        "edit",
+        "rate",
+        "seed",
+        "algorithm",
+        "build_params",
+        "query_params",
+        "precision",
+        "recall",
+        "f1",
+        "ari",
+        "roc_auc",
+        "cell",
+    ] {
+        assert!(header.contains(&col), "column {col} in {header:?}");
+    }
+    assert!(
+        !header.contains(&"seconds"),
+        "timing stays out of results.csv"
+    );
+    assert_eq!(lines.count(), 32);
+    let readme = std::fs::read_to_string(out1.join("README.md")).unwrap();
+    assert!(readme.contains("**Question.** Does the runner work?"));
+    assert!(readme.contains("## Best configuration per dataset and algorithm"));
+    assert!(readme.contains("## Mean recall by edit kind"));
+    assert!(readme.contains("![Empirical S-curves](charts/scurve.png)"));
+    // Rerun from scratch with one thread: identical bytes, timing aside.
+    let o = run(&exp, &out2, &d.join("cache2"), &["--threads", "1"], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    for f in STABLE {
+        assert_eq!(
+            std::fs::read(out1.join(f)).unwrap(),
+            std::fs::read(out2.join(f)).unwrap(),
+            "{f} differs on rerun"
+        );
+    }
+    // A rerun over the same cache computes nothing.
+    let o = run(&exp, &out2, &d.join("cache2"), &[], &[]);
+    assert!(
+        stderr(&o).contains("0 cells computed, 24 from cache"),
+        "{}",
+        stderr(&o)
+    );
+    // --force recomputes everything.
+    let o = run(&exp, &out2, &d.join("cache2"), &["--force"], &[]);
+    assert!(
+        stderr(&o).contains("24 cells computed, 0 from cache"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn killed_run_resumes_and_skips_finished_cells() {
+    let d = dir("kill");
+    let exp = d.join("tiny.toml");
+    std::fs::write(&exp, TINY).unwrap();
+    let cache = d.join("cache");
+    let o = run(
+        &exp,
+        &d.join("out"),
+        &cache,
+        &[],
+        &[("NEARDUP_KILL_AFTER_CELLS", "10")],
+    );
+    assert!(!o.status.success(), "the simulated kill ends the process");
+    assert!(
+        !d.join("out/results.csv").exists(),
+        "nothing written after the kill point"
+    );
+    let o = run(&exp, &d.join("out"), &cache, &[], &[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("14 cells computed, 10 from cache"),
+        "{}",
+        stderr(&o)
+    );
+    // The resumed run's results equal an uninterrupted run's.
+    let o = run(&exp, &d.join("fresh"), &d.join("cache-fresh"), &[], &[]);
+    assert!(o.status.success());
+    for f in ["results.csv", "README.md"] {
+        assert_eq!(
+            std::fs::read(d.join("out").join(f)).unwrap(),
+            std::fs::read(d.join("fresh").join(f)).unwrap(),
+            "{f}"
+        );
+    }
+    // No temporary files are left in the cache.
+    for entry in std::fs::read_dir(cache.join("tiny/cells")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        assert!(name.ends_with(".json") && !name.starts_with('.'), "{name}");
+    }
+}
+
+#[test]
+fn bad_experiment_files_name_key_and_line() {
+    let d = dir("bad");
+    let cases = [
+        (
+            TINY.replace("seeds = [1, 2]", "seeds = [1, 2]\nsedes = 3"),
+            "bad.toml:6:",
+            "unknown field `sedes`",
+        ),
+        (
+            TINY.replace("docs = 40", "docs = \"forty\""),
+            "bad.toml:14:",
+            "invalid type",
+        ),
+        (
+            TINY.replace("rates = [0.05, 0.2]", "rates = []"),
+            "bad.toml:19:",
+            "`edits.rates` is an empty list",
+        ),
+        (
+            TINY.replace("min_agreeing = [1, 2]", "min_agreeing = []"),
+            "bad.toml:27:",
+            "`query.min_agreeing` is an empty grid",
+        ),
+        (
+            TINY.replace("rows = 2,", "rows = 5,"),
+            "bad.toml:22:",
+            "exceeds num_perm",
+        ),
+        (
+            TINY.replace("\"scurve\"", "\"pie\""),
+            "bad.toml:6:",
+            "unknown chart `pie`",
+        ),
+    ];
+    for (text, at, what) in cases {
+        let exp = d.join("bad.toml");
+        std::fs::write(&exp, &text).unwrap();
+        let o = run(&exp, &d.join("out"), &d.join("cache"), &[], &[]);
+        assert!(!o.status.success());
+        let e = stderr(&o);
+        assert!(
+            e.contains(at) && e.contains(what),
+            "expected {at} … {what}, got: {e}"
+        );
+    }
+}

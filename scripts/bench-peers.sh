@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Measures neardup and the peers (datasketch, rensa: ../shared/peers) on the same generated
+# corpus in the same run, and prints every JSON line plus neardup/peer ratios.
+#   bash scripts/bench-peers.sh [DOCS]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+docs="${1:-20000}"
+peers="${NEARDUP_PEERS_DIR:-../shared/peers}"
+work="${NEARDUP_BENCH_DIR:-target/bench-peers}"
+mkdir -p "$work"
+cargo build --release -p neardup-lab --bin neardup >&2
+bin="${CARGO_TARGET_DIR:-target}/release/neardup"
+python3 "$peers/make_corpus.py" --docs "$docs" --edit-rate 0.02 --seed 42 --out "$work/corpus.jsonl" >&2
+out="$work/peers.jsonl"
+: > "$out"
+bash "$peers/run.sh" --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" >> "$out"
+for task in shingle_word5 minhash128_sketch minhash128_end_to_end lsh_insert_query; do
+    "$bin" bench --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" --task "$task" >> "$out"
+done
+cat "$out"
+python3 - "$out" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+ours = {r["task"]: r for r in rows if r["tool"] == "neardup"}
+for r in rows:
+    if r["tool"] != "neardup" and r["task"] in ours:
+        print(f'neardup / {r["tool"]:10s} {r["task"]:24s} {ours[r["task"]]["docs_per_s"] / r["docs_per_s"]:8.2f}x')
+if "minhash128_end_to_end" in ours:
+    for r in rows:
+        if r["tool"] == "rensa" and r["task"] == "minhash128_sketch":
+            print(f'neardup end-to-end / rensa pre-shingled sketch   {ours["minhash128_end_to_end"]["docs_per_s"] / r["docs_per_s"]:8.2f}x')
+PY
