@@ -152,11 +152,35 @@ pub enum Command {
         #[arg(long, default_value_t = 0.8)]
         threshold: f64,
     },
+    /// Hamming search design.
+    Hamming {
+        /// What to compute.
+        #[command(subcommand)]
+        command: HammingCommand,
+    },
     /// LSH banding math.
     Lsh {
         /// What to compute.
         #[command(subcommand)]
         command: LshCommand,
+    },
+}
+
+/// `neardup hamming …`
+#[derive(Debug, Subcommand)]
+pub enum HammingCommand {
+    /// Candidate permuted-table designs as CSV
+    /// `tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes`.
+    Tune {
+        /// Fingerprint width f (32, 64, 128, 192, 256, 384, 512).
+        #[arg(long)]
+        bits: u32,
+        /// Hamming distance k to guarantee.
+        #[arg(long)]
+        distance: u32,
+        /// Number of fingerprints N (a number or 2^D).
+        #[arg(long, value_parser = crate::commands::hamming::parse_count)]
+        fingerprints: f64,
     },
 }
 

@@ -57,6 +57,8 @@ pub struct Row {
     pub docs: usize,
     /// Every metric column with its value.
     pub metrics: Vec<(&'static str, Option<f64>)>,
+    /// What the index reports about itself.
+    pub stats: ParamMap,
 }
 
 impl Row {
@@ -102,6 +104,7 @@ pub fn evaluate(
             params: render_params(&config.params),
             docs: docs.len(),
             metrics: compute_all(&input),
+            stats: built.index.stats(),
         });
     }
     Ok(rows)
@@ -211,6 +214,7 @@ pub fn write_json(rows: &[Row], out: &mut impl Write) -> anyhow::Result<()> {
         for (c, v) in &r.metrics {
             obj.insert((*c).into(), v.map_or(serde_json::Value::Null, Into::into));
         }
+        obj.insert("stats".into(), serde_json::Value::Object(r.stats.clone()));
         writeln!(out, "{}", serde_json::Value::Object(obj))?;
     }
     Ok(())

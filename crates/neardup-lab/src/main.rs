@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
-use neardup_lab::cli::{Cli, Command, DatasetsCommand, LshCommand};
+use neardup_lab::cli::{Cli, Command, DatasetsCommand, HammingCommand, LshCommand};
 use neardup_lab::commands;
 use neardup_lab::corpus::manifest::data_dir;
 use neardup_lab::edits::derive::DeriveOptions;
@@ -144,6 +144,14 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             threshold,
             &mut out,
         )?,
+        Command::Hamming {
+            command:
+                HammingCommand::Tune {
+                    bits,
+                    distance,
+                    fingerprints,
+                },
+        } => commands::hamming::tune(bits, distance, fingerprints, &mut out)?,
         Command::Lsh { command } => match command {
             LshCommand::Scurve { bands, rows } => commands::lsh::scurve(bands, rows, &mut out)?,
             LshCommand::Tune {

@@ -376,3 +376,90 @@ fn shared_bible_loads_with_labels() {
     assert_eq!(row[2], "5945");
     assert_eq!(row[3], "11890"); // 1,189 clusters of 5 → 10 pairs each
 }
+
+/// Manku et al.'s designs for f = 64, k = 3, 2^34 fingerprints (../shared/PUBLISHED.md).
+#[test]
+fn hamming_tune_contract() {
+    let out = ok(&[
+        "hamming",
+        "tune",
+        "--bits",
+        "64",
+        "--distance",
+        "3",
+        "--fingerprints",
+        "17179869184",
+    ]);
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes"
+    );
+    let rows: Vec<Vec<String>> = lines
+        .map(|l| l.split(',').map(String::from).collect())
+        .collect();
+    assert!(rows.iter().all(|r| r.len() == 5));
+    let find = |tables: &str| {
+        rows.iter()
+            .find(|r| r[0] == tables)
+            .unwrap_or_else(|| panic!("no {tables}-table design in {out}"))
+    };
+    let d20 = find("20");
+    assert_eq!((d20[1].as_str(), d20[2].as_str()), ("6", "31"));
+    assert!(d20[3].parse::<f64>().unwrap() <= 8.0);
+    let d4 = find("4");
+    assert_eq!(d4[3], (1u64 << 18).to_string());
+    assert_eq!(find("16")[1..4], ["4+4", "28", "64"]);
+    assert_eq!(find("10")[3], "512");
+    // 2^D notation, and impossible inputs.
+    assert_eq!(
+        ok(&[
+            "hamming",
+            "tune",
+            "--bits",
+            "64",
+            "--distance",
+            "3",
+            "--fingerprints",
+            "2^34"
+        ]),
+        out
+    );
+    assert!(
+        err(&[
+            "hamming",
+            "tune",
+            "--bits",
+            "64",
+            "--distance",
+            "64",
+            "--fingerprints",
+            "100"
+        ])
+        .contains("smaller than")
+    );
+    assert!(
+        err(&[
+            "hamming",
+            "tune",
+            "--bits",
+            "48",
+            "--distance",
+            "3",
+            "--fingerprints",
+            "100"
+        ])
+        .contains("unsupported")
+    );
+    let e = err(&[
+        "hamming",
+        "tune",
+        "--bits",
+        "64",
+        "--distance",
+        "3",
+        "--fingerprints",
+        "0",
+    ]);
+    assert!(e.contains("--fingerprints"), "{e}");
+}

@@ -74,6 +74,11 @@ pub trait Algorithm: Send + Sync + 'static {
 
     /// Heap bytes held by the index (signatures included).
     fn index_bytes(index: &Self::Index) -> usize;
+
+    /// Counts worth reporting about the built index (documents without a signature…).
+    fn stats(_index: &Self::Index) -> ParamMap {
+        ParamMap::new()
+    }
 }
 
 /// A configured algorithm, type-erased (what the registry hands out).
@@ -97,6 +102,8 @@ pub trait Index: Send + Sync {
     fn score(&self, a: usize, b: usize) -> Option<f64>;
     /// Heap bytes held.
     fn heap_bytes(&self) -> usize;
+    /// Counts about the index (see [`Algorithm::stats`]).
+    fn stats(&self) -> ParamMap;
 }
 
 /// Parameters of `A` split into (build, query) maps.
@@ -231,6 +238,9 @@ impl<A: Algorithm> Index for Built<A> {
     }
     fn heap_bytes(&self) -> usize {
         A::index_bytes(&self.index)
+    }
+    fn stats(&self) -> ParamMap {
+        A::stats(&self.index)
     }
 }
 

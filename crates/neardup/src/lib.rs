@@ -40,9 +40,13 @@ pub mod detector;
 pub mod detectors;
 pub mod error;
 pub mod features;
+pub mod hamming;
 pub mod hash;
+pub mod join;
+pub mod keyjoin;
 pub mod minhash;
 pub mod registry;
+pub mod simhash;
 pub mod text;
 
 pub use error::{Error, Result};

@@ -41,6 +41,14 @@ fn info<A: Algorithm>() -> AlgorithmInfo {
 const REGISTRY: &[fn() -> AlgorithmInfo] = &[
     info::<minhash_lsh::MinHashLsh>,
     info::<supershingles::Supershingles>,
+    info::<simhash::SimHash>,
+    info::<random_projection::RandomProjection>,
+    info::<henzinger::Henzinger>,
+    info::<imatch::IMatch>,
+    info::<spotsigs::SpotSigs>,
+    info::<tianwang::Tianwang>,
+    info::<longest_sentences::LongestSentences>,
+    info::<exact::Exact>,
 ];
 
 /// Every registered algorithm.

@@ -4,6 +4,7 @@
 //! kinds they want. Text uses DejaVu Sans embedded in the binary, so PNGs look the same on
 //! every machine and need no system fonts. Files are written atomically.
 
+pub mod designs;
 pub mod pareto;
 pub mod pr_curve;
 pub mod robustness;
@@ -62,6 +63,7 @@ pub const CHARTS: &[&dyn Chart] = &[
     &pr_curve::PrCurve,
     &pareto::Pareto,
     &robustness::Robustness,
+    &designs::Designs,
 ];
 
 /// Names of the chart kinds.

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod datasets;
 pub mod edit;
 pub mod eval;
+pub mod hamming;
 pub mod lsh;
 pub mod run;
 pub mod similarity;

@@ -84,6 +84,9 @@ pub struct CellResult {
     pub roc_auc: Option<f64>,
     /// PR-AUC of the same sample.
     pub pr_auc: Option<f64>,
+    /// Counts the algorithm reports about its index (documents without a signature…).
+    #[serde(default)]
+    pub stats: ParamMap,
     /// One result per query point, in grid order.
     pub queries: Vec<QueryResult>,
     /// Set when the algorithm failed; the rest is then empty.

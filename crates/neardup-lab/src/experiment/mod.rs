@@ -32,6 +32,8 @@ pub struct Summary {
     pub failed: usize,
     /// Datasets skipped as unavailable.
     pub unavailable: Vec<String>,
+    /// Whether a report was written (false when no dataset was available).
+    pub written: bool,
 }
 
 /// The standard experiments, parsed (their path is `experiments/<file>`).
@@ -43,9 +45,26 @@ pub fn standard() -> crate::error::Result<Vec<config::Experiment>> {
 }
 
 /// Runs an experiment's missing cells, then writes its results, charts and report into
-/// `opts.out`.
+/// `opts.out`. When none of its datasets is available nothing is written, so a report made
+/// earlier with the data stays as it was.
 pub fn run_and_report(exp: &config::Experiment, opts: &RunOptions) -> anyhow::Result<Summary> {
     let outcome = runner::run(exp, opts)?;
+    let unavailable: Vec<String> = outcome
+        .unavailable
+        .iter()
+        .map(|u| format!("{} ({})", u.dataset, u.reason))
+        .collect();
+    if outcome.cells.is_empty() {
+        return Ok(Summary {
+            name: exp.name.clone(),
+            computed: 0,
+            cached: 0,
+            rows: 0,
+            failed: 0,
+            unavailable,
+            written: false,
+        });
+    }
     let results = results::collect(&outcome, &opts.cache)?;
     std::fs::create_dir_all(&opts.out)?;
     results::write(&opts.out, &exp.name, &results.rows)?;
@@ -70,10 +89,7 @@ pub fn run_and_report(exp: &config::Experiment, opts: &RunOptions) -> anyhow::Re
         cached: outcome.cached,
         rows: results.rows.len(),
         failed: outcome.failed.len(),
-        unavailable: outcome
-            .unavailable
-            .iter()
-            .map(|u| format!("{} ({})", u.dataset, u.reason))
-            .collect(),
+        unavailable,
+        written: true,
     })
 }

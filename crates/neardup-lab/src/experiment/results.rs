@@ -11,6 +11,8 @@
 //! | `true_pairs`, `tp`, `fp`, `fn`, `precision`, `recall`, `f1` | pair-level metrics |
 //! | `ari`, `bcubed_precision`, `bcubed_recall` | cluster-level metrics |
 //! | `roc_auc`, `pr_auc` | ranking quality of the index's scores |
+//! | `stats` | what the index reports about itself, e.g. `unsigned_docs=12` (I-Match) |
+//! | `error` | the algorithm's error when the cell failed (metrics empty) |
 //! | `cell` | cache key of the raw result |
 //!
 //! Timing and memory go to `timing.csv` (`cell`, `query_params`, `build_seconds`,
@@ -72,6 +74,8 @@ pub struct ResultRow {
     pub index_mb: f64,
     /// The algorithm's error, if it failed.
     pub error: Option<String>,
+    /// The index's statistics as `key=value` (empty when it reports none).
+    pub stats: String,
 }
 
 impl ResultRow {
@@ -160,6 +164,7 @@ pub fn collect(outcome: &RunOutcome, cache_dir: &Path) -> Result<Results> {
                 peak_mb: cost("peak_mb").unwrap_or(0.0),
                 index_mb: cell.index_bytes as f64 / 1e6,
                 error: None,
+                stats: render_params(&cell.stats),
             });
         }
         results.cells.insert(planned.key.clone(), cell);
@@ -185,6 +190,7 @@ fn failed_row(planned: &PlannedCell, cell: &CellResult, corpus: &CorpusTruth) ->
         peak_mb: 0.0,
         index_mb: 0.0,
         error: cell.error.clone(),
+        stats: String::new(),
     }
 }
 

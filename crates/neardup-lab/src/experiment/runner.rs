@@ -235,6 +235,7 @@ fn execute(
         index_bytes: 0,
         roc_auc: None,
         pr_auc: None,
+        stats: ParamMap::new(),
         queries: Vec::new(),
         error: None,
     };
@@ -244,6 +245,7 @@ fn execute(
         cell.build_seconds = built.seconds;
         cell.build_peak_bytes = built.peak_bytes;
         cell.index_bytes = built.index_bytes;
+        cell.stats = built.index.stats();
         if let Some(sample) = auc_sample(truth, docs.len(), built.index.as_ref(), seed) {
             cell.roc_auc = roc_auc(&sample);
             cell.pr_auc = average_precision(&sample);

@@ -4,5 +4,13 @@
 //!
 //! [`Algorithm`]: crate::detector::Algorithm
 
+pub mod exact;
+pub mod henzinger;
+pub mod imatch;
+pub mod longest_sentences;
 pub mod minhash_lsh;
+pub mod random_projection;
+pub mod simhash;
+pub mod spotsigs;
 pub mod supershingles;
+pub mod tianwang;

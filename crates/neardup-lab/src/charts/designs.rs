@@ -1,0 +1,140 @@
+//! Permuted-table designs (Manku et al., WWW 2007, §3.1.1): for f = 64 and each Hamming
+//! distance k the experiment's `simhash` grid uses (3 if none), every candidate design's
+//! number of tables against the fingerprints a probe returns and the memory the tables take,
+//! for 2^34 fingerprints (the paper's 8 billion pages). Computed from the design calculator,
+//! not from runs: it is the same table `neardup hamming tune` prints.
+
+use std::path::Path;
+
+use neardup::hamming::design::candidates;
+use plotters::prelude::*;
+
+use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
+
+/// Tables vs candidates per probe vs memory.
+#[derive(Debug)]
+pub struct Designs;
+
+/// Fingerprints assumed: 2^34.
+const LOG2_N: i32 = 34;
+
+impl Chart for Designs {
+    fn name(&self) -> &'static str {
+        "designs"
+    }
+
+    fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
+        let mut ks: Vec<u32> = input
+            .experiment
+            .algorithms
+            .iter()
+            .filter(|a| a.name == "simhash")
+            .flat_map(|a| {
+                a.queries.iter().filter_map(|q| {
+                    q.get("max_distance")
+                        .and_then(|v| v.as_u64())
+                        .map(|k| k as u32)
+                })
+            })
+            .filter(|&k| (1..=8).contains(&k))
+            .collect();
+        ks.sort_unstable();
+        ks.dedup();
+        if ks.is_empty() {
+            ks.push(3);
+        }
+        let n = 2f64.powi(LOG2_N);
+        // (k, tables, log2 matches, memory TB, blocks)
+        let mut pts: Vec<(u32, f64, f64, f64, String)> = Vec::new();
+        for &k in &ks {
+            for d in candidates(64, k)? {
+                pts.push((
+                    k,
+                    d.tables.len() as f64,
+                    d.expected_matches(n).log2(),
+                    d.memory_bytes(n) / 1e12,
+                    d.blocks(),
+                ));
+            }
+        }
+        let tmax = pts.iter().map(|p| p.1).fold(1.0, f64::max);
+        let (ymin, ymax) = pts
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+                (a.min(p.2), b.max(p.2))
+            });
+        let mmax = pts.iter().map(|p| p.3).fold(0.0, f64::max);
+        let size = (1100u32, 560u32);
+        let (svg, png) = crate::draw_both!(
+            dir,
+            "designs",
+            size,
+            |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+                let (top, body) = root.split_vertically(50);
+                top.titled(
+                    "Permuted-table designs for f = 64 bits, 2^34 fingerprints",
+                    title_font(),
+                )?;
+                let (left, right) = body.split_horizontally(size.0 / 2);
+                let mut a = ChartBuilder::on(&left)
+                    .caption("fingerprints returned per probe", label_font())
+                    .margin(12)
+                    .x_label_area_size(45)
+                    .y_label_area_size(60)
+                    .build_cartesian_2d(
+                        (1f64..tmax * 2.0).log_scale(),
+                        (ymin - 1.0)..(ymax + 1.0),
+                    )?;
+                a.configure_mesh()
+                    .x_desc("tables (log scale)")
+                    .y_desc("log2 expected matches per probe, 2^(34 − p)")
+                    .axis_desc_style(("sans-serif", 14))
+                    .draw()?;
+                let mut b = ChartBuilder::on(&right)
+                    .caption("memory of the tables", label_font())
+                    .margin(12)
+                    .x_label_area_size(45)
+                    .y_label_area_size(60)
+                    .build_cartesian_2d((1f64..tmax * 2.0).log_scale(), 0.0..mmax * 1.1)?;
+                b.configure_mesh()
+                    .x_desc("tables (log scale)")
+                    .y_desc("terabytes (f/8 + 4 bytes per entry)")
+                    .axis_desc_style(("sans-serif", 14))
+                    .draw()?;
+                for (i, &k) in ks.iter().enumerate() {
+                    let c = colour(i);
+                    let mine: Vec<&(u32, f64, f64, f64, String)> =
+                        pts.iter().filter(|p| p.0 == k).collect();
+                    a.draw_series(mine.iter().map(|p| Circle::new((p.1, p.2), 5, c.filled())))?;
+                    a.draw_series(
+                        mine.iter()
+                            .map(|p| Text::new(p.4.clone(), (p.1, p.2 + 0.4), ("sans-serif", 12))),
+                    )?;
+                    // The legend lives in the memory panel, whose upper left is empty.
+                    b.draw_series(mine.iter().map(|p| Circle::new((p.1, p.3), 5, c.filled())))?
+                        .label(format!("k = {k}"))
+                        .legend(move |(x, y)| Circle::new((x + 8, y), 5, c.filled()));
+                }
+                b.configure_series_labels()
+                    .position(SeriesLabelPosition::UpperLeft)
+                    .label_font(("sans-serif", 14))
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .draw()?;
+                Ok(())
+            }
+        );
+        Ok(vec![ChartFile {
+            title: "Permuted-table designs".into(),
+            svg,
+            png,
+            caption: format!(
+                "Each point is a design (label: blocks per level; \"6\" = 6 blocks choose 6 − k, \"4+4\" = two levels). More \
+                 tables buy longer prefixes p, so a probe returns 2^(34 − p) fingerprints, at the cost of one copy of the \
+                 fingerprints per table. k = {}. Same numbers as `neardup hamming tune --bits 64 --distance k --fingerprints 2^34`.",
+                ks.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            ),
+            timing: false,
+        }])
+    }
+}

@@ -1,0 +1,106 @@
+//! `exact`: the baseline — documents whose normalized full text is identical.
+//!
+//! The normalized text (default normalization: NFKC, lower case, collapsed whitespace) is hashed
+//! with 128-bit XXH3; equal hashes are duplicates. Documents that normalize to nothing are
+//! never reported. Score: 1 for identical normalized text, 0 otherwise.
+
+use serde::{Deserialize, Serialize};
+
+use crate::detector::{Algorithm, ScoredPair};
+use crate::error::Result;
+use crate::keyjoin::shared_keys;
+use crate::minhash::lsh::unpack;
+use crate::text::Normalization;
+
+/// Build parameters of `exact`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ExactParams {
+    /// Normalization applied before hashing.
+    #[serde(flatten)]
+    pub normalization: Normalization,
+}
+
+/// `exact` has no query parameter.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NoQuery {}
+
+/// One hash per document (`None`: empty after normalization).
+#[derive(Debug)]
+pub struct ExactIndex {
+    hashes: Vec<Option<u128>>,
+}
+
+/// Exact duplicates after normalization.
+#[derive(Debug)]
+pub struct Exact;
+
+impl Algorithm for Exact {
+    const NAME: &'static str = "exact";
+    const SUMMARY: &'static str = "Exact duplicates: hash of the normalized full text (baseline)";
+    type Params = ExactParams;
+    type Query = NoQuery;
+    type Index = ExactIndex;
+
+    fn validate(_: &Self::Params, _: &Self::Query) -> Result<()> {
+        Ok(())
+    }
+
+    fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
+        use rayon::prelude::*;
+        let hashes = docs
+            .par_iter()
+            .map_init(String::new, |buf, d| {
+                p.normalization.apply_into(d, buf);
+                let t = buf.trim();
+                (!t.is_empty()).then(|| xxhash_rust::xxh3::xxh3_128(t.as_bytes()))
+            })
+            .collect();
+        Ok(ExactIndex { hashes })
+    }
+
+    fn query(_: &Self::Params, index: &Self::Index, _: &Self::Query) -> Vec<ScoredPair> {
+        let keyed = index
+            .hashes
+            .iter()
+            .enumerate()
+            .filter_map(|(i, h)| h.map(|h| (h, i as u32)))
+            .collect();
+        shared_keys(keyed)
+            .into_iter()
+            .map(|(p, _)| {
+                let (a, b) = unpack(p);
+                ScoredPair { a, b, score: 1.0 }
+            })
+            .collect()
+    }
+
+    fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+        Some(match (index.hashes[a], index.hashes[b]) {
+            (Some(x), Some(y)) if x == y => 1.0,
+            _ => 0.0,
+        })
+    }
+
+    fn index_bytes(index: &Self::Index) -> usize {
+        index.hashes.capacity() * std::mem::size_of::<Option<u128>>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detector::{Configured, Detector, ParamMap};
+
+    #[test]
+    fn normalized_equality() {
+        let docs = ["Hello   World", "hello world", "hello world!", "", "  "];
+        let d = Configured::<Exact>::from_params(&ParamMap::new()).unwrap();
+        let pairs = d.build(&docs).unwrap().query(&ParamMap::new()).unwrap();
+        assert_eq!(
+            pairs.iter().map(|p| (p.a, p.b)).collect::<Vec<_>>(),
+            [(0, 1)]
+        );
+    }
+}

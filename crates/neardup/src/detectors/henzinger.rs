@@ -1,0 +1,221 @@
+//! `henzinger`: Henzinger's combined algorithm (SIGIR 2006, §5): the pairs algorithm B
+//! (supershingles, high recall, low precision) calls similar are kept only when algorithm C
+//! (384-bit random projection) also agrees on at least `min_agreement` bits (published: 355).
+//!
+//! Both indexes are built with their own modules (`supershingles`, `random-projection`); the
+//! combination only filters, so it never reports a pair B does not (tested).
+//! Score: C's cosine estimate.
+
+use serde::{Deserialize, Serialize};
+
+use super::random_projection::{ProjectionParams, ProjectionQuery, RandomProjection};
+use super::supershingles::{Supershingles, SupershinglesParams, SupershinglesQuery};
+use crate::detector::{Algorithm, ScoredPair};
+use crate::error::Result;
+use crate::features::FeatureParams;
+
+/// Build parameters of `henzinger`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HenzingerParams {
+    /// B's features (default word 8-shingles); C uses the same text processing with k = 1.
+    #[serde(flatten)]
+    pub features: FeatureParams,
+    /// B: min-values m. Default 84.
+    pub min_values: usize,
+    /// B: supershingles m'. Default 6.
+    pub supershingles: usize,
+    /// B: min-values per supershingle l. Default 14.
+    pub values_per_supershingle: usize,
+    /// C: projection bits b. Default 384.
+    pub bits: u32,
+    /// Seed of both. Default 42.
+    pub seed: u64,
+}
+
+impl Default for HenzingerParams {
+    fn default() -> Self {
+        let b = SupershinglesParams::default();
+        HenzingerParams {
+            features: b.features,
+            min_values: b.min_values,
+            supershingles: b.supershingles,
+            values_per_supershingle: b.values_per_supershingle,
+            bits: 384,
+            seed: 42,
+        }
+    }
+}
+
+/// Query parameters of `henzinger`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HenzingerQuery {
+    /// B: agreeing supershingles needed. Default 2.
+    pub min_agreeing: usize,
+    /// C: agreeing bits needed to keep a B-similar pair. Default 355.
+    pub min_agreement: u32,
+}
+
+impl Default for HenzingerQuery {
+    fn default() -> Self {
+        HenzingerQuery {
+            min_agreeing: 2,
+            min_agreement: 355,
+        }
+    }
+}
+
+impl HenzingerParams {
+    fn b(&self) -> SupershinglesParams {
+        SupershinglesParams {
+            features: self.features.clone(),
+            min_values: self.min_values,
+            supershingles: self.supershingles,
+            values_per_supershingle: self.values_per_supershingle,
+            seed: self.seed,
+        }
+    }
+
+    fn c(&self) -> ProjectionParams {
+        ProjectionParams {
+            features: FeatureParams {
+                k: 1,
+                ..self.features.clone()
+            },
+            bits: self.bits,
+            seed: self.seed,
+            ..Default::default()
+        }
+    }
+}
+
+/// Both indexes.
+#[derive(Debug)]
+pub struct HenzingerIndex {
+    b: <Supershingles as Algorithm>::Index,
+    c: <RandomProjection as Algorithm>::Index,
+}
+
+/// Henzinger's combined B + C.
+#[derive(Debug)]
+pub struct Henzinger;
+
+impl Algorithm for Henzinger {
+    const NAME: &'static str = "henzinger";
+    const SUMMARY: &'static str = "B-similar pairs kept when C agrees on >= t bits (Henzinger SIGIR 2006, combined algorithm)";
+    type Params = HenzingerParams;
+    type Query = HenzingerQuery;
+    type Index = HenzingerIndex;
+
+    fn validate(p: &Self::Params, q: &Self::Query) -> Result<()> {
+        Supershingles::validate(
+            &p.b(),
+            &SupershinglesQuery {
+                min_agreeing: q.min_agreeing,
+            },
+        )?;
+        RandomProjection::validate(
+            &p.c(),
+            &ProjectionQuery {
+                min_agreement: q.min_agreement,
+            },
+        )
+    }
+
+    fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
+        Ok(HenzingerIndex {
+            b: Supershingles::build(&p.b(), docs)?,
+            c: RandomProjection::build(&p.c(), docs)?,
+        })
+    }
+
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
+        let c = p.c();
+        let threshold = crate::simhash::cosine_estimate(q.min_agreement, p.bits);
+        Supershingles::query(
+            &p.b(),
+            &index.b,
+            &SupershinglesQuery {
+                min_agreeing: q.min_agreeing,
+            },
+        )
+        .into_iter()
+        .filter_map(|pair| {
+            let s = RandomProjection::score(&c, &index.c, pair.a as usize, pair.b as usize)?;
+            // cos(π(1 − agree/b)) is increasing in `agree`, so this is agree ≥ t.
+            (s >= threshold - 1e-12).then_some(ScoredPair { score: s, ..pair })
+        })
+        .collect()
+    }
+
+    fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+        RandomProjection::score(&p.c(), &index.c, a, b)
+    }
+
+    fn index_bytes(index: &Self::Index) -> usize {
+        Supershingles::index_bytes(&index.b) + RandomProjection::index_bytes(&index.c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detector::{Configured, Detector, ParamMap};
+    use crate::hash::SplitMix64;
+    use serde_json::json;
+
+    #[test]
+    fn never_reports_a_pair_b_does_not() {
+        let mut rng = SplitMix64::new(12);
+        let mut docs = Vec::new();
+        for _ in 0..80 {
+            let base: Vec<String> = (0..120).map(|_| format!("w{}", rng.below(400))).collect();
+            docs.push(base.join(" "));
+            for rate in [0.01, 0.05] {
+                let copy: Vec<String> = base
+                    .iter()
+                    .map(|w| {
+                        if rng.next_f64() < rate {
+                            "x".to_string()
+                        } else {
+                            w.clone()
+                        }
+                    })
+                    .collect();
+                docs.push(copy.join(" "));
+            }
+        }
+        let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+        let b = Configured::<Supershingles>::from_params(&ParamMap::new())
+            .unwrap()
+            .build(&refs)
+            .unwrap();
+        let b_pairs: Vec<(u32, u32)> = b
+            .query(&ParamMap::new())
+            .unwrap()
+            .iter()
+            .map(|p| (p.a, p.b))
+            .collect();
+        for t in [300u32, 355, 372, 384] {
+            let m: ParamMap = serde_json::from_value(json!({ "min_agreement": t })).unwrap();
+            let combined = Configured::<Henzinger>::from_params(&m)
+                .unwrap()
+                .build(&refs)
+                .unwrap();
+            let pairs = combined.query(&ParamMap::new()).unwrap();
+            assert!(
+                pairs.iter().all(|p| b_pairs.contains(&(p.a, p.b))),
+                "t = {t}"
+            );
+            if t == 300 {
+                assert_eq!(
+                    pairs.len(),
+                    b_pairs.len(),
+                    "a loose C keeps every B pair here"
+                );
+            }
+        }
+        assert!(!b_pairs.is_empty());
+    }
+}

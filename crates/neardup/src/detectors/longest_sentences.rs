@@ -1,0 +1,207 @@
+//! `longest-sentences`: the fingerprint of a document is the hashes of its k longest sentences
+//! (sorted by hash, so their order in the text does not matter); two documents are duplicates
+//! when their fingerprints are equal, or, with `min_common = m < k`, when they share at least
+//! m of the k sentence hashes (seed 004's fingerprint system).
+//!
+//! Sentences: UAX #29 boundaries, then the default normalization, then XXH3; length in
+//! characters (ties: the earlier sentence). Documents with no sentence have no fingerprint and
+//! are never reported; documents with fewer than k sentences use all they have.
+//! Score: shared sentence hashes / k.
+
+use serde::{Deserialize, Serialize};
+
+use crate::detector::{Algorithm, ScoredPair};
+use crate::error::{Error, Result};
+use crate::hash::hash_bytes;
+use crate::keyjoin::shared_keys;
+use crate::minhash::lsh::unpack;
+use crate::text::{Normalization, sentences};
+
+/// Build parameters of `longest-sentences`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LongestParams {
+    /// Sentences per fingerprint k. Default 3.
+    pub sentences: usize,
+    /// Normalization of each sentence before hashing.
+    #[serde(flatten)]
+    pub normalization: Normalization,
+}
+
+impl Default for LongestParams {
+    fn default() -> Self {
+        LongestParams {
+            sentences: 3,
+            normalization: Normalization::default(),
+        }
+    }
+}
+
+/// Query parameters of `longest-sentences`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LongestQuery {
+    /// Shared sentence hashes needed; 0 = all k (equal fingerprints). Default 0.
+    pub min_common: usize,
+}
+
+/// Per document: its sorted sentence hashes (empty: no fingerprint).
+#[derive(Debug)]
+pub struct LongestIndex {
+    prints: Vec<Vec<u64>>,
+    shared: Vec<(u64, u32)>,
+}
+
+/// The k-longest-sentences fingerprint.
+#[derive(Debug)]
+pub struct LongestSentences;
+
+/// The sorted hashes of the `k` longest sentences of `text`.
+pub fn fingerprint(text: &str, k: usize, normalization: &Normalization) -> Vec<u64> {
+    let mut by_length: Vec<(usize, usize, u64)> = sentences(text)
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let n = normalization.apply(s);
+            let n = n.trim();
+            (!n.is_empty()).then(|| (n.chars().count(), i, hash_bytes(n.as_bytes(), 0x5e47)))
+        })
+        .collect();
+    by_length.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut hashes: Vec<u64> = by_length.into_iter().take(k).map(|x| x.2).collect();
+    hashes.sort_unstable();
+    hashes
+}
+
+impl Algorithm for LongestSentences {
+    const NAME: &'static str = "longest-sentences";
+    const SUMMARY: &'static str = "Hashes of the k longest sentences; equal, or >= m of k shared (seed 004 fingerprint system)";
+    type Params = LongestParams;
+    type Query = LongestQuery;
+    type Index = LongestIndex;
+
+    fn validate(p: &Self::Params, q: &Self::Query) -> Result<()> {
+        if p.sentences == 0 {
+            return Err(Error::invalid(
+                Self::NAME,
+                "sentences",
+                "k must be at least 1",
+            ));
+        }
+        if q.min_common > p.sentences {
+            return Err(Error::invalid(
+                Self::NAME,
+                "min_common",
+                format!("{} exceeds k = {}", q.min_common, p.sentences),
+            ));
+        }
+        Ok(())
+    }
+
+    fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
+        use rayon::prelude::*;
+        let prints: Vec<Vec<u64>> = docs
+            .par_iter()
+            .map(|d| fingerprint(d, p.sentences, &p.normalization))
+            .collect();
+        // Keys: every sentence hash (shared counts), plus the whole fingerprint (equality).
+        let mut keyed = Vec::new();
+        for (i, f) in prints.iter().enumerate() {
+            for &h in f {
+                keyed.push((h as u128, i as u32));
+            }
+        }
+        let shared = shared_keys(keyed);
+        Ok(LongestIndex { prints, shared })
+    }
+
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
+        index
+            .shared
+            .iter()
+            .filter_map(|&(pair, n)| {
+                let (a, b) = unpack(pair);
+                let (fa, fb) = (&index.prints[a as usize], &index.prints[b as usize]);
+                let ok = if q.min_common == 0 {
+                    fa == fb
+                } else {
+                    n as usize >= q.min_common
+                };
+                ok.then(|| ScoredPair {
+                    a,
+                    b,
+                    score: n as f64 / p.sentences as f64,
+                })
+            })
+            .collect()
+    }
+
+    fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+        let shared =
+            crate::features::similarity::intersection_size(&index.prints[a], &index.prints[b]);
+        Some(shared as f64 / p.sentences as f64)
+    }
+
+    fn index_bytes(index: &Self::Index) -> usize {
+        index
+            .prints
+            .iter()
+            .map(|p| p.capacity() * 8 + 24)
+            .sum::<usize>()
+            + index.shared.capacity() * 16
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detector::{Configured, Detector, ParamMap};
+    use serde_json::json;
+
+    const A: &str = "Short one. This is the longest sentence of the whole document by far. A medium sentence here. Tiny.";
+    const B: &str = "Tiny! A medium sentence here. Different short. This is the longest sentence of the whole document by far.";
+    const C: &str = "This is the longest sentence of the whole document by far. Something else entirely now. Ok.";
+
+    #[test]
+    fn equal_and_partial_fingerprints() {
+        assert_eq!(
+            fingerprint(A, 2, &Normalization::default()),
+            fingerprint(B, 2, &Normalization::default())
+        );
+        let docs = [A, B, C, "", "no terminator at all"];
+        let d = Configured::<LongestSentences>::from_params(
+            &serde_json::from_value(json!({"sentences": 2})).unwrap(),
+        )
+        .unwrap();
+        let index = d.build(&docs).unwrap();
+        let equal: Vec<(u32, u32)> = index
+            .query(&ParamMap::new())
+            .unwrap()
+            .iter()
+            .map(|p| (p.a, p.b))
+            .collect();
+        assert_eq!(equal, [(0, 1)]);
+        let one: Vec<(u32, u32)> = index
+            .query(&serde_json::from_value(json!({"min_common": 1})).unwrap())
+            .unwrap()
+            .iter()
+            .map(|p| (p.a, p.b))
+            .collect();
+        assert_eq!(one, [(0, 1), (0, 2), (1, 2)]);
+        assert_eq!(index.score(0, 2), Some(0.5));
+        assert!(fingerprint("", 3, &Normalization::default()).is_empty());
+    }
+
+    #[test]
+    fn bad_parameters() {
+        let e = Configured::<LongestSentences>::from_params(
+            &serde_json::from_value(json!({"sentences": 0})).unwrap(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("sentences"));
+        let e = Configured::<LongestSentences>::from_params(
+            &serde_json::from_value(json!({"min_common": 5})).unwrap(),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("exceeds k"));
+    }
+}

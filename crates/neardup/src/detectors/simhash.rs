@@ -1,0 +1,267 @@
+//! `simhash`: Charikar's SimHash fingerprints with Manku et al.'s permuted-table Hamming
+//! search (WWW 2007): pairs whose f-bit fingerprints differ in at most k bits.
+//!
+//! Build: one fingerprint per document (weighted word features). Query: the all-pairs join of
+//! `hamming::tables` with the cheapest table design for the corpus size, or the one given by
+//! `blocks` (and `second_blocks` for a two-level design).
+//!
+//! Score: 1 − distance / f.
+
+use serde::{Deserialize, Serialize};
+
+use crate::detector::{Algorithm, ScoredPair, scored_from_packed};
+use crate::error::{Error, Result};
+use crate::features::FeatureParams;
+use crate::hamming::design::Design;
+use crate::hash::derive_seed;
+use crate::simhash::{Fingerprints, SignSketcher, Weighting};
+
+/// Build parameters of `simhash`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SimHashParams {
+    /// Features (default: words, k = 1).
+    #[serde(flatten)]
+    pub features: FeatureParams,
+    /// Fingerprint width f: 64 or 128. Default 64.
+    pub bits: u32,
+    /// Feature weights: `binary`, `tf` or `tfidf`. Default `tf`.
+    pub weighting: Weighting,
+    /// Seed. Default 42.
+    pub seed: u64,
+}
+
+impl Default for SimHashParams {
+    fn default() -> Self {
+        SimHashParams {
+            features: FeatureParams::words(1),
+            bits: 64,
+            weighting: Weighting::Tf,
+            seed: 42,
+        }
+    }
+}
+
+/// Query parameters of `simhash`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SimHashQuery {
+    /// Largest Hamming distance k reported (Manku et al.: 3 for f = 64). Default 3.
+    pub max_distance: u32,
+    /// Table design: blocks n ("n blocks, choose n − k"); 0 = cheapest for the corpus. Default 0.
+    pub blocks: u32,
+    /// Second-level blocks of a two-level design; 0 = single level. Default 0.
+    pub second_blocks: u32,
+}
+
+impl Default for SimHashQuery {
+    fn default() -> Self {
+        SimHashQuery {
+            max_distance: 3,
+            blocks: 0,
+            second_blocks: 0,
+        }
+    }
+}
+
+impl SimHashQuery {
+    fn design(&self, bits: u32) -> Result<Option<Design>> {
+        Ok(match (self.blocks, self.second_blocks) {
+            (0, 0) => None,
+            (0, _) => {
+                return Err(Error::invalid(
+                    SimHash::NAME,
+                    "second_blocks",
+                    "needs `blocks` for the first level",
+                ));
+            }
+            (n, 0) => Some(Design::single(bits, self.max_distance, n)?),
+            (n1, n2) => Some(Design::two_level(bits, self.max_distance, n1, n2)?),
+        })
+    }
+}
+
+/// The built index: fingerprints.
+#[derive(Debug)]
+pub struct SimHashIndex {
+    fps: Fingerprints,
+}
+
+/// SimHash + permuted-table search.
+#[derive(Debug)]
+pub struct SimHash;
+
+impl Algorithm for SimHash {
+    const NAME: &'static str = "simhash";
+    const SUMMARY: &'static str = "SimHash fingerprints, Hamming distance <= k via permuted tables (Charikar 2002; Manku et al. WWW 2007)";
+    type Params = SimHashParams;
+    type Query = SimHashQuery;
+    type Index = SimHashIndex;
+
+    fn validate(p: &Self::Params, q: &Self::Query) -> Result<()> {
+        p.features.validate(Self::NAME)?;
+        if !matches!(p.bits, 64 | 128) {
+            return Err(Error::invalid(
+                Self::NAME,
+                "bits",
+                format!("{} is not a supported width (64 or 128)", p.bits),
+            ));
+        }
+        if q.max_distance >= p.bits {
+            return Err(Error::invalid(
+                Self::NAME,
+                "max_distance",
+                format!("k = {} must be smaller than f = {}", q.max_distance, p.bits),
+            ));
+        }
+        q.design(p.bits).map(|_| ())
+    }
+
+    fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
+        let shingler = p.features.shingler(derive_seed(p.seed, "tokens"));
+        let sketcher = SignSketcher::new(p.bits as usize / 64, derive_seed(p.seed, "simhash"));
+        Ok(SimHashIndex {
+            fps: Fingerprints::compute(docs, &shingler, p.weighting, &sketcher),
+        })
+    }
+
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
+        let design = q.design(p.bits).expect("validated");
+        let pairs = index
+            .fps
+            .pairs_within(q.max_distance, design.as_ref())
+            .expect("validated design");
+        scored_from_packed(&pairs, |a, b| Self::score(p, index, a as usize, b as usize))
+    }
+
+    fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+        if index.fps.empty[a] || index.fps.empty[b] {
+            return Some(0.0);
+        }
+        Some(1.0 - index.fps.distance(a, b) as f64 / p.bits as f64)
+    }
+
+    fn index_bytes(index: &Self::Index) -> usize {
+        index.fps.heap_bytes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detector::{Configured, Detector, ParamMap};
+    use crate::hash::SplitMix64;
+    use serde_json::json;
+
+    fn words(rng: &mut SplitMix64, n: usize) -> Vec<String> {
+        (0..n).map(|_| format!("w{}", rng.below(3000))).collect()
+    }
+
+    fn edited(rng: &mut SplitMix64, base: &[String], rate: f64) -> String {
+        base.iter()
+            .map(|w| {
+                if rng.next_f64() < rate {
+                    format!("x{}", rng.below(3000))
+                } else {
+                    w.clone()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    #[test]
+    fn identical_documents_identical_fingerprints_and_distance_grows_with_edits() {
+        const SEED: u64 = 99;
+        println!("simhash distance vs edit rate: seed {SEED}");
+        let mut rng = SplitMix64::new(SEED);
+        let p = SimHashParams::default();
+        let mut mean_distance = Vec::new();
+        for rate in [0.0, 0.05, 0.1, 0.2, 0.4] {
+            let mut total = 0u32;
+            for _ in 0..60 {
+                let base = words(&mut rng, 300);
+                let a = base.join(" ");
+                let b = edited(&mut rng, &base, rate);
+                let index = SimHash::build(&p, &[&a, &b]).unwrap();
+                total += index.fps.distance(0, 1);
+            }
+            mean_distance.push(total as f64 / 60.0);
+        }
+        println!("mean distances: {mean_distance:?}");
+        assert_eq!(mean_distance[0], 0.0);
+        assert!(
+            mean_distance.windows(2).all(|w| w[0] < w[1]),
+            "{mean_distance:?}"
+        );
+    }
+
+    /// Oracle: the reported pairs are exactly the pairs a brute-force scan finds within k.
+    #[test]
+    fn reported_pairs_equal_brute_force() {
+        let mut rng = SplitMix64::new(3);
+        let mut docs: Vec<String> = Vec::new();
+        for _ in 0..150 {
+            let base = words(&mut rng, 60);
+            docs.push(base.join(" "));
+            docs.push(edited(&mut rng, &base, 0.03));
+        }
+        docs.push(String::new());
+        docs.push("   ".into());
+        let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+        for (bits, k) in [(64, 0), (64, 3), (64, 6), (128, 4)] {
+            let mut m: ParamMap = serde_json::from_value(json!({"bits": bits})).unwrap();
+            m.insert("max_distance".into(), k.into());
+            let d = Configured::<SimHash>::from_params(&m).unwrap();
+            let index = d.build(&refs).unwrap();
+            let got: Vec<(u32, u32)> = index
+                .query(&ParamMap::new())
+                .unwrap()
+                .iter()
+                .map(|p| (p.a, p.b))
+                .collect();
+            let mut oracle = Vec::new();
+            for a in 0..refs.len() {
+                for b in a + 1..refs.len() {
+                    let s = index.score(a, b).unwrap();
+                    let dist = ((1.0 - s) * bits as f64).round() as u32;
+                    if !refs[a].trim().is_empty() && !refs[b].trim().is_empty() && dist <= k {
+                        oracle.push((a as u32, b as u32));
+                    }
+                }
+            }
+            assert_eq!(got, oracle, "bits {bits} k {k}");
+        }
+        // Forcing Manku's designs gives the same pairs.
+        let d = Configured::<SimHash>::from_params(&ParamMap::new()).unwrap();
+        let index = d.build(&refs).unwrap();
+        let auto = index.query(&ParamMap::new()).unwrap();
+        for q in [
+            json!({"blocks": 6}),
+            json!({"blocks": 4, "second_blocks": 4}),
+            json!({"blocks": 5}),
+        ] {
+            assert_eq!(
+                index
+                    .query(&serde_json::from_value(q.clone()).unwrap())
+                    .unwrap(),
+                auto,
+                "{q}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_parameters() {
+        let err = |v: serde_json::Value| {
+            Configured::<SimHash>::from_params(&serde_json::from_value(v).unwrap())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(err(json!({"bits": 96})).contains("supported width"));
+        assert!(err(json!({"max_distance": 64})).contains("smaller than f"));
+        assert!(err(json!({"blocks": 3})).contains("more blocks than k"));
+        assert!(err(json!({"second_blocks": 4})).contains("needs `blocks`"));
+        assert!(err(json!({"k": 0})).contains("`k`"));
+    }
+}

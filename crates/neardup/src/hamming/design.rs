@@ -1,0 +1,436 @@
+//! Permuted-table designs (Manku, Jain, Das Sarma, WWW 2007, §3.1.1).
+//!
+//! To find every fingerprint within Hamming distance k of a query, split the f bits into n
+//! blocks. A fingerprint differing in at most k bits leaves at least n − k blocks untouched,
+//! so if each table puts one choice of n − k blocks in front (its *prefix*), some table sees
+//! the pair with an identical prefix: C(n, n − k) tables, each probed by exact prefix match.
+//! The *two-level* design first chooses n₁ − k of n₁ blocks, then splits the remaining bits
+//! into n₂ blocks and chooses n₂ − k of those: C(n₁, n₁ − k) · C(n₂, n₂ − k) tables with
+//! longer prefixes.
+//!
+//! With 2^d fingerprints, a probe on a p-bit prefix returns about 2^(d − p) of them: more
+//! tables buy longer prefixes (fewer candidates) at the price of memory. Blocks are as equal as
+//! possible, larger first (Manku's 11, 11, 11, 11, 10, 10 for f = 64, n = 6), and the expected
+//! matches are reported for the shortest prefix a table can have (a worst case: "≤ 8").
+
+use crate::error::{Error, Result};
+
+/// A run of bits: `len` bits starting at bit `start` (0 = least significant).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Range {
+    /// First bit.
+    pub start: u32,
+    /// Length.
+    pub len: u32,
+}
+
+/// One permuted table: the bit ranges that form its prefix, most significant first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    /// Prefix ranges, in prefix order.
+    pub prefix: Vec<Range>,
+    /// The other ranges, in the order they follow the prefix.
+    pub rest: Vec<Range>,
+}
+
+impl Table {
+    /// Number of prefix bits p.
+    pub fn prefix_bits(&self) -> u32 {
+        self.prefix.iter().map(|r| r.len).sum()
+    }
+}
+
+/// A set of tables guaranteeing that every pair within distance `distance` shares a prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Design {
+    /// Fingerprint width f.
+    pub bits: u32,
+    /// The distance k it guarantees.
+    pub distance: u32,
+    /// Blocks per level: `[n]` or `[n₁, n₂]`.
+    pub levels: Vec<u32>,
+    /// The tables.
+    pub tables: Vec<Table>,
+}
+
+/// Fingerprint widths with a [`Bits`](super::Bits) type.
+pub const SUPPORTED_BITS: [u32; 7] = [32, 64, 128, 192, 256, 384, 512];
+
+/// Checks (f, k) before any design is built.
+pub fn check(bits: u32, distance: u32) -> Result<()> {
+    if !SUPPORTED_BITS.contains(&bits) {
+        return Err(Error::invalid(
+            "hamming",
+            "bits",
+            format!("unsupported fingerprint width {bits}; supported: {SUPPORTED_BITS:?}"),
+        ));
+    }
+    if distance >= bits {
+        return Err(Error::invalid(
+            "hamming",
+            "distance",
+            format!("k = {distance} must be smaller than the fingerprint width f = {bits}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Splits ranges (taken as one bit sequence, first range most significant) into `n` pieces of
+/// as-equal-as-possible length, longer first. A piece may span several ranges.
+fn split(ranges: &[Range], n: u32) -> Vec<Vec<Range>> {
+    let total: u32 = ranges.iter().map(|r| r.len).sum();
+    let (base, extra) = (total / n, total % n);
+    // Walk bits from the most significant end of the sequence.
+    let mut pieces = Vec::new();
+    let mut cursor = ranges.iter().map(|r| (r.start, r.len)).collect::<Vec<_>>();
+    let mut idx = 0;
+    for i in 0..n {
+        let mut want = base + u32::from(i < extra);
+        let mut piece = Vec::new();
+        while want > 0 {
+            let (start, len) = cursor[idx];
+            let take = want.min(len);
+            // the most significant `take` bits of this range
+            piece.push(Range {
+                start: start + len - take,
+                len: take,
+            });
+            cursor[idx].1 -= take;
+            want -= take;
+            if cursor[idx].1 == 0 {
+                idx += 1;
+            }
+        }
+        pieces.push(piece);
+    }
+    pieces
+}
+
+/// All `choose`-subsets of `0..n`, lexicographic.
+fn combinations(n: u32, choose: u32) -> Vec<Vec<u32>> {
+    fn rec(start: u32, n: u32, left: u32, cur: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if left == 0 {
+            out.push(cur.clone());
+            return;
+        }
+        for i in start..=n - left {
+            cur.push(i);
+            rec(i + 1, n, left - 1, cur, out);
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    rec(0, n, choose, &mut Vec::new(), &mut out);
+    out
+}
+
+/// Cuts ranges longer than 64 bits into 64-bit pieces (most significant first), so every
+/// field fits the `Bits` accessors comfortably.
+fn at_most_64(ranges: Vec<Range>) -> Vec<Range> {
+    let mut out = Vec::with_capacity(ranges.len());
+    for r in ranges {
+        let mut end = r.start + r.len;
+        while end > r.start {
+            let len = (end - r.start).min(64);
+            out.push(Range {
+                start: end - len,
+                len,
+            });
+            end -= len;
+        }
+    }
+    out
+}
+
+/// C(n, k), saturating.
+fn binomial(n: u32, k: u32) -> u64 {
+    let k = k.min(n - k);
+    (0..k).fold(1u64, |acc, i| {
+        acc.saturating_mul((n - i) as u64) / (i as u64 + 1)
+    })
+}
+
+/// Most tables a design may have.
+pub const MAX_TABLES: u64 = 2000;
+
+fn tables_for(pieces: &[Vec<Range>], choose: u32, fixed: &[Range]) -> Vec<Table> {
+    combinations(pieces.len() as u32, choose)
+        .into_iter()
+        .map(|c| {
+            let mut prefix = fixed.to_vec();
+            let mut rest = Vec::new();
+            for (i, p) in pieces.iter().enumerate() {
+                if c.contains(&(i as u32)) {
+                    prefix.extend(p.iter().copied());
+                } else {
+                    rest.extend(p.iter().copied());
+                }
+            }
+            Table {
+                prefix: at_most_64(prefix),
+                rest: at_most_64(rest),
+            }
+        })
+        .collect()
+}
+
+impl Design {
+    /// "n blocks, choose n − k": C(n, n − k) tables.
+    pub fn single(bits: u32, distance: u32, blocks: u32) -> Result<Design> {
+        check(bits, distance)?;
+        if blocks <= distance {
+            return Err(Error::invalid(
+                "hamming",
+                "blocks",
+                format!(
+                    "{blocks} blocks cannot guarantee distance {distance}: need more blocks than k (choose n − k ≥ 1)"
+                ),
+            ));
+        }
+        if blocks > bits {
+            return Err(Error::invalid(
+                "hamming",
+                "blocks",
+                format!("{blocks} blocks is more than the {bits} bits"),
+            ));
+        }
+        if binomial(blocks, blocks - distance) > MAX_TABLES {
+            return Err(Error::invalid(
+                "hamming",
+                "blocks",
+                format!(
+                    "{blocks} blocks choose {} is {} tables, more than {MAX_TABLES}",
+                    blocks - distance,
+                    binomial(blocks, blocks - distance)
+                ),
+            ));
+        }
+        let pieces = split(
+            &[Range {
+                start: 0,
+                len: bits,
+            }],
+            blocks,
+        );
+        Ok(Design {
+            bits,
+            distance,
+            levels: vec![blocks],
+            tables: tables_for(&pieces, blocks - distance, &[]),
+        })
+    }
+
+    /// Two levels: choose n₁ − k of n₁ blocks, then n₂ − k of n₂ blocks of the remaining bits.
+    pub fn two_level(bits: u32, distance: u32, first: u32, second: u32) -> Result<Design> {
+        let top = Design::single(bits, distance, first)?;
+        let remaining = top.tables[0].rest.iter().map(|r| r.len).sum::<u32>();
+        if second <= distance || second > remaining {
+            return Err(Error::invalid(
+                "hamming",
+                "blocks",
+                format!(
+                    "second level: {second} blocks of the remaining {remaining} bits cannot guarantee distance {distance}"
+                ),
+            ));
+        }
+        let count = top.tables.len() as u64 * binomial(second, second - distance);
+        if count > MAX_TABLES {
+            return Err(Error::invalid(
+                "hamming",
+                "blocks",
+                format!("{count} tables, more than {MAX_TABLES}"),
+            ));
+        }
+        let mut tables = Vec::new();
+        for t in &top.tables {
+            tables.extend(tables_for(
+                &split(&t.rest, second),
+                second - distance,
+                &t.prefix,
+            ));
+        }
+        Ok(Design {
+            bits,
+            distance,
+            levels: vec![first, second],
+            tables,
+        })
+    }
+
+    /// The shortest prefix of any table.
+    pub fn min_prefix_bits(&self) -> u32 {
+        self.tables
+            .iter()
+            .map(Table::prefix_bits)
+            .min()
+            .unwrap_or(0)
+    }
+
+    /// The longest prefix of any table.
+    pub fn max_prefix_bits(&self) -> u32 {
+        self.tables
+            .iter()
+            .map(Table::prefix_bits)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// Expected fingerprints returned per probe among `n` random ones, for the shortest
+    /// prefix: n / 2^p.
+    pub fn expected_matches(&self, n: f64) -> f64 {
+        n / 2f64.powi(self.min_prefix_bits() as i32)
+    }
+
+    /// Bytes to hold the tables for `n` fingerprints: each table stores every fingerprint
+    /// (f/8 bytes) and its 4-byte id.
+    pub fn memory_bytes(&self, n: f64) -> f64 {
+        self.tables.len() as f64 * n * (self.bits as f64 / 8.0 + 4.0)
+    }
+
+    /// "6" or "4+4": blocks per level.
+    pub fn blocks(&self) -> String {
+        self.levels
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+}
+
+/// Candidate designs for f bits, distance k: single-level with n = k+1 … k+6 blocks and
+/// two-level with n₁, n₂ ∈ k+1 … k+3, those with at most [`MAX_TABLES`] tables, sorted by
+/// number of tables. (For k = 0 they all reduce to one table keyed by the whole fingerprint.)
+pub fn candidates(bits: u32, distance: u32) -> Result<Vec<Design>> {
+    check(bits, distance)?;
+    let mut out = Vec::new();
+    for n in distance + 1..=distance + 6 {
+        if let Ok(d) = Design::single(bits, distance, n) {
+            out.push(d);
+        }
+    }
+    for n1 in distance + 1..=distance + 3 {
+        for n2 in distance + 1..=distance + 3 {
+            if let Ok(d) = Design::two_level(bits, distance, n1, n2) {
+                out.push(d);
+            }
+        }
+    }
+    out.sort_by_key(|d| (d.tables.len(), std::cmp::Reverse(d.min_prefix_bits())));
+    out.dedup_by(|a, b| {
+        a.tables.len() == b.tables.len() && a.min_prefix_bits() == b.min_prefix_bits()
+    });
+    Ok(out)
+}
+
+/// The design with the lowest modelled cost of an all-pairs join over `n` fingerprints:
+/// one sort per table (≈ n · log n) plus the candidate pairs checked, n²/2 · 2^−p per table.
+pub fn best_for_join(bits: u32, distance: u32, n: usize) -> Result<Design> {
+    let n = n.max(2) as f64;
+    let cost = |d: &Design| {
+        let t = d.tables.len() as f64;
+        t * n * n.log2() * 1.5 + t * n * n / 2.0 / 2f64.powi(d.min_prefix_bits() as i32)
+    };
+    let designs = candidates(bits, distance)?;
+    designs
+        .into_iter()
+        .min_by(|a, b| cost(a).total_cmp(&cost(b)))
+        .ok_or_else(|| {
+            Error::invalid(
+                "hamming",
+                "distance",
+                format!("no table design guarantees distance {distance} on {bits} bits"),
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Manku et al.'s designs for f = 64, k = 3, d = 34 (../shared/PUBLISHED.md).
+    #[test]
+    fn manku_designs() {
+        let d20 = Design::single(64, 3, 6).unwrap();
+        assert_eq!(d20.tables.len(), 20);
+        let sizes: Vec<u32> = split(&[Range { start: 0, len: 64 }], 6)
+            .iter()
+            .map(|p| p.iter().map(|r| r.len).sum())
+            .collect();
+        assert_eq!(sizes, [11, 11, 11, 11, 10, 10]);
+        assert_eq!((d20.min_prefix_bits(), d20.max_prefix_bits()), (31, 33));
+        assert!(d20.expected_matches(2f64.powi(34)) <= 8.0);
+        let d16 = Design::two_level(64, 3, 4, 4).unwrap();
+        assert_eq!((d16.tables.len(), d16.min_prefix_bits()), (16, 28));
+        assert_eq!(d16.expected_matches(2f64.powi(34)), 64.0);
+        let d10 = Design::single(64, 3, 5).unwrap();
+        assert_eq!(
+            (
+                d10.tables.len(),
+                d10.min_prefix_bits(),
+                d10.max_prefix_bits()
+            ),
+            (10, 25, 26)
+        );
+        assert_eq!(d10.expected_matches(2f64.powi(34)), 512.0);
+        let d4 = Design::single(64, 3, 4).unwrap();
+        assert_eq!((d4.tables.len(), d4.min_prefix_bits()), (4, 16));
+        assert_eq!(d4.expected_matches(2f64.powi(34)), 2f64.powi(18));
+    }
+
+    #[test]
+    fn every_table_covers_every_bit_once() {
+        for d in candidates(64, 3).unwrap() {
+            for t in &d.tables {
+                let mut seen = 0u128;
+                for r in t.prefix.iter().chain(&t.rest) {
+                    for b in r.start..r.start + r.len {
+                        assert_eq!(seen >> b & 1, 0, "bit {b} twice");
+                        seen |= 1 << b;
+                    }
+                }
+                assert_eq!(seen, (1u128 << 64) - 1);
+            }
+        }
+    }
+
+    #[test]
+    fn impossible_designs_are_errors() {
+        assert!(
+            Design::single(64, 3, 3)
+                .unwrap_err()
+                .to_string()
+                .contains("more blocks than k")
+        );
+        assert!(
+            Design::single(64, 64, 70)
+                .unwrap_err()
+                .to_string()
+                .contains("smaller than")
+        );
+        assert!(
+            Design::single(48, 3, 6)
+                .unwrap_err()
+                .to_string()
+                .contains("unsupported")
+        );
+        assert!(
+            Design::single(384, 84, 91)
+                .unwrap_err()
+                .to_string()
+                .contains("more than 2000")
+        );
+        assert!(
+            Design::single(32, 3, 40)
+                .unwrap_err()
+                .to_string()
+                .contains("more than the 32 bits")
+        );
+        assert!(Design::two_level(32, 3, 4, 30).is_err());
+    }
+
+    #[test]
+    fn join_design_for_a_million() {
+        let d = best_for_join(64, 3, 1_000_000).unwrap();
+        assert_eq!(d.tables.len(), 4, "{d:?}");
+    }
+}

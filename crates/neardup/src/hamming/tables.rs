@@ -1,0 +1,367 @@
+//! The permuted-table index and the all-pairs join (Manku et al., WWW 2007, §3.1).
+//!
+//! * [`PermutedTables`]: every table holds all fingerprints with their bits permuted so the
+//!   table's prefix comes first, sorted; a query permutes itself the same way, finds the run of
+//!   entries sharing its prefix by binary search, and keeps those within distance k (a bit
+//!   permutation preserves Hamming distance, so permuted values are compared directly).
+//! * [`all_pairs`]: the batch join. For each table, entries are radix-sorted by prefix and every
+//!   pair inside a run of equal prefixes is checked. A pair is reported only by the *first*
+//!   table whose prefix it shares, so each pair appears once without a global deduplication.
+//!   Tables run in parallel; the output is sorted, so it never depends on the thread count.
+
+use rayon::prelude::*;
+
+use super::Bits;
+use super::design::{Design, Range, Table, best_for_join};
+use crate::error::{Error, Result};
+use crate::minhash::lsh::pack;
+
+/// `fp` with `table`'s prefix ranges moved to the top, the other ranges after them.
+#[inline]
+pub fn permute<B: Bits>(fp: B, table: &Table) -> B {
+    let mut out = B::ZERO;
+    let mut pos = B::BITS;
+    for r in table.prefix.iter().chain(&table.rest) {
+        pos -= r.len;
+        out = out.with_field(pos, r.len, fp.field(r.start, r.len));
+    }
+    out
+}
+
+/// The table's prefix as an integer (hashed to 64 bits when longer than 64 bits).
+#[inline]
+fn prefix_key<B: Bits>(fp: B, prefix: &[Range], bits: u32) -> u64 {
+    if bits <= 64 {
+        prefix.iter().fold(0u64, |k, r| {
+            if r.len == 64 {
+                fp.field(r.start, 64) as u64
+            } else {
+                (k << r.len) | fp.field(r.start, r.len) as u64
+            }
+        })
+    } else {
+        let mut h = 0u64;
+        for r in prefix {
+            let v = fp.field(r.start, r.len);
+            h = crate::hash::combine(h, v as u64);
+            h = crate::hash::combine(h, (v >> 64) as u64);
+        }
+        crate::hash::mix64(h)
+    }
+}
+
+/// The mask of a table's prefix bits in the original bit order.
+fn prefix_mask<B: Bits>(table: &Table) -> B {
+    table
+        .prefix
+        .iter()
+        .fold(B::ZERO, |m, r| m.or(B::ones(r.start, r.len)))
+}
+
+fn check_width<B: Bits>(design: &Design) -> Result<()> {
+    if design.bits != B::BITS {
+        return Err(Error::invalid(
+            "hamming",
+            "bits",
+            format!(
+                "design for {}-bit fingerprints used with {}-bit ones",
+                design.bits,
+                B::BITS
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn check_distance(design: &Design, k: u32) -> Result<()> {
+    if k > design.distance {
+        return Err(Error::invalid(
+            "hamming",
+            "distance",
+            format!(
+                "query distance {k} exceeds the {} the table design guarantees",
+                design.distance
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A permuted-table index over fingerprints.
+#[derive(Debug, Clone)]
+pub struct PermutedTables<B: Bits> {
+    design: Design,
+    /// Per table: (permuted fingerprint, id), sorted.
+    tables: Vec<Vec<(B, u32)>>,
+}
+
+impl<B: Bits> PermutedTables<B> {
+    /// Builds every table of `design` over `fps` (ids are indices), in parallel.
+    pub fn build(design: Design, fps: &[B]) -> Result<Self> {
+        check_width::<B>(&design)?;
+        if fps.len() > u32::MAX as usize {
+            return Err(Error::invalid(
+                "hamming",
+                "fingerprints",
+                "at most 2^32 − 1 fingerprints",
+            ));
+        }
+        let tables = design
+            .tables
+            .par_iter()
+            .map(|t| {
+                let mut v: Vec<(B, u32)> = fps
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &f)| (permute(f, t), i as u32))
+                    .collect();
+                v.par_sort_unstable();
+                v
+            })
+            .collect();
+        Ok(PermutedTables { design, tables })
+    }
+
+    /// The design.
+    pub fn design(&self) -> &Design {
+        &self.design
+    }
+
+    /// Ids of fingerprints within distance `k` (≤ the design's distance) of `q`, ascending.
+    pub fn query(&self, q: B, k: u32) -> Result<Vec<u32>> {
+        check_distance(&self.design, k)?;
+        let mut out = Vec::new();
+        for (t, entries) in self.design.tables.iter().zip(&self.tables) {
+            let p = t.prefix_bits();
+            let pq = permute(q, t);
+            let low_bits = B::BITS - p;
+            let lo = B::ZERO.with_field(low_bits, p, pq.field(low_bits, p));
+            let hi = lo.or(B::ones(0, low_bits));
+            let start = entries.partition_point(|e| e.0 < lo);
+            let end = entries.partition_point(|e| e.0 <= hi);
+            out.extend(
+                entries[start..end]
+                    .iter()
+                    .filter(|e| e.0.distance(pq) <= k)
+                    .map(|e| e.1),
+            );
+        }
+        out.sort_unstable();
+        out.dedup();
+        Ok(out)
+    }
+
+    /// Heap bytes of the tables.
+    pub fn heap_bytes(&self) -> usize {
+        self.tables
+            .iter()
+            .map(|t| t.capacity() * std::mem::size_of::<(B, u32)>())
+            .sum()
+    }
+}
+
+/// LSD radix sort of (key, id) by the low `key_bits` bits of the key, 11 bits per pass.
+fn radix_sort(mut v: Vec<(u64, u32)>, key_bits: u32) -> Vec<(u64, u32)> {
+    const DIGIT: u32 = 11;
+    let mut tmp = vec![(0u64, 0u32); v.len()];
+    let passes = key_bits.div_ceil(DIGIT).max(1);
+    for pass in 0..passes {
+        let shift = pass * DIGIT;
+        let mut count = vec![0usize; 1 << DIGIT];
+        for e in &v {
+            count[((e.0 >> shift) & ((1 << DIGIT) - 1)) as usize] += 1;
+        }
+        let mut sum = 0;
+        for c in &mut count {
+            let n = *c;
+            *c = sum;
+            sum += n;
+        }
+        for e in &v {
+            let d = ((e.0 >> shift) & ((1 << DIGIT) - 1)) as usize;
+            tmp[count[d]] = *e;
+            count[d] += 1;
+        }
+        std::mem::swap(&mut v, &mut tmp);
+    }
+    v
+}
+
+/// Every pair (i < j) of `fps` within distance `k`, packed and sorted — exactly the
+/// brute-force set. `design` defaults to the cheapest for the corpus size
+/// ([`best_for_join`]); it must guarantee at least distance `k`.
+pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<Vec<u64>> {
+    let chosen;
+    let design = match design {
+        Some(d) => d,
+        None => {
+            chosen = best_for_join(B::BITS, k, fps.len())?;
+            &chosen
+        }
+    };
+    check_width::<B>(design)?;
+    check_distance(design, k)?;
+    let masks: Vec<B> = design.tables.iter().map(prefix_mask).collect();
+    let per_table: Vec<Vec<u64>> = design
+        .tables
+        .par_iter()
+        .enumerate()
+        .map(|(t, table)| {
+            let p = table.prefix_bits();
+            let keyed: Vec<(u64, u32)> = fps
+                .iter()
+                .enumerate()
+                .map(|(i, &f)| (prefix_key(f, &table.prefix, p), i as u32))
+                .collect();
+            let sorted = radix_sort(keyed, if p <= 64 { p } else { 64 });
+            let mut pairs = Vec::new();
+            for run in sorted.chunk_by(|x, y| x.0 == y.0) {
+                if run.len() < 2 {
+                    continue;
+                }
+                for (x, &(_, a)) in run.iter().enumerate() {
+                    let fa = fps[a as usize];
+                    for &(_, b) in &run[x + 1..] {
+                        let fb = fps[b as usize];
+                        if fa.distance(fb) <= k
+                            && fa.agree_on(fb, masks[t])
+                            && !masks[..t].iter().any(|&m| fa.agree_on(fb, m))
+                        {
+                            pairs.push(if a < b { pack(a, b) } else { pack(b, a) });
+                        }
+                    }
+                }
+            }
+            pairs
+        })
+        .collect();
+    let mut all = per_table.concat();
+    all.par_sort_unstable();
+    Ok(all)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hamming::brute;
+    use crate::hamming::design::{Design, candidates};
+    use crate::hash::SplitMix64;
+    use proptest::prelude::*;
+
+    /// Random fingerprints with planted neighbours at distance 0..=max_flip.
+    fn planted<B: Bits>(
+        rng: &mut SplitMix64,
+        n: usize,
+        planted: usize,
+        max_flip: u32,
+        make: impl Fn(&mut SplitMix64) -> B,
+    ) -> Vec<B> {
+        let mut v: Vec<B> = (0..n).map(|_| make(rng)).collect();
+        for _ in 0..planted {
+            let src = v[rng.below(v.len() as u64) as usize];
+            let flips = rng.below(max_flip as u64 + 1) as u32;
+            let mut f = src;
+            for _ in 0..flips {
+                f = f.flip(rng.below(B::BITS as u64) as u32);
+            }
+            v.push(f);
+        }
+        v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn join_and_index_equal_brute_force_64(seed: u64, k in 0u32..=6, n in 1usize..300) {
+            let mut rng = SplitMix64::new(seed);
+            let fps: Vec<u64> = planted(&mut rng, n, n / 2, k + 2, |r| r.next_u64());
+            let oracle = brute::all_pairs(&fps, k);
+            prop_assert_eq!(&all_pairs(&fps, k, None).unwrap(), &oracle);
+            for design in candidates(64, k).unwrap().into_iter().take(4) {
+                prop_assert_eq!(&all_pairs(&fps, k, Some(&design)).unwrap(), &oracle, "{:?}", design.levels);
+                let index = PermutedTables::build(design, &fps).unwrap();
+                for (i, &q) in fps.iter().enumerate().take(40) {
+                    prop_assert_eq!(index.query(q, k).unwrap(), brute::query(&fps, q, k), "query {}", i);
+                }
+            }
+        }
+
+        #[test]
+        fn join_and_index_equal_brute_force_32(seed: u64, k in 0u32..=6, n in 1usize..300) {
+            let mut rng = SplitMix64::new(seed);
+            // Few distinct high bits: many shared prefixes, long runs.
+            let fps: Vec<u32> = planted(&mut rng, n, n, k + 2, |r| (r.next_u64() as u32) & 0x0f0f_ffff);
+            let oracle = brute::all_pairs(&fps, k);
+            for design in candidates(32, k).unwrap() {
+                prop_assert_eq!(&all_pairs(&fps, k, Some(&design)).unwrap(), &oracle, "{:?}", design.levels);
+                let index = PermutedTables::build(design, &fps).unwrap();
+                for &q in fps.iter().take(30) {
+                    prop_assert_eq!(index.query(q, k).unwrap(), brute::query(&fps, q, k));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn u128_join_equals_brute_force() {
+        let mut rng = SplitMix64::new(11);
+        let fps: Vec<u128> = planted(&mut rng, 400, 300, 6, |r| {
+            (r.next_u64() as u128) << 64 | r.next_u64() as u128
+        });
+        for k in [0, 3, 5] {
+            assert_eq!(
+                all_pairs(&fps, k, None).unwrap(),
+                brute::all_pairs(&fps, k),
+                "k={k}"
+            );
+        }
+    }
+
+    /// Manku's seed example: 32-bit fingerprints in 4 segments of 8 bits and k = 3 — every
+    /// pair within distance 3 agrees exactly on at least one segment. Checked exhaustively for
+    /// every way of flipping up to 3 of the 32 bits.
+    #[test]
+    fn four_segments_of_eight_bits_k3() {
+        let base: u32 = 0x9e37_79b9;
+        let segment_equal =
+            |a: u32, b: u32| (0..4).any(|s| (a >> (8 * s)) & 0xff == (b >> (8 * s)) & 0xff);
+        let mut checked = 0;
+        for i in 0..32 {
+            for j in i..32 {
+                for l in j..32 {
+                    let x = base ^ (1 << i) ^ (1 << j) ^ (1 << l); // 1 or 3 flips (or 1 when i=j=l)
+                    let y = base ^ (1 << i) ^ (1 << j);
+                    assert!(segment_equal(base, x) && segment_equal(base, y));
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 5000);
+        // And the table design that encodes it: 4 blocks of 8 bits, choose 1.
+        let d = Design::single(32, 3, 4).unwrap();
+        assert_eq!((d.tables.len(), d.min_prefix_bits()), (4, 8));
+    }
+
+    #[test]
+    fn distance_beyond_design_is_an_error() {
+        let d = Design::single(64, 2, 3).unwrap();
+        assert!(all_pairs(&[1u64, 2], 3, Some(&d)).is_err());
+        let index = PermutedTables::build(d, &[1u64, 2]).unwrap();
+        assert!(index.query(1, 3).is_err());
+        let wrong = Design::single(32, 2, 3).unwrap();
+        assert!(PermutedTables::<u64>::build(wrong, &[1]).is_err());
+    }
+
+    #[test]
+    fn radix_sort_sorts() {
+        let mut rng = SplitMix64::new(3);
+        let v: Vec<(u64, u32)> = (0..5000).map(|i| (rng.next_u64() >> 30, i)).collect();
+        let mut expected = v.clone();
+        expected.sort_by_key(|e| e.0);
+        let got = radix_sort(v, 34);
+        assert_eq!(
+            got.iter().map(|e| e.0).collect::<Vec<_>>(),
+            expected.iter().map(|e| e.0).collect::<Vec<_>>()
+        );
+    }
+}

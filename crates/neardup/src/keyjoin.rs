@@ -1,0 +1,54 @@
+//! The join behind every signature-equality algorithm (exact hashing, I-Match, Tianwang,
+//! longest sentences): documents that share a key are pairs, and a pair's count is the number
+//! of keys it shares. Sort-based, so the output order never depends on threads.
+
+use rayon::prelude::*;
+
+use crate::minhash::lsh::pack;
+
+/// Pairs of documents sharing at least one key, with how many keys they share, sorted by pair.
+/// `keyed` holds (key, document); a document should list a key at most once (namespace keys
+/// of different signature kinds yourself).
+pub fn shared_keys(mut keyed: Vec<(u128, u32)>) -> Vec<(u64, u32)> {
+    keyed.par_sort_unstable();
+    keyed.dedup();
+    let mut pairs = Vec::new();
+    for run in keyed.chunk_by(|a, b| a.0 == b.0) {
+        for (i, &(_, a)) in run.iter().enumerate() {
+            for &(_, b) in &run[i + 1..] {
+                pairs.push(if a < b { pack(a, b) } else { pack(b, a) });
+            }
+        }
+    }
+    pairs.par_sort_unstable();
+    pairs
+        .chunk_by(|a, b| a == b)
+        .map(|r| (r[0], r.len() as u32))
+        .collect()
+}
+
+/// The first 128 bits of a digest, as a key.
+pub fn key128(digest: &[u8]) -> u128 {
+    let mut b = [0u8; 16];
+    let n = digest.len().min(16);
+    b[..n].copy_from_slice(&digest[..n]);
+    u128::from_le_bytes(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_shared_keys() {
+        let keyed = vec![(7, 0), (7, 2), (9, 2), (9, 0), (1, 1), (7, 3)];
+        assert_eq!(
+            shared_keys(keyed),
+            vec![(pack(0, 2), 2), (pack(0, 3), 1), (pack(2, 3), 1)]
+        );
+        assert!(
+            shared_keys(vec![(1, 0), (1, 0)]).is_empty(),
+            "a document never pairs with itself"
+        );
+    }
+}
