@@ -17,9 +17,11 @@ lint:
 reproduce:
     cargo run --release -p neardup-lab -- reproduce --data-dir {{data}}
 
-# Criterion benches of the algorithm crate.
+# Criterion benches: MinHash, LSH, SimHash, Hamming search (algorithm crate); every algorithm
+# and SpotSigs pruning vs brute force on `licenses` (lab crate).
 bench:
     cargo bench -p neardup
+    NEARDUP_DATA_DIR="$(realpath {{data}})" cargo bench -p neardup-lab
 
 # Same corpus, same run: datasketch and rensa (../shared/peers) against neardup bench.
 bench-peers docs="20000":
@@ -28,3 +30,7 @@ bench-peers docs="20000":
 # What CI runs.
 ci:
     bash .ci/run
+
+# Cost against corpus size (10k, 100k, 1M documents): reports/scaling/.
+bench-scaling:
+    cargo run --release -p neardup-lab -- run experiments/extra/scaling.toml --out reports/scaling --data-dir {{data}}

@@ -11,13 +11,17 @@ mkdir -p "$work"
 cargo build --release -p neardup-lab --bin neardup >&2
 bin="${CARGO_TARGET_DIR:-target}/release/neardup"
 python3 "$peers/make_corpus.py" --docs "$docs" --edit-rate 0.02 --seed 42 --out "$work/corpus.jsonl" >&2
-out="$work/peers.jsonl"
+out="$work/results.jsonl"
 : > "$out"
-bash "$peers/run.sh" --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" >> "$out"
-for task in shingle_word5 minhash128_sketch minhash128_end_to_end lsh_insert_query; do
+bash "$peers/run.sh" --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" >> "$out" 2> "$work/peers.header"
+tasks="shingle_word5 minhash128_sketch minhash128_end_to_end minhash128_oph_end_to_end lsh_insert_query simhash64_end_to_end"
+tasks="$tasks $("$bin" algorithms | cut -d' ' -f1 | tr '\n' ' ')"
+for task in $tasks; do
     "$bin" bench --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" --task "$task" >> "$out"
 done
+"$bin" bench --task hamming_all_pairs --fingerprints 1000000 >> "$out"
 cat "$out"
+"$bin" bench-report "$out" --peers-header "$work/peers.header" --out reports/performance
 python3 - "$out" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

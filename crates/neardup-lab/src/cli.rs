@@ -137,11 +137,16 @@ pub enum Command {
     Bench {
         /// Corpus (JSONL with `id` and `text`).
         #[arg(long)]
-        corpus: PathBuf,
+        corpus: Option<PathBuf>,
         /// Task: shingle_word5, minhash128_sketch, minhash128_end_to_end,
-        /// minhash128_oph_end_to_end, lsh_insert_query, or a registered algorithm's name.
+        /// minhash128_oph_end_to_end, lsh_insert_query, simhash64_end_to_end,
+        /// hamming_all_pairs, or a registered algorithm's name (build + query, defaults).
         #[arg(long)]
         task: String,
+        /// hamming_all_pairs only: this many random 64-bit fingerprints (1 % planted
+        /// neighbours) instead of the corpus's SimHashes.
+        #[arg(long)]
+        fingerprints: Option<usize>,
         /// Planted pairs CSV (`id_a,id_b`): adds recall and precision to LSH and algorithm tasks.
         #[arg(long)]
         truth: Option<PathBuf>,
@@ -151,6 +156,17 @@ pub enum Command {
         /// Jaccard threshold the LSH banding is tuned for.
         #[arg(long, default_value_t = 0.8)]
         threshold: f64,
+    },
+    /// Write the side-by-side performance report from `scripts/bench-peers.sh`'s JSON lines.
+    BenchReport {
+        /// JSON lines of the peers and of `neardup bench`.
+        results: PathBuf,
+        /// The peer kit's stderr (its `# {...}` header names the corpus and versions).
+        #[arg(long)]
+        peers_header: Option<PathBuf>,
+        /// Report directory.
+        #[arg(long, default_value = "reports/performance")]
+        out: PathBuf,
     },
     /// Hamming search design.
     Hamming {

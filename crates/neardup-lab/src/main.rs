@@ -133,17 +133,26 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
         Command::Bench {
             corpus,
             task,
+            fingerprints,
             truth,
             repeat,
             threshold,
-        } => commands::bench::run(
-            &corpus,
-            &task,
-            truth.as_deref(),
-            repeat,
-            threshold,
-            &mut out,
-        )?,
+        } => {
+            let opts = commands::bench::BenchOptions {
+                corpus,
+                task,
+                truth,
+                repeat,
+                threshold,
+                fingerprints,
+            };
+            commands::bench::run(&opts, &mut out)?
+        }
+        Command::BenchReport {
+            results,
+            peers_header,
+            out: dir,
+        } => commands::bench_report::run(&results, peers_header.as_deref(), &dir)?,
         Command::Hamming {
             command:
                 HammingCommand::Tune {

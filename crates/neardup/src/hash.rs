@@ -19,6 +19,68 @@ pub fn hash_bytes(bytes: &[u8], seed: u64) -> u64 {
     xxh3_64_with_seed(bytes, seed)
 }
 
+/// Spaces a buffer needs after its text for [`hash_token_at`] to read 16 bytes at any token.
+pub const TOKEN_PAD: usize = 16;
+
+/// Masks keeping the first `len` bytes of two little-endian words (index = len ≤ 16).
+const TOKEN_MASKS: [(u64, u64); 17] = {
+    let mut t = [(0u64, 0u64); 17];
+    let mut len = 0;
+    while len <= 16 {
+        let lo = if len >= 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * len)) - 1
+        };
+        let hi = if len <= 8 {
+            0
+        } else if len >= 16 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * (len - 8))) - 1
+        };
+        t[len] = (lo, hi);
+        len += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn token_words(lo: u64, hi: u64, len: usize, seed: u64) -> u64 {
+    mix64(mix64(lo ^ seed) ^ hi ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+}
+
+/// Hash of a token (a word): tokens of up to 16 bytes — nearly all words — are read as two
+/// masked 64-bit words and finished with two `mix64` rounds, with no branch on the length;
+/// longer ones go through XXH3. Equal to [`hash_token_at`] on the same bytes.
+#[inline]
+pub fn hash_token(token: &[u8], seed: u64) -> u64 {
+    let len = token.len();
+    if len > 16 {
+        return hash_bytes(token, seed);
+    }
+    let mut w = [0u8; 16];
+    w[..len].copy_from_slice(token);
+    let lo = u64::from_le_bytes(w[..8].try_into().expect("8 bytes"));
+    let hi = u64::from_le_bytes(w[8..].try_into().expect("8 bytes"));
+    token_words(lo, hi, len, seed)
+}
+
+/// [`hash_token`] of `buf[start..start + len]`, reading 16 bytes at `start` without copying:
+/// `buf` must hold [`TOKEN_PAD`] bytes after the text (the tokenizer's buffer is padded with
+/// spaces, which no token contains).
+#[inline(always)]
+pub fn hash_token_at(buf: &[u8], start: usize, len: usize, seed: u64) -> u64 {
+    if len > 16 {
+        return hash_bytes(&buf[start..start + len], seed);
+    }
+    let w: &[u8; 16] = buf[start..start + 16].try_into().expect("padded buffer");
+    let (mlo, mhi) = TOKEN_MASKS[len];
+    let lo = u64::from_le_bytes(w[..8].try_into().expect("8 bytes")) & mlo;
+    let hi = u64::from_le_bytes(w[8..].try_into().expect("8 bytes")) & mhi;
+    token_words(lo, hi, len, seed)
+}
+
 /// MurmurHash3's `fmix64` finalizer: a bijection on `u64` with full avalanche.
 #[inline]
 pub const fn mix64(mut x: u64) -> u64 {
@@ -102,6 +164,27 @@ mod tests {
         seen.sort_unstable();
         seen.dedup();
         assert_eq!(seen.len(), 10_000);
+    }
+
+    #[test]
+    fn token_hash_paths_agree_and_separate() {
+        let text =
+            b"a ab abc abcdefgh abcdefghi abcdefghijklmnop abcdefghijklmnopq                ";
+        let mut seen = std::collections::HashSet::new();
+        let mut start = 0;
+        for tok in text.split(|&b| b == b' ').filter(|t| !t.is_empty()) {
+            let pos = text[start..]
+                .windows(tok.len())
+                .position(|w| w == tok)
+                .unwrap()
+                + start;
+            assert_eq!(hash_token(tok, 5), hash_token_at(text, pos, tok.len(), 5));
+            assert!(seen.insert(hash_token(tok, 5)));
+            start = pos + tok.len();
+        }
+        // A trailing NUL is a different token.
+        assert_ne!(hash_token(b"ab", 1), hash_token(b"ab\0", 1));
+        assert_ne!(hash_token(b"ab", 1), hash_token(b"ab", 2));
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod designs;
 pub mod pareto;
 pub mod pr_curve;
 pub mod robustness;
+pub mod scaling;
 pub mod scurve;
 pub mod tradeoff;
 
@@ -64,6 +65,7 @@ pub const CHARTS: &[&dyn Chart] = &[
     &pareto::Pareto,
     &robustness::Robustness,
     &designs::Designs,
+    &scaling::Scaling,
 ];
 
 /// Names of the chart kinds.

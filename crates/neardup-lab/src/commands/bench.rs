@@ -8,7 +8,6 @@
 //! figure is the best of `--repeat` runs.
 
 use std::io::Write;
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
@@ -16,6 +15,7 @@ use neardup::detector::ParamMap;
 use neardup::features::{FeatureParams, Scratch};
 use neardup::minhash::lsh::{Banding, candidate_pairs, unpack};
 use neardup::minhash::{Signatures, SketchKind, Sketcher};
+use neardup::simhash::{Fingerprints, SignSketcher};
 use neardup::text::{Normalization, Tokenizer, UnicodeForm};
 use rayon::prelude::*;
 use serde_json::{Value, json};
@@ -30,7 +30,28 @@ pub const FIXED_TASKS: &[&str] = &[
     "minhash128_end_to_end",
     "minhash128_oph_end_to_end",
     "lsh_insert_query",
+    "simhash64_end_to_end",
+    "hamming_all_pairs",
 ];
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// The corpus (JSONL with `id` and `text`); optional for `hamming_all_pairs` with
+    /// `fingerprints`.
+    pub corpus: Option<std::path::PathBuf>,
+    /// The task.
+    pub task: String,
+    /// Planted pairs CSV.
+    pub truth: Option<std::path::PathBuf>,
+    /// Best of this many runs.
+    pub repeat: usize,
+    /// LSH threshold.
+    pub threshold: f64,
+    /// `hamming_all_pairs` on this many random 64-bit fingerprints (1 % planted neighbours
+    /// within distance 3) instead of the corpus's SimHashes.
+    pub fingerprints: Option<usize>,
+}
 
 /// Every task name.
 pub fn tasks() -> Vec<String> {
@@ -89,18 +110,21 @@ fn best_of<T>(repeat: usize, mut f: impl FnMut() -> T) -> (T, f64, f64) {
 }
 
 /// Runs one task and prints its JSON line.
-pub fn run(
-    corpus_path: &Path,
-    task: &str,
-    truth_path: Option<&Path>,
-    repeat: usize,
-    threshold: f64,
-    out: &mut impl Write,
-) -> Result<()> {
+pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
+    let (task, repeat, threshold) = (opts.task.as_str(), opts.repeat, opts.threshold);
     if !tasks().iter().any(|t| t == task) {
         bail!("unknown task `{task}`; tasks: {}", tasks().join(", "));
     }
     neardup::error::check_unit_threshold("bench", "threshold", threshold)?;
+    if let (Some(n), "hamming_all_pairs") = (opts.fingerprints, task) {
+        return hamming_synthetic(n, repeat, out);
+    }
+    let Some(corpus_path) = opts.corpus.as_deref() else {
+        bail!(
+            "--corpus is needed for task `{task}` (only hamming_all_pairs can use --fingerprints instead)"
+        );
+    };
+    let truth_path = opts.truth.as_deref();
     let corpus = corpus::load(corpus_path, &LoadOptions::default())?;
     let truth = truth_path.map(|p| pairs::load(p, &corpus)).transpose()?;
     let docs = corpus.texts();
@@ -160,6 +184,28 @@ pub fn run(
             }
             (w, c)
         }
+        "simhash64_end_to_end" => {
+            let p = neardup::detectors::simhash::SimHashParams::default();
+            let shingler = p.features.shingler(1);
+            let sketcher = SignSketcher::new(1, 42);
+            let (_, w, c) = best_of(repeat, || {
+                Fingerprints::compute(&docs, &shingler, p.weighting, &sketcher)
+            });
+            (w, c)
+        }
+        "hamming_all_pairs" => {
+            let p = neardup::detectors::simhash::SimHashParams::default();
+            let fps = Fingerprints::compute(
+                &docs,
+                &p.features.shingler(1),
+                p.weighting,
+                &SignSketcher::new(1, 42),
+            );
+            let (pairs, w, c) = best_of(repeat, || fps.pairs_within(3, None));
+            extra.insert("pairs_found".into(), pairs?.len().into());
+            extra.insert("distance".into(), 3.into());
+            (w, c)
+        }
         algorithm => {
             let detector = neardup::registry::detector(algorithm, &ParamMap::new())?;
             let (pairs, w, c) = best_of(repeat, || -> Result<_> {
@@ -174,6 +220,54 @@ pub fn run(
         }
     };
     writeln!(out, "{}", line(&corpus, task, wall, cpu, extra))?;
+    Ok(())
+}
+
+/// `hamming_all_pairs` over `n` random fingerprints with n/100 planted neighbours (1–3 bits
+/// flipped): checks that every planted pair is found.
+fn hamming_synthetic(n: usize, repeat: usize, out: &mut impl Write) -> Result<()> {
+    use neardup::hamming::Bits;
+    let mut rng = neardup::hash::SplitMix64::new(3);
+    let mut fps: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
+    let mut planted = Vec::new();
+    for _ in 0..n / 100 {
+        let src = rng.below(n as u64) as usize;
+        let mut f = fps[src];
+        for _ in 0..1 + rng.below(3) {
+            f = f.flip(rng.below(64) as u32);
+        }
+        planted.push(neardup::minhash::lsh::pack(src as u32, fps.len() as u32));
+        fps.push(f);
+    }
+    let (pairs, wall, cpu) = best_of(repeat, || {
+        neardup::hamming::tables::all_pairs(&fps, 3, None)
+    });
+    let pairs = pairs?;
+    let missing = planted
+        .iter()
+        .filter(|p| pairs.binary_search(p).is_err())
+        .count();
+    anyhow::ensure!(missing == 0, "{missing} planted pairs not found");
+    let design = neardup::hamming::design::best_for_join(64, 3, fps.len())?;
+    let rec = json!({
+        "tool": "neardup",
+        "task": "hamming_all_pairs",
+        "docs": fps.len(),
+        "mb": 0.0,
+        "seconds": (wall * 1e4).round() / 1e4,
+        "docs_per_s": (fps.len() as f64 / wall).round(),
+        "mb_per_s": 0.0,
+        "cpu_s": (cpu * 1e4).round() / 1e4,
+        "version": env!("CARGO_PKG_VERSION"),
+        "threads": rayon::current_num_threads(),
+        "distance": 3,
+        "pairs_found": pairs.len(),
+        "planted": planted.len(),
+        "planted_found": planted.len() - missing,
+        "tables": design.tables.len(),
+        "blocks": design.blocks(),
+    });
+    writeln!(out, "{rec}")?;
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 
 pub mod algorithms;
 pub mod bench;
+pub mod bench_report;
 pub mod datasets;
 pub mod edit;
 pub mod eval;

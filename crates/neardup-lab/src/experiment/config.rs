@@ -14,6 +14,7 @@
 //!
 //! [[datasets]]
 //! name = "default"                    # the embedded corpus, or a manifest name (datasets/*.toml)
+//! label = "default-600"               # name in tables (default: name); needed to use one twice
 //! docs = 600                          # embedded: documents to generate; manifest: read at most
 //! copies = 1                          # edited copies per chosen source (with [edits])
 //! fraction = 0.5                      # share of sources that get copies
@@ -109,6 +110,8 @@ impl TruthSpec {
 struct DatasetFileSpec {
     name: Spanned<String>,
     #[serde(default)]
+    label: Option<String>,
+    #[serde(default)]
     docs: Option<usize>,
     #[serde(default)]
     seed: Option<u64>,
@@ -155,6 +158,8 @@ struct AlgorithmFileSpec {
 pub struct DatasetSpec {
     /// `default` (embedded) or a manifest name.
     pub name: String,
+    /// Name in tables and charts (default: `name`); tells apart two uses of one dataset.
+    pub label: String,
     /// Documents to generate (embedded) or read at most (manifest).
     pub docs: Option<usize>,
     /// Generator seed (embedded corpus only).
@@ -317,8 +322,16 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
                 format!("dataset `{n}`: fraction must be in [0, 1] and docs ≥ 1"),
             ));
         }
+        let label = d.label.clone().unwrap_or_else(|| n.clone());
+        if datasets.iter().any(|x: &DatasetSpec| x.label == label) {
+            return Err(at(
+                d.name.span().start,
+                format!("two datasets are labelled `{label}`: give each a distinct `label`"),
+            ));
+        }
         datasets.push(DatasetSpec {
             name: n.clone(),
+            label,
             docs: d.docs,
             seed: d.seed,
             copies: d.copies,

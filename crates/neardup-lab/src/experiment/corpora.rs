@@ -104,7 +104,7 @@ pub fn base_corpus(
     let path = m.path(data_dir);
     if !path.is_file() {
         return Ok(Err(Unavailable {
-            dataset: spec.name.clone(),
+            dataset: spec.label.clone(),
             reason: format!("no file at {}", path.display()),
         }));
     }

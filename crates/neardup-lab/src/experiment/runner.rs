@@ -131,7 +131,7 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
                             seed,
                         );
                         outcome.cells.push(PlannedCell {
-                            dataset: dataset.name.clone(),
+                            dataset: dataset.label.clone(),
                             edit: edit.kind.clone(),
                             rate: edit.rate,
                             edit_spec: EditSpec::spec(edit),
@@ -147,7 +147,7 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
                             outcome.cached += 1;
                             continue;
                         }
-                        bar.set_message(format!("{} {} {}", exp.name, alg.label, dataset.name));
+                        bar.set_message(format!("{} {} {}", exp.name, alg.label, dataset.label));
                         let sets = sets.get_or_insert_with(|| shingle_sets(&corpus, &exp.truth));
                         let cell = execute(
                             &k,
@@ -166,13 +166,13 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
                             bar.suspend(|| {
                                 eprintln!(
                                     "neardup: cell {} ({} on {}) failed: {e}",
-                                    k, alg.name, dataset.name
+                                    k, alg.name, dataset.label
                                 )
                             });
                             outcome.failed.push(format!(
                                 "{} on {} ({}, seed {seed}): {e}",
                                 alg.label,
-                                dataset.name,
+                                dataset.label,
                                 edit.spec()
                             ));
                         }

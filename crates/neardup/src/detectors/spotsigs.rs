@@ -121,8 +121,9 @@ fn antecedent_hashes(list: &str) -> Vec<u64> {
     v
 }
 
-/// The spot signatures of each document.
-fn spot_sets(p: &SpotSigsParams, docs: &[&str]) -> Vec<Vec<u64>> {
+/// The spot signatures of each document (sorted; empty below `min_spots`), as the index
+/// stores them.
+pub fn spot_sets(p: &SpotSigsParams, docs: &[&str]) -> Vec<Vec<u64>> {
     let antecedents = antecedent_hashes(&p.antecedents);
     let token_lists: Vec<Vec<u64>> = docs
         .par_iter()

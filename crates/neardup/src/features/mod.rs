@@ -8,7 +8,7 @@
 //!   k − 1 tokens, whether or not they are stopwords (MMDS uses k = 3). Navigation and
 //!   boilerplate have few stopwords, so these shingles come mostly from the prose.
 //!
-//! Tokens are hashed once (XXH3, seeded); a word shingle's hash combines its tokens' hashes
+//! Tokens are hashed once (`hash::hash_token`, seeded); a word shingle's hash combines its tokens' hashes
 //! (`hash::hash_sequence`), so no shingle string is ever built. All per-document buffers live
 //! in a reusable [`Scratch`].
 //!
@@ -23,7 +23,7 @@ pub mod similarity;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::hash::{hash_bytes, hash_sequence, mix64};
+use crate::hash::{TOKEN_PAD, hash_bytes, hash_sequence, hash_token_at, mix64};
 use crate::text::{Normalization, Tokenizer, is_stopword};
 
 /// The kind of shingle.
@@ -156,26 +156,44 @@ impl Shingler {
             anchors,
             offsets,
         } = scratch;
-        let text = if self.identity {
-            text
+        let k = self.params.k;
+        if self.params.shingle == ShingleKind::Char {
+            let text = if self.identity {
+                text
+            } else {
+                self.normalization.apply_into(text, norm);
+                norm.as_str()
+            };
+            char_shingles(text, k, self.seed, offsets, out);
+            return;
+        }
+        // Word-based features: the (normalized) text goes into the buffer followed by
+        // TOKEN_PAD spaces, so every token can be hashed by reading 16 bytes in place.
+        if self.identity {
+            norm.clear();
+            norm.push_str(text);
         } else {
             self.normalization.apply_into(text, norm);
-            norm.as_str()
-        };
-        let k = self.params.k;
+        }
+        norm.extend(std::iter::repeat_n(' ', TOKEN_PAD));
+        let padded = norm.as_str();
+        let bytes = padded.as_bytes();
+        let base = bytes.as_ptr() as usize;
+        let token_hash =
+            |t: &str| hash_token_at(bytes, t.as_ptr() as usize - base, t.len(), self.seed);
         match self.params.shingle {
             ShingleKind::Word => {
                 tokens.clear();
                 self.params
                     .tokenizer
-                    .for_each_token(text, |t| tokens.push(hash_bytes(t.as_bytes(), self.seed)));
+                    .for_each_token(padded, |t| tokens.push(token_hash(t)));
                 word_shingles(tokens, k, self.seed, out);
             }
             ShingleKind::Stopword => {
                 tokens.clear();
                 anchors.clear();
-                self.params.tokenizer.for_each_token(text, |t| {
-                    tokens.push(hash_bytes(t.as_bytes(), self.seed));
+                self.params.tokenizer.for_each_token(padded, |t| {
+                    tokens.push(token_hash(t));
                     anchors.push(is_stopword_any_case(t));
                 });
                 for (i, _) in anchors.iter().enumerate().filter(|(_, a)| **a) {
@@ -186,7 +204,7 @@ impl Shingler {
                     ));
                 }
             }
-            ShingleKind::Char => char_shingles(text, k, self.seed, offsets, out),
+            ShingleKind::Char => unreachable!("handled above"),
         }
     }
 
@@ -417,7 +435,8 @@ mod tests {
     }
 
     fn w3_tokens(s: &str) -> impl Iterator<Item = u64> + '_ {
-        s.split(' ').map(|t| hash_bytes(t.as_bytes(), 3))
+        s.split(' ')
+            .map(|t| crate::hash::hash_token(t.as_bytes(), 3))
     }
 
     #[test]

@@ -1,0 +1,131 @@
+//! Cost against corpus size: wall seconds and peak heap per algorithm configuration as the
+//! number of documents grows (log–log; a straight line of slope 1 is linear growth). Drawn from
+//! timings, so it differs between runs and machines.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use plotters::prelude::*;
+
+use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
+
+/// Seconds and memory against documents.
+#[derive(Debug)]
+pub struct Scaling;
+
+impl Chart for Scaling {
+    fn name(&self) -> &'static str {
+        "scaling"
+    }
+
+    fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
+        /// (seconds, peak MB) of the cells of one size.
+        type Costs = (Vec<f64>, Vec<f64>);
+        // label → docs → costs
+        let mut data: BTreeMap<String, BTreeMap<usize, Costs>> = BTreeMap::new();
+        for r in input
+            .results
+            .rows
+            .iter()
+            .filter(|r| r.query_index == 0 && r.error.is_none() && r.cell.build_index == 0)
+        {
+            let e = data
+                .entry(r.cell.label.clone())
+                .or_default()
+                .entry(r.docs)
+                .or_default();
+            e.0.push(r.build_seconds + r.query_seconds);
+            e.1.push(r.peak_mb.max(0.01));
+        }
+        if data.values().all(|m| m.len() < 2) {
+            return Ok(Vec::new());
+        }
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let (dmin, dmax) = data
+            .values()
+            .flat_map(|m| m.keys())
+            .fold((usize::MAX, 0), |(a, b), &d| (a.min(d), b.max(d)));
+        let (smin, smax) = data
+            .values()
+            .flat_map(|m| m.values())
+            .fold((f64::INFINITY, 0.0f64), |(a, b), v| {
+                (a.min(mean(&v.0)), b.max(mean(&v.0)))
+            });
+        let (mmin, mmax) = data
+            .values()
+            .flat_map(|m| m.values())
+            .fold((f64::INFINITY, 0.0f64), |(a, b), v| {
+                (a.min(mean(&v.1)), b.max(mean(&v.1)))
+            });
+        let labels: Vec<&String> = data.keys().collect();
+        let size = (1200u32, 600u32);
+        let (svg, png) = crate::draw_both!(
+            dir,
+            "scaling",
+            size,
+            |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+                let (top, body) = root.split_vertically(50);
+                top.titled("Cost against corpus size", title_font())?;
+                let (left, right) = body.split_horizontally(size.0 / 2);
+                let x = || ((dmin as f64 / 1.5)..(dmax as f64 * 1.5)).log_scale();
+                let mut a = ChartBuilder::on(&left)
+                    .caption("wall seconds (build + query)", label_font())
+                    .margin(12)
+                    .x_label_area_size(45)
+                    .y_label_area_size(65)
+                    .build_cartesian_2d(x(), ((smin / 2.0).max(1e-4)..(smax * 2.0)).log_scale())?;
+                a.configure_mesh()
+                    .x_desc("documents (log scale)")
+                    .y_desc("seconds (log scale)")
+                    .axis_desc_style(("sans-serif", 14))
+                    .draw()?;
+                let mut b = ChartBuilder::on(&right)
+                    .caption("peak heap above the loaded corpus", label_font())
+                    .margin(12)
+                    .x_label_area_size(45)
+                    .y_label_area_size(65)
+                    .build_cartesian_2d(x(), ((mmin / 2.0).max(0.01)..(mmax * 2.0)).log_scale())?;
+                b.configure_mesh()
+                    .x_desc("documents (log scale)")
+                    .y_desc("MB (10^6 bytes, log scale)")
+                    .axis_desc_style(("sans-serif", 14))
+                    .draw()?;
+                for (i, label) in labels.iter().enumerate() {
+                    let c = colour(i);
+                    let secs: Vec<(f64, f64)> = data[*label]
+                        .iter()
+                        .map(|(&d, v)| (d as f64, mean(&v.0)))
+                        .collect();
+                    let mem: Vec<(f64, f64)> = data[*label]
+                        .iter()
+                        .map(|(&d, v)| (d as f64, mean(&v.1)))
+                        .collect();
+                    a.draw_series(LineSeries::new(secs.clone(), c.stroke_width(2)))?
+                        .label(label.as_str())
+                        .legend(move |(x, y)| {
+                            PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                        });
+                    a.draw_series(secs.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                    b.draw_series(LineSeries::new(mem.clone(), c.stroke_width(2)))?;
+                    b.draw_series(mem.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                }
+                a.configure_series_labels()
+                    .position(SeriesLabelPosition::UpperLeft)
+                    .label_font(("sans-serif", 12))
+                    .background_style(WHITE.mix(0.85))
+                    .border_style(BLACK)
+                    .draw()?;
+                Ok(())
+            }
+        );
+        Ok(vec![ChartFile {
+            title: "Cost against corpus size".into(),
+            svg,
+            png,
+            caption: "Mean over the cells of each size. Parallel lines of slope 1 mean linear growth; a steeper line means \
+                      superlinear work (usually candidate pairs growing with the square of the corpus)."
+                .into(),
+            timing: true,
+        }])
+    }
+}

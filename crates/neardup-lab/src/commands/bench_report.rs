@@ -1,0 +1,263 @@
+//! `neardup bench-report RESULTS.jsonl [--peers-header FILE] [--out DIR]`: the side-by-side
+//! performance report (`reports/performance/README.md`) from the JSON lines that
+//! `scripts/bench-peers.sh` collects — the peers' (datasketch, rensa) and neardup's, measured on
+//! the same corpus in the same run.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::fsutil::write_bytes;
+
+/// One measured line.
+#[derive(Debug, Clone)]
+struct Line {
+    tool: String,
+    task: String,
+    docs: f64,
+    seconds: f64,
+    docs_per_s: f64,
+    mb_per_s: f64,
+    extra: serde_json::Map<String, Value>,
+}
+
+fn parse(path: &Path) -> Result<Vec<Line>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut out = Vec::new();
+    for (n, l) in text.lines().enumerate() {
+        let l = l.trim();
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        let v: Value = serde_json::from_str(l)
+            .with_context(|| format!("{}:{}: not JSON", path.display(), n + 1))?;
+        let f = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
+        let (Some(tool), Some(task)) = (s("tool"), s("task")) else {
+            bail!(
+                "{}:{}: a line needs `tool` and `task`",
+                path.display(),
+                n + 1
+            );
+        };
+        let mut extra = v.as_object().cloned().unwrap_or_default();
+        for k in [
+            "tool",
+            "task",
+            "docs",
+            "seconds",
+            "docs_per_s",
+            "mb_per_s",
+            "mb",
+            "cpu_s",
+        ] {
+            extra.remove(k);
+        }
+        out.push(Line {
+            tool,
+            task,
+            docs: f("docs"),
+            seconds: f("seconds"),
+            docs_per_s: f("docs_per_s"),
+            mb_per_s: f("mb_per_s"),
+            extra,
+        });
+    }
+    Ok(out)
+}
+
+/// Writes `out/README.md`.
+pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()> {
+    let lines = parse(results)?;
+    let header: Option<Value> = match peers_header {
+        Some(p) => {
+            let t =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            t.lines().find_map(|l| {
+                l.strip_prefix("# ")
+                    .and_then(|j| serde_json::from_str(j).ok())
+            })
+        }
+        None => None,
+    };
+    let get = |tool: &str, task: &str| lines.iter().find(|l| l.tool == tool && l.task == task);
+    let mut s = String::from("# Performance: neardup against datasketch and rensa\n\n");
+    let _ = writeln!(
+        s,
+        "Every figure below was measured in one run of `just bench-peers` (scripts/bench-peers.sh): the peer kit \
+         (../shared/peers) and `neardup bench` on the same corpus file, one after the other, each figure the best of 3 \
+         runs. Ratios from one run are steadier than absolute figures (the kit's README saw absolute figures move by up to \
+         17 % between runs).\n"
+    );
+    if let Some(h) = &header {
+        let _ = writeln!(
+            s,
+            "Corpus `{}`: {} documents, {} MB, sha256 `{}`, {} planted pairs. Python {}, datasketch {}, rensa {}, numpy {}; {} \
+             CPUs.\n",
+            h["corpus"].as_str().unwrap_or("?"),
+            h["docs"],
+            h["mb"],
+            h["sha256"].as_str().unwrap_or("?"),
+            h["planted_pairs"],
+            h["python"].as_str().unwrap_or("?"),
+            h["datasketch"].as_str().unwrap_or("?"),
+            h["rensa"].as_str().unwrap_or("?"),
+            h["numpy"].as_str().unwrap_or("?"),
+            h["cpus"]
+        );
+    }
+    let _ = writeln!(
+        s,
+        "Machine: {} — neardup {}, revision `{}`.\n",
+        crate::report::machine(),
+        env!("CARGO_PKG_VERSION"),
+        crate::report::RunInfo::current().revision
+    );
+    s.push_str("## All measurements\n\n| tool | task | docs | seconds | docs/s | MB/s | notes |\n|---|---|---:|---:|---:|---:|---|\n");
+    for l in &lines {
+        let notes: Vec<String> = [
+            "bands",
+            "rows",
+            "recall",
+            "precision",
+            "pairs_found",
+            "threads",
+            "tables",
+            "blocks",
+            "api",
+        ]
+        .iter()
+        .filter_map(|k| {
+            l.extra.get(*k).map(|v| {
+                format!(
+                    "{k}={}",
+                    v.as_str().map_or_else(|| v.to_string(), str::to_string)
+                )
+            })
+        })
+        .collect();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {:.4} | {:.0} | {:.1} | {} |",
+            l.tool,
+            l.task,
+            l.docs,
+            l.seconds,
+            l.docs_per_s,
+            l.mb_per_s,
+            notes.join(" ")
+        );
+    }
+    // Ratios per task.
+    let mut ratios: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for l in lines.iter().filter(|l| l.tool == "neardup") {
+        for peer in ["datasketch", "rensa"] {
+            if let Some(p) = get(peer, &l.task) {
+                ratios
+                    .entry(l.task.clone())
+                    .or_default()
+                    .push(format!("{:.1}× {peer}", l.docs_per_s / p.docs_per_s));
+            }
+        }
+    }
+    s.push_str("\n## neardup ÷ peer, same task (docs/s)\n\n| task | ratios |\n|---|---|\n");
+    for (task, r) in &ratios {
+        let _ = writeln!(s, "| {task} | {} |", r.join(", "));
+    }
+    // The targets of the performance issue.
+    s.push_str("\n## Targets\n\n| target | measured | met |\n|---|---|---|\n");
+    let target =
+        |s: &mut String, name: &str, value: Option<f64>, goal: f64, unit: &str, higher: bool| {
+            if let Some(v) = value {
+                let met = if higher { v >= goal } else { v <= goal };
+                let _ = writeln!(
+                    s,
+                    "| {name} (goal {}{goal}{unit}) | {v:.2}{unit} | {} |",
+                    if higher { "≥ " } else { "≤ " },
+                    if met { "yes" } else { "**no**" }
+                );
+            }
+        };
+    let e2e = get("neardup", "minhash128_end_to_end").map(|l| l.docs_per_s);
+    target(
+        &mut s,
+        "MinHash-128 end to end ÷ rensa pre-shingled sketch",
+        e2e.zip(get("rensa", "minhash128_sketch"))
+            .map(|(a, b)| a / b.docs_per_s),
+        2.0,
+        "×",
+        true,
+    );
+    target(
+        &mut s,
+        "MinHash-128 end to end ÷ rensa end to end",
+        e2e.zip(get("rensa", "minhash128_end_to_end"))
+            .map(|(a, b)| a / b.docs_per_s),
+        30.0,
+        "×",
+        true,
+    );
+    target(
+        &mut s,
+        "MinHash-128 end to end ÷ datasketch end to end",
+        e2e.zip(get("datasketch", "minhash128_end_to_end"))
+            .map(|(a, b)| a / b.docs_per_s),
+        100.0,
+        "×",
+        true,
+    );
+    target(
+        &mut s,
+        "LSH insert + query ÷ rensa",
+        get("neardup", "lsh_insert_query")
+            .zip(get("rensa", "lsh_insert_query"))
+            .map(|(a, b)| a.docs_per_s / b.docs_per_s),
+        2.0,
+        "×",
+        true,
+    );
+    let recall = |tool: &str| {
+        get(tool, "lsh_insert_query").and_then(|l| l.extra.get("recall").and_then(Value::as_f64))
+    };
+    let recall_line = match (recall("neardup"), recall("rensa")) {
+        (Some(ours), Some(theirs)) => Some(format!(
+            "| LSH recall on planted pairs (goal ≥ rensa's {theirs:.4}) | {ours:.4} | {} |",
+            if ours >= theirs { "yes" } else { "**no**" }
+        )),
+        _ => None,
+    };
+    target(
+        &mut s,
+        "SimHash-64 end to end",
+        get("neardup", "simhash64_end_to_end").map(|l| l.mb_per_s),
+        300.0,
+        " MB/s",
+        true,
+    );
+    target(
+        &mut s,
+        "Hamming all pairs, 1,000,000 fingerprints, k = 3",
+        lines
+            .iter()
+            .find(|l| l.tool == "neardup" && l.task == "hamming_all_pairs" && l.docs >= 1e6)
+            .map(|l| l.seconds),
+        0.3,
+        " s",
+        false,
+    );
+    if let Some(l) = recall_line {
+        let _ = writeln!(s, "{l}");
+    }
+    s.push_str(
+        "\n## Commands\n\n```sh\njust bench-peers            # = bash scripts/bench-peers.sh 20000\n# which runs:\npython3 ../shared/peers/make_corpus.py --docs 20000 --edit-rate 0.02 --seed 42 --out corpus.jsonl\n\
+         ../shared/peers/run.sh --corpus corpus.jsonl --truth corpus.truth.csv\nneardup bench --corpus corpus.jsonl --truth corpus.truth.csv --task TASK   # each neardup task\n\
+         neardup bench --task hamming_all_pairs --fingerprints 1000000\nneardup bench-report results.jsonl --peers-header peers.header --out reports/performance\n```\n",
+    );
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    write_bytes(&out.join("README.md"), s.as_bytes())?;
+    Ok(())
+}
