@@ -34,7 +34,49 @@ fn embed(folder: &str, constant: &str, out_name: &str) {
     std::fs::write(out, code).unwrap();
 }
 
+/// FNV-1a over the files that decide what a cached cell contains — the algorithm crate and the
+/// lab code that runs cells — so that changing them invalidates the result cache.
+fn code_fingerprint() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = Vec::new();
+    fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+        let Ok(rd) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for e in rd.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    walk(&root.join("crates/neardup/src"), &mut files);
+    for f in [
+        "truth.rs",
+        "eval.rs",
+        "harness.rs",
+        "experiment/corpora.rs",
+        "experiment/cells.rs",
+        "experiment/runner.rs",
+    ] {
+        files.push(root.join("crates/neardup-lab/src").join(f));
+    }
+    files.sort();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for f in &files {
+        println!("cargo:rerun-if-changed={}", f.display());
+        for b in std::fs::read(f).unwrap_or_default() {
+            h = (h ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    let out = Path::new(&std::env::var("OUT_DIR").unwrap()).join("code_fingerprint.rs");
+    std::fs::write(out, format!("/// Fingerprint of the code that computes cells (see build.rs).\npub const CODE_FINGERPRINT: u64 = {h:#x};\n")).unwrap();
+}
+
 fn main() {
     embed("datasets", "MANIFESTS", "manifests.rs");
     embed("experiments", "STANDARD_EXPERIMENTS", "experiments.rs");
+    code_fingerprint();
 }

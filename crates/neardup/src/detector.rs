@@ -65,8 +65,13 @@ pub trait Algorithm: Send + Sync + 'static {
     /// Text → signatures (and an index over them) for a whole corpus.
     fn build(params: &Self::Params, docs: &[&str]) -> Result<Self::Index>;
 
-    /// Signatures → reported pairs under `query`: `a < b`, each pair once, sorted.
-    fn query(params: &Self::Params, index: &Self::Index, query: &Self::Query) -> Vec<ScoredPair>;
+    /// Signatures → reported pairs under `query`: `a < b`, each pair once, sorted. Fails only
+    /// on resource limits (`error::pair_limit`).
+    fn query(
+        params: &Self::Params,
+        index: &Self::Index,
+        query: &Self::Query,
+    ) -> Result<Vec<ScoredPair>>;
 
     /// The algorithm's similarity estimate for any pair (used for ROC curves and labelled
     /// pairs), or `None` if it cannot score pairs it did not report.
@@ -231,7 +236,7 @@ impl<A: Algorithm> Index for Built<A> {
         }
         let query: A::Query = from_map(A::NAME, &query_keys, overrides)?;
         A::validate(&self.params, &query)?;
-        Ok(A::query(&self.params, &self.index, &query))
+        A::query(&self.params, &self.index, &query)
     }
     fn score(&self, a: usize, b: usize) -> Option<f64> {
         A::score(&self.params, &self.index, a, b)

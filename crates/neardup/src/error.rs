@@ -53,6 +53,19 @@ pub enum Error {
         /// The underlying error.
         source: std::io::Error,
     },
+    /// A join would produce more pairs than the configured limit.
+    #[error(
+        "{what} would report {pairs} pairs, more than the limit of {limit} (set NEARDUP_MAX_PAIRS to raise it): its \
+         signatures put too many documents together — tighten the parameters"
+    )]
+    TooManyPairs {
+        /// Which join.
+        what: String,
+        /// Pairs it would produce (a lower bound when it stopped early).
+        pairs: u64,
+        /// The limit.
+        limit: u64,
+    },
     /// A file's bytes are not valid UTF-8.
     #[error("{path}: not valid UTF-8 (first invalid byte at offset {offset})")]
     NotUtf8 {
@@ -81,6 +94,40 @@ impl Error {
     }
 }
 
+/// Most pairs a join may produce: `$NEARDUP_MAX_PAIRS`, default 20 million (16 bytes each
+/// before scores, and every reported pair is kept by the runner). A join whose output would
+/// exceed it fails with [`Error::TooManyPairs`] instead of exhausting memory.
+pub fn pair_limit() -> u64 {
+    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        std::env::var("NEARDUP_MAX_PAIRS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(20_000_000)
+    })
+}
+
+/// Fails with [`Error::TooManyPairs`] when `pairs` exceeds [`pair_limit`].
+pub fn check_pairs(what: &str, pairs: u64) -> Result<()> {
+    let limit = pair_limit();
+    if pairs > limit {
+        Err(Error::TooManyPairs {
+            what: what.to_string(),
+            pairs,
+            limit,
+        })
+    } else {
+        Ok(())
+    }
+}
+
+/// Pairs inside runs of the given lengths: Σ n(n − 1)/2.
+pub fn pairs_in_runs(runs: impl IntoIterator<Item = usize>) -> u64 {
+    runs.into_iter()
+        .map(|n| (n as u64) * (n as u64).saturating_sub(1) / 2)
+        .sum()
+}
+
 /// Fails with [`Error::InvalidParam`] unless `value` lies in the open-closed interval (0, 1].
 ///
 /// Thresholds on similarities use this range throughout: a threshold of 0 would report every
@@ -93,6 +140,20 @@ pub fn check_unit_threshold(algorithm: &str, field: &str, value: f64) -> Result<
             algorithm,
             field,
             format!("{value} is outside (0, 1]"),
+        ))
+    }
+}
+
+/// Fails with [`Error::InvalidParam`] unless `min ≤ max` and both lie in [0, 1] (a band of
+/// normalized idf values, named by its `min_field`).
+pub fn check_unit_band(algorithm: &str, min_field: &str, min: f64, max: f64) -> Result<()> {
+    if (0.0..=1.0).contains(&min) && (0.0..=1.0).contains(&max) && min <= max {
+        Ok(())
+    } else {
+        Err(Error::invalid(
+            algorithm,
+            min_field,
+            format!("the idf band [{min}, {max}] is empty or outside [0, 1]"),
         ))
     }
 }

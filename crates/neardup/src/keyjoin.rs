@@ -9,9 +9,13 @@ use crate::minhash::lsh::pack;
 /// Pairs of documents sharing at least one key, with how many keys they share, sorted by pair.
 /// `keyed` holds (key, document); a document should list a key at most once (namespace keys
 /// of different signature kinds yourself).
-pub fn shared_keys(mut keyed: Vec<(u128, u32)>) -> Vec<(u64, u32)> {
+pub fn shared_keys(mut keyed: Vec<(u128, u32)>) -> crate::Result<Vec<(u64, u32)>> {
     keyed.par_sort_unstable();
     keyed.dedup();
+    crate::error::check_pairs(
+        "the signature join",
+        crate::error::pairs_in_runs(keyed.chunk_by(|a, b| a.0 == b.0).map(<[_]>::len)),
+    )?;
     let mut pairs = Vec::new();
     for run in keyed.chunk_by(|a, b| a.0 == b.0) {
         for (i, &(_, a)) in run.iter().enumerate() {
@@ -21,10 +25,10 @@ pub fn shared_keys(mut keyed: Vec<(u128, u32)>) -> Vec<(u64, u32)> {
         }
     }
     pairs.par_sort_unstable();
-    pairs
+    Ok(pairs
         .chunk_by(|a, b| a == b)
         .map(|r| (r[0], r.len() as u32))
-        .collect()
+        .collect())
 }
 
 /// The first 128 bits of a digest, as a key.
@@ -40,14 +44,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn too_many_pairs_is_an_error_not_an_allocation() {
+        // 10,000 documents with one key would be 49,995,000 pairs, above the default limit.
+        let keyed: Vec<(u128, u32)> = (0..10_000).map(|i| (7, i)).collect();
+        let e = shared_keys(keyed).unwrap_err().to_string();
+        assert!(
+            e.contains("49995000 pairs") && e.contains("NEARDUP_MAX_PAIRS"),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn counts_shared_keys() {
         let keyed = vec![(7, 0), (7, 2), (9, 2), (9, 0), (1, 1), (7, 3)];
         assert_eq!(
-            shared_keys(keyed),
+            shared_keys(keyed).unwrap(),
             vec![(pack(0, 2), 2), (pack(0, 3), 1), (pack(2, 3), 1)]
         );
         assert!(
-            shared_keys(vec![(1, 0), (1, 0)]).is_empty(),
+            shared_keys(vec![(1, 0), (1, 0)]).unwrap().is_empty(),
             "a document never pairs with itself"
         );
     }

@@ -20,3 +20,11 @@ pub(crate) fn pair_with_jaccard(
     b.extend((0..only_b).map(|_| rng.next_u64()));
     (a, b)
 }
+
+/// The error message of configuring algorithm `A` with `params` (which must be invalid).
+pub(crate) fn param_error<A: crate::detector::Algorithm>(params: serde_json::Value) -> String {
+    let map: crate::detector::ParamMap = serde_json::from_value(params).expect("a JSON object");
+    crate::detector::Configured::<A>::from_params(&map)
+        .expect_err("the parameters are invalid")
+        .to_string()
+}

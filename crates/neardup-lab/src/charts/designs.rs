@@ -115,12 +115,7 @@ impl Chart for Designs {
                         .label(format!("k = {k}"))
                         .legend(move |(x, y)| Circle::new((x + 8, y), 5, c.filled()));
                 }
-                b.configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .label_font(("sans-serif", 14))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .draw()?;
+                super::legend(&mut b, SeriesLabelPosition::UpperLeft, 14)?;
                 Ok(())
             }
         );

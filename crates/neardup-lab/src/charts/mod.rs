@@ -152,6 +152,27 @@ pub fn label_font() -> TextStyle<'static> {
     ("sans-serif", 16).into_font().into()
 }
 
+/// Draws a chart's legend: readable font, a translucent white box with a black border.
+pub fn legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    position: SeriesLabelPosition,
+    font_size: u32,
+) -> anyhow::Result<()>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .position(position)
+        .label_font(("sans-serif", font_size))
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .draw()?;
+    Ok(())
+}
+
 /// A file-name-safe form of a label.
 pub fn slug(s: &str) -> String {
     let mut out: String = s

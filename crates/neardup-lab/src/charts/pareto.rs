@@ -97,13 +97,7 @@ impl Chart for Pareto {
                     .draw_series(LineSeries::new(line, BLACK.stroke_width(1)))?
                     .label("Pareto front")
                     .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::LowerLeft)
-                    .label_font(("sans-serif", 14))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .draw()?;
+                super::legend(&mut chart, SeriesLabelPosition::LowerLeft, 14)?;
                 Ok(())
             }
         );

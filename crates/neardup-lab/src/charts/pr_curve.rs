@@ -109,13 +109,7 @@ impl Chart for PrCurve {
                             PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
                         });
                 }
-                chart
-                    .configure_series_labels()
-                    .position(SeriesLabelPosition::LowerLeft)
-                    .label_font(("sans-serif", 14))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .draw()?;
+                super::legend(&mut chart, SeriesLabelPosition::LowerLeft, 14)?;
                 Ok(())
             }
         );

@@ -109,12 +109,7 @@ impl Chart for Scaling {
                     b.draw_series(LineSeries::new(mem.clone(), c.stroke_width(2)))?;
                     b.draw_series(mem.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
                 }
-                a.configure_series_labels()
-                    .position(SeriesLabelPosition::UpperLeft)
-                    .label_font(("sans-serif", 12))
-                    .background_style(WHITE.mix(0.85))
-                    .border_style(BLACK)
-                    .draw()?;
+                super::legend(&mut a, SeriesLabelPosition::UpperLeft, 12)?;
                 Ok(())
             }
         );

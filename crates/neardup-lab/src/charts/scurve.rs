@@ -132,13 +132,7 @@ impl Chart for SCurve {
                             )))?;
                         }
                     }
-                    chart
-                        .configure_series_labels()
-                        .position(SeriesLabelPosition::LowerRight)
-                        .label_font(("sans-serif", 15))
-                        .background_style(WHITE.mix(0.85))
-                        .border_style(BLACK)
-                        .draw()?;
+                    super::legend(&mut chart, SeriesLabelPosition::LowerRight, 15)?;
                     Ok(())
                 }
             );

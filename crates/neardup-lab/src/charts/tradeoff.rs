@@ -160,13 +160,7 @@ impl Chart for Tradeoff {
                             chart
                                 .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
                         }
-                        chart
-                            .configure_series_labels()
-                            .position(SeriesLabelPosition::LowerLeft)
-                            .label_font(("sans-serif", 13))
-                            .background_style(WHITE.mix(0.85))
-                            .border_style(BLACK)
-                            .draw()?;
+                        super::legend(&mut chart, SeriesLabelPosition::LowerLeft, 13)?;
                     }
                     Ok(())
                 }

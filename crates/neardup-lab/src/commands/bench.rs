@@ -176,6 +176,7 @@ pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
             let tuned = neardup::minhash::banding::tune(threshold, 128, 0.5)?;
             let banding = Banding::new(tuned.bands, tuned.rows, 128)?;
             let (cands, w, c) = best_of(repeat, || candidate_pairs(&sigs, &banding));
+            let cands = cands?;
             extra.insert("threshold".into(), threshold.into());
             extra.insert("bands".into(), tuned.bands.into());
             extra.insert("rows".into(), tuned.rows.into());

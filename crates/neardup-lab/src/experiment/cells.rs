@@ -4,7 +4,8 @@
 //! query point of the grid is swept over it. Its raw result — reported pairs with scores and
 //! exact Jaccard, timings, memory, AUC — is written atomically to `<cache>/cells/<key>.json`,
 //! where the key hashes everything the result depends on (corpus checksum, full build and query
-//! parameters with defaults filled in, seed, cache format version). A finished cell is never
+//! parameters with defaults filled in, seed, cache format version, and a fingerprint of the code
+//! that computes cells, so a changed algorithm never reuses stale results). A finished cell is never
 //! recomputed unless `--force`; a killed run resumes where it stopped.
 
 use std::path::{Path, PathBuf};
@@ -20,6 +21,8 @@ use crate::fsutil::write_bytes;
 
 /// Bump when the meaning of stored results changes.
 pub const CACHE_VERSION: u32 = 1;
+
+include!(concat!(env!("OUT_DIR"), "/code_fingerprint.rs"));
 
 /// Reported pairs of one query, column-wise.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -97,6 +100,7 @@ pub struct CellResult {
 #[derive(Serialize)]
 struct KeyParts<'a> {
     version: u32,
+    code: u64,
     corpus: &'a str,
     truth: &'a TruthSpec,
     algorithm: &'a str,
@@ -120,6 +124,7 @@ pub fn key(
 ) -> String {
     let parts = KeyParts {
         version: CACHE_VERSION,
+        code: CODE_FINGERPRINT,
         corpus,
         truth,
         algorithm,
@@ -132,7 +137,9 @@ pub fn key(
 
 /// The cache key of a corpus's truth (the corpus and the truth features).
 fn corpus_key(sha: &str, truth: &TruthSpec) -> String {
-    digest(&serde_json::to_string(&(CACHE_VERSION, sha, truth)).expect("serializes"))
+    digest(
+        &serde_json::to_string(&(CACHE_VERSION, CODE_FINGERPRINT, sha, truth)).expect("serializes"),
+    )
 }
 
 /// The cache directory.

@@ -17,10 +17,10 @@ fn choose2(n: u64) -> f64 {
 
 /// ARI of two labelings (unlabelled truth items are singletons).
 pub fn adjusted_rand_index(predicted: &[u32], truth: &[Option<u32>]) -> f64 {
-    let (cells, rows, cols) = contingency(predicted, truth);
-    let index: f64 = cells.iter().map(|&c| choose2(c)).sum();
-    let a: f64 = rows.iter().map(|&c| choose2(c)).sum();
-    let b: f64 = cols.iter().map(|&c| choose2(c)).sum();
+    let c = contingency(predicted, truth);
+    let index: f64 = c.cells.iter().map(|&(_, _, n)| choose2(n)).sum();
+    let a: f64 = c.rows.values().map(|&n| choose2(n)).sum();
+    let b: f64 = c.cols.values().map(|&n| choose2(n)).sum();
     let total = choose2(predicted.len() as u64);
     let expected = if total > 0.0 { a * b / total } else { 0.0 };
     let max = 0.5 * (a + b);

@@ -3,7 +3,7 @@
 //! its predicted cluster and L its true one (unlabelled = singleton); both averaged over
 //! documents. From the contingency table: P = Σᵢⱼ nᵢⱼ² / |Cᵢ| / n, R = Σᵢⱼ nᵢⱼ² / |Lⱼ| / n.
 
-use super::{EvalInput, Metric, predicted_clusters};
+use super::{EvalInput, Metric, contingency, predicted_clusters};
 use crate::truth::Truth;
 
 /// B-cubed precision and recall.
@@ -12,35 +12,15 @@ pub struct BCubed;
 
 /// (precision, recall) of two labelings.
 pub fn bcubed(predicted: &[u32], truth: &[Option<u32>]) -> (f64, f64) {
-    use std::collections::HashMap;
-    let n = predicted.len();
-    let mut next = truth.iter().flatten().max().map_or(0, |m| m + 1);
-    let t: Vec<u32> = truth
-        .iter()
-        .map(|l| {
-            l.unwrap_or_else(|| {
-                next += 1;
-                next - 1
-            })
-        })
-        .collect();
-    let mut cell: HashMap<(u32, u32), f64> = HashMap::new();
-    let mut csize: HashMap<u32, f64> = HashMap::new();
-    let mut lsize: HashMap<u32, f64> = HashMap::new();
-    for (&p, &l) in predicted.iter().zip(&t) {
-        *cell.entry((p, l)).or_default() += 1.0;
-        *csize.entry(p).or_default() += 1.0;
-        *lsize.entry(l).or_default() += 1.0;
-    }
+    let c = contingency(predicted, truth);
+    let n = predicted.len() as f64;
     let (mut p, mut r) = (0.0, 0.0);
-    // Sum in a fixed order so the floating-point result is reproducible.
-    let mut cells: Vec<_> = cell.into_iter().collect();
-    cells.sort_unstable_by_key(|(k, _)| *k);
-    for ((c, l), nij) in cells {
-        p += nij * nij / csize[&c];
-        r += nij * nij / lsize[&l];
+    for &(row, col, cell) in &c.cells {
+        let nij = cell as f64;
+        p += nij * nij / c.rows[&row] as f64;
+        r += nij * nij / c.cols[&col] as f64;
     }
-    (p / n as f64, r / n as f64)
+    (p / n, r / n)
 }
 
 impl Metric for BCubed {

@@ -80,42 +80,38 @@ pub(crate) fn ratio(num: f64, den: f64) -> Option<f64> {
     (den != 0.0).then(|| num / den)
 }
 
-/// Contingency counts between two labelings of the same items: (cell sizes, row sizes,
-/// column sizes). Unlabelled truth items become singletons.
-pub(crate) fn contingency(
-    predicted: &[u32],
-    truth: &[Option<u32>],
-) -> (Vec<u64>, Vec<u64>, Vec<u64>) {
-    use std::collections::HashMap;
+/// Contingency table of two labelings of the same items (unlabelled truth items become
+/// singletons), in key order so that floating-point sums over it are reproducible.
+pub(crate) struct Contingency {
+    /// (predicted cluster, true cluster, items), sorted.
+    pub cells: Vec<(u32, u32, u64)>,
+    /// Items per predicted cluster.
+    pub rows: std::collections::BTreeMap<u32, u64>,
+    /// Items per true cluster.
+    pub cols: std::collections::BTreeMap<u32, u64>,
+}
+
+/// Builds the contingency table of `predicted` against `truth`.
+pub(crate) fn contingency(predicted: &[u32], truth: &[Option<u32>]) -> Contingency {
+    use std::collections::BTreeMap;
     let mut next_single = truth.iter().flatten().max().map_or(0, |m| m + 1);
-    let truth: Vec<u32> = truth
-        .iter()
-        .map(|l| {
-            l.unwrap_or_else(|| {
-                next_single += 1;
-                next_single - 1
-            })
-        })
-        .collect();
-    let mut cells: HashMap<(u32, u32), u64> = HashMap::new();
-    let mut rows: HashMap<u32, u64> = HashMap::new();
-    let mut cols: HashMap<u32, u64> = HashMap::new();
-    for (&p, &t) in predicted.iter().zip(&truth) {
+    let mut cells: BTreeMap<(u32, u32), u64> = BTreeMap::new();
+    let mut rows: BTreeMap<u32, u64> = BTreeMap::new();
+    let mut cols: BTreeMap<u32, u64> = BTreeMap::new();
+    for (&p, t) in predicted.iter().zip(truth) {
+        let t = t.unwrap_or_else(|| {
+            next_single += 1;
+            next_single - 1
+        });
         *cells.entry((p, t)).or_default() += 1;
         *rows.entry(p).or_default() += 1;
         *cols.entry(t).or_default() += 1;
     }
-    let mut c: Vec<_> = cells.into_iter().collect();
-    c.sort_unstable();
-    let mut r: Vec<_> = rows.into_iter().collect();
-    r.sort_unstable();
-    let mut k: Vec<_> = cols.into_iter().collect();
-    k.sort_unstable();
-    (
-        c.into_iter().map(|x| x.1).collect(),
-        r.into_iter().map(|x| x.1).collect(),
-        k.into_iter().map(|x| x.1).collect(),
-    )
+    Contingency {
+        cells: cells.into_iter().map(|((p, t), n)| (p, t, n)).collect(),
+        rows,
+        cols,
+    }
 }
 
 /// Predicted cluster labels: connected components of the reported pairs.

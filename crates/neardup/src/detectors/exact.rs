@@ -60,20 +60,20 @@ impl Algorithm for Exact {
         Ok(ExactIndex { hashes })
     }
 
-    fn query(_: &Self::Params, index: &Self::Index, _: &Self::Query) -> Vec<ScoredPair> {
+    fn query(_: &Self::Params, index: &Self::Index, _: &Self::Query) -> Result<Vec<ScoredPair>> {
         let keyed = index
             .hashes
             .iter()
             .enumerate()
             .filter_map(|(i, h)| h.map(|h| (h, i as u32)))
             .collect();
-        shared_keys(keyed)
+        Ok(shared_keys(keyed)?
             .into_iter()
             .map(|(p, _)| {
                 let (a, b) = unpack(p);
                 ScoredPair { a, b, score: 1.0 }
             })
-            .collect()
+            .collect())
     }
 
     fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {

@@ -130,23 +130,23 @@ impl Algorithm for Henzinger {
         })
     }
 
-    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         let c = p.c();
         let threshold = crate::simhash::cosine_estimate(q.min_agreement, p.bits);
-        Supershingles::query(
+        Ok(Supershingles::query(
             &p.b(),
             &index.b,
             &SupershinglesQuery {
                 min_agreeing: q.min_agreeing,
             },
-        )
+        )?
         .into_iter()
         .filter_map(|pair| {
             let s = RandomProjection::score(&c, &index.c, pair.a as usize, pair.b as usize)?;
             // cos(π(1 − agree/b)) is increasing in `agree`, so this is agree ≥ t.
             (s >= threshold - 1e-12).then_some(ScoredPair { score: s, ..pair })
         })
-        .collect()
+        .collect())
     }
 
     fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {

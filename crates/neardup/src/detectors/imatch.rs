@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
 use crate::detector::{Algorithm, ParamMap, ScoredPair};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, check_unit_band};
 use crate::hash::{SplitMix64, derive_seed, hash_bytes, mix64};
 use crate::keyjoin::{key128, shared_keys};
 use crate::minhash::lsh::unpack;
@@ -101,19 +101,7 @@ impl Algorithm for IMatch {
     type Index = IMatchIndex;
 
     fn validate(p: &Self::Params, q: &Self::Query) -> Result<()> {
-        if !(0.0..=1.0).contains(&p.min_idf)
-            || !(0.0..=1.0).contains(&p.max_idf)
-            || p.min_idf > p.max_idf
-        {
-            return Err(Error::invalid(
-                Self::NAME,
-                "min_idf",
-                format!(
-                    "the idf band [{}, {}] is empty or outside [0, 1]",
-                    p.min_idf, p.max_idf
-                ),
-            ));
-        }
+        check_unit_band(Self::NAME, "min_idf", p.min_idf, p.max_idf)?;
         if !(p.drop_fraction > 0.0 && p.drop_fraction < 1.0) {
             return Err(Error::invalid(
                 Self::NAME,
@@ -222,7 +210,7 @@ impl Algorithm for IMatch {
             })
             .collect();
         Ok(IMatchIndex {
-            collisions: shared_keys(keyed),
+            collisions: shared_keys(keyed)?,
             signatures,
             lexicons,
             unsigned,
@@ -230,8 +218,8 @@ impl Algorithm for IMatch {
         })
     }
 
-    fn query(_: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
-        index
+    fn query(_: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
+        Ok(index
             .collisions
             .iter()
             .filter(|&&(_, n)| n as usize >= q.min_collisions)
@@ -243,7 +231,7 @@ impl Algorithm for IMatch {
                     score: n as f64 / index.lexicons as f64,
                 }
             })
-            .collect()
+            .collect())
     }
 
     fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
@@ -376,11 +364,7 @@ mod tests {
 
     #[test]
     fn bad_parameters() {
-        let err = |v: serde_json::Value| {
-            Configured::<IMatch>::from_params(&serde_json::from_value(v).unwrap())
-                .unwrap_err()
-                .to_string()
-        };
+        let err = crate::testutil::param_error::<IMatch>;
         assert!(err(json!({"min_idf": 0.9, "max_idf": 0.1})).contains("empty"));
         assert!(err(json!({"max_idf": 1.5})).contains("outside"));
         assert!(err(json!({"drop_fraction": 1.0})).contains("drop_fraction"));

@@ -110,12 +110,12 @@ impl Algorithm for LongestSentences {
                 keyed.push((h as u128, i as u32));
             }
         }
-        let shared = shared_keys(keyed);
+        let shared = shared_keys(keyed)?;
         Ok(LongestIndex { prints, shared })
     }
 
-    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
-        index
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
+        Ok(index
             .shared
             .iter()
             .filter_map(|&(pair, n)| {
@@ -132,7 +132,7 @@ impl Algorithm for LongestSentences {
                     score: n as f64 / p.sentences as f64,
                 })
             })
-            .collect()
+            .collect())
     }
 
     fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
@@ -193,15 +193,8 @@ mod tests {
 
     #[test]
     fn bad_parameters() {
-        let e = Configured::<LongestSentences>::from_params(
-            &serde_json::from_value(json!({"sentences": 0})).unwrap(),
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("sentences"));
-        let e = Configured::<LongestSentences>::from_params(
-            &serde_json::from_value(json!({"min_common": 5})).unwrap(),
-        )
-        .unwrap_err();
-        assert!(e.to_string().contains("exceeds k"));
+        let err = crate::testutil::param_error::<LongestSentences>;
+        assert!(err(json!({"sentences": 0})).contains("sentences"));
+        assert!(err(json!({"min_common": 5})).contains("exceeds k"));
     }
 }

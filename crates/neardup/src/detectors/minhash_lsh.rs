@@ -145,7 +145,7 @@ impl Algorithm for MinHashLsh {
         let shingler = p.features.shingler(derive_seed(p.seed, "tokens"));
         let sketcher = Sketcher::new(p.sketch, p.num_perm, derive_seed(p.seed, "permutations"))?;
         let signatures = Signatures::compute(docs, &shingler, &sketcher, p.num_perm);
-        let candidates = candidate_pairs(&signatures, &p.banding()?);
+        let candidates = candidate_pairs(&signatures, &p.banding()?)?;
         let sets = (p.verify == Verify::Exact).then(|| {
             use rayon::prelude::*;
             docs.par_iter().map(|d| shingler.set(d)).collect()
@@ -157,12 +157,12 @@ impl Algorithm for MinHashLsh {
         })
     }
 
-    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         let cutoff = q.min_similarity.unwrap_or(p.threshold);
-        scored_from_packed(&index.candidates, |a, b| {
+        Ok(scored_from_packed(&index.candidates, |a, b| {
             let s = Self::score(p, index, a as usize, b as usize)?;
             (p.verify == Verify::None || s >= cutoff).then_some(s)
-        })
+        }))
     }
 
     fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {

@@ -108,14 +108,11 @@ impl Algorithm for RandomProjection {
         })
     }
 
-    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         let d = p.bits - q.min_agreement;
         let pieces = d + 1;
         let pairs = match Design::single(p.bits, d, pieces) {
-            Ok(design) if p.bits / pieces >= 8 => index
-                .fps
-                .pairs_within(d, Some(&design))
-                .expect("valid design"),
+            Ok(design) if p.bits / pieces >= 8 => index.fps.pairs_within(d, Some(&design))?,
             _ => {
                 let ids = index.fps.nonempty();
                 let mut v = Vec::new();
@@ -125,11 +122,14 @@ impl Algorithm for RandomProjection {
                             v.push(pack(a, b));
                         }
                     }
+                    crate::error::check_pairs("the projection scan", v.len() as u64)?;
                 }
                 v
             }
         };
-        scored_from_packed(&pairs, |a, b| Self::score(p, index, a as usize, b as usize))
+        Ok(scored_from_packed(&pairs, |a, b| {
+            Self::score(p, index, a as usize, b as usize)
+        }))
     }
 
     fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
@@ -200,11 +200,7 @@ mod tests {
 
     #[test]
     fn bad_parameters() {
-        let err = |v: serde_json::Value| {
-            Configured::<RandomProjection>::from_params(&serde_json::from_value(v).unwrap())
-                .unwrap_err()
-                .to_string()
-        };
+        let err = crate::testutil::param_error::<RandomProjection>;
         assert!(err(json!({"bits": 100})).contains("not supported"));
         assert!(err(json!({"min_agreement": 400})).contains("outside"));
         assert!(err(json!({"min_agreement": 0})).contains("outside"));

@@ -125,13 +125,12 @@ impl Algorithm for SimHash {
         })
     }
 
-    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         let design = q.design(p.bits).expect("validated");
-        let pairs = index
-            .fps
-            .pairs_within(q.max_distance, design.as_ref())
-            .expect("validated design");
-        scored_from_packed(&pairs, |a, b| Self::score(p, index, a as usize, b as usize))
+        let pairs = index.fps.pairs_within(q.max_distance, design.as_ref())?;
+        Ok(scored_from_packed(&pairs, |a, b| {
+            Self::score(p, index, a as usize, b as usize)
+        }))
     }
 
     fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
@@ -253,11 +252,7 @@ mod tests {
 
     #[test]
     fn bad_parameters() {
-        let err = |v: serde_json::Value| {
-            Configured::<SimHash>::from_params(&serde_json::from_value(v).unwrap())
-                .unwrap_err()
-                .to_string()
-        };
+        let err = crate::testutil::param_error::<SimHash>;
         assert!(err(json!({"bits": 96})).contains("supported width"));
         assert!(err(json!({"max_distance": 64})).contains("smaller than f"));
         assert!(err(json!({"blocks": 3})).contains("more blocks than k"));

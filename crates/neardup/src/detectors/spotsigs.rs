@@ -29,7 +29,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::detector::{Algorithm, ScoredPair};
-use crate::error::{Error, Result, check_unit_threshold};
+use crate::error::{Error, Result, check_unit_band, check_unit_threshold};
 use crate::features::label_occurrences;
 use crate::features::similarity::jaccard;
 use crate::hash::{hash_bytes, hash_sequence};
@@ -307,15 +307,8 @@ impl Algorithm for SpotSigs {
                 "spot distance must be at least 1",
             ));
         }
-        if p.idf_filter && !(0.0 <= p.min_idf && p.min_idf <= p.max_idf && p.max_idf <= 1.0) {
-            return Err(Error::invalid(
-                Self::NAME,
-                "min_idf",
-                format!(
-                    "the idf band [{}, {}] is empty or outside [0, 1]",
-                    p.min_idf, p.max_idf
-                ),
-            ));
+        if p.idf_filter {
+            check_unit_band(Self::NAME, "min_idf", p.min_idf, p.max_idf)?;
         }
         check_unit_threshold(Self::NAME, "threshold", q.threshold)
     }
@@ -326,14 +319,14 @@ impl Algorithm for SpotSigs {
         Ok(SpotSigsIndex { sets, unsigned })
     }
 
-    fn query(_: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
-        partitioned_join(&index.sets, q.threshold)
+    fn query(_: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
+        Ok(partitioned_join(&index.sets, q.threshold)
             .into_iter()
             .map(|(pair, j)| {
                 let (a, b) = crate::minhash::lsh::unpack(pair);
                 ScoredPair { a, b, score: j }
             })
-            .collect()
+            .collect())
     }
 
     fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
@@ -441,11 +434,7 @@ mod tests {
 
     #[test]
     fn bad_parameters() {
-        let err = |v: serde_json::Value| {
-            Configured::<SpotSigs>::from_params(&serde_json::from_value(v).unwrap())
-                .unwrap_err()
-                .to_string()
-        };
+        let err = crate::testutil::param_error::<SpotSigs>;
         assert!(err(json!({"threshold": 0.0})).contains("threshold"));
         assert!(err(json!({"threshold": 1.2})).contains("threshold"));
         assert!(err(json!({"chain": 0})).contains("chain length"));

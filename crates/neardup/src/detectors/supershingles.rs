@@ -105,15 +105,15 @@ impl Algorithm for Supershingles {
             derive_seed(p.seed, "permutations"),
         )?);
         let signatures = Signatures::compute(docs, &shingler, &sketcher, p.min_values);
-        let sharing = layout(p, 1)?.similar_pairs(&signatures);
+        let sharing = layout(p, 1)?.similar_pairs(&signatures)?;
         Ok(SupershinglesIndex {
             signatures,
             sharing,
         })
     }
 
-    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
-        index
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
+        Ok(index
             .sharing
             .iter()
             .filter(|&&(_, n)| n >= q.min_agreeing)
@@ -125,7 +125,7 @@ impl Algorithm for Supershingles {
                     score: n as f64 / p.supershingles as f64,
                 }
             })
-            .collect()
+            .collect())
     }
 
     fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {

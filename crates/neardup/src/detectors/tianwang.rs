@@ -239,7 +239,7 @@ impl Algorithm for Tianwang {
                 .enumerate()
                 .filter_map(|(i, d)| d.1.map(|s| (s, i as u32)))
                 .collect(),
-        );
+        )?;
         Ok(TianwangIndex {
             weights: per_doc.into_iter().map(|d| d.0).collect(),
             equal,
@@ -247,8 +247,8 @@ impl Algorithm for Tianwang {
         })
     }
 
-    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Vec<ScoredPair> {
-        index
+    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
+        Ok(index
             .equal
             .iter()
             .filter_map(|&(pair, _)| {
@@ -261,7 +261,7 @@ impl Algorithm for Tianwang {
                     score: 1.0 - s,
                 })
             })
-            .collect()
+            .collect())
     }
 
     fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
@@ -356,11 +356,7 @@ mod tests {
             pairs(2, &["the of and", "the of and"], 1.0).is_empty(),
             "stopwords only"
         );
-        let err = |v: serde_json::Value| {
-            Configured::<Tianwang>::from_params(&serde_json::from_value(v).unwrap())
-                .unwrap_err()
-                .to_string()
-        };
+        let err = crate::testutil::param_error::<Tianwang>;
         assert!(err(json!({"variant": 6})).contains("variant"));
         assert!(err(json!({"keywords": 0})).contains("N must be"));
         assert!(err(json!({"epsilon": 1.5})).contains("epsilon"));

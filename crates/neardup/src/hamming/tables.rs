@@ -235,6 +235,10 @@ pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<
             pairs
         })
         .collect();
+    crate::error::check_pairs(
+        "the Hamming join",
+        per_table.iter().map(|t| t.len() as u64).sum(),
+    )?;
     let mut all = per_table.concat();
     all.par_sort_unstable();
     Ok(all)

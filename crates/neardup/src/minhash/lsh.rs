@@ -70,9 +70,10 @@ pub fn unpack(p: u64) -> (u32, u32) {
 }
 
 /// Every (pair, band) collision: a packed pair appears once for each band in which its two
-/// signatures agree. Empty documents take no part. Sorted.
-pub fn band_collisions(signatures: &Signatures, banding: &Banding) -> Vec<u64> {
-    let per_band: Vec<Vec<u64>> = (0..banding.bands)
+/// signatures agree. Empty documents take no part. Sorted. Fails when the collisions would
+/// exceed the pair limit (`error::pair_limit`).
+pub fn band_collisions(signatures: &Signatures, banding: &Banding) -> Result<Vec<u64>> {
+    let per_band: Vec<Result<Vec<u64>>> = (0..banding.bands)
         .into_par_iter()
         .map(|band| {
             let mut keyed: Vec<(u64, u32)> = (0..signatures.len())
@@ -80,6 +81,10 @@ pub fn band_collisions(signatures: &Signatures, banding: &Banding) -> Vec<u64> {
                 .map(|i| (banding.key(signatures.row(i), band), i as u32))
                 .collect();
             keyed.sort_unstable();
+            crate::error::check_pairs(
+                "LSH banding",
+                crate::error::pairs_in_runs(keyed.chunk_by(|x, y| x.0 == y.0).map(<[_]>::len)),
+            )?;
             let mut pairs = Vec::new();
             for run in keyed.chunk_by(|x, y| x.0 == y.0) {
                 for (i, &(_, a)) in run.iter().enumerate() {
@@ -88,19 +93,21 @@ pub fn band_collisions(signatures: &Signatures, banding: &Banding) -> Vec<u64> {
                     }
                 }
             }
-            pairs
+            Ok(pairs)
         })
         .collect();
+    let per_band = per_band.into_iter().collect::<Result<Vec<_>>>()?;
+    crate::error::check_pairs("LSH banding", per_band.iter().map(|b| b.len() as u64).sum())?;
     let mut all = per_band.concat();
     all.par_sort_unstable();
-    all
+    Ok(all)
 }
 
 /// Candidate pairs: pairs that agree on at least one band, sorted, each once.
-pub fn candidate_pairs(signatures: &Signatures, banding: &Banding) -> Vec<u64> {
-    let mut c = band_collisions(signatures, banding);
+pub fn candidate_pairs(signatures: &Signatures, banding: &Banding) -> Result<Vec<u64>> {
+    let mut c = band_collisions(signatures, banding)?;
     c.dedup();
-    c
+    Ok(c)
 }
 
 /// A hasher that passes a `u64` key through: band keys are already uniformly mixed.
@@ -199,7 +206,7 @@ mod tests {
             let banding = Banding::new(bands, rows, num_perm).unwrap();
             let sigs = Signatures::from_rows(num_perm, &docs);
             let oracle = brute_force(&docs, &banding);
-            prop_assert_eq!(&candidate_pairs(&sigs, &banding), &oracle);
+            prop_assert_eq!(&candidate_pairs(&sigs, &banding).unwrap(), &oracle);
 
             let mut index = LshIndex::new(banding);
             for (i, d) in docs.iter().enumerate() {
