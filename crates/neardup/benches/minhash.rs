@@ -141,7 +141,7 @@ fn bench_lsh(c: &mut Criterion) {
     let sigs = Signatures::compute(&refs, &peers_features().shingler(1), &sketcher, 128);
     let banding = Banding::new(9, 13, 128).unwrap();
     // Correctness once, inside the bench: every planted copy shares a band with something.
-    assert!(!candidate_pairs(&sigs, &banding).is_empty());
+    assert!(!candidate_pairs(&sigs, &banding).unwrap().is_empty());
     let mut g = c.benchmark_group("lsh_insert_query_9x13");
     g.sample_size(10);
     g.throughput(Throughput::Elements(DOCS as u64));
