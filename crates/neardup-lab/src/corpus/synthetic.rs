@@ -4,10 +4,12 @@
 //! Documents are built from word lists and a small sentence grammar written here. Function
 //! words come from the grammar's templates, so they have the frequencies of English prose
 //! (about 45 % of tokens are stopwords), which SpotSigs' antecedents and stopword-anchored
-//! shingles need. Each document has a topic — a handful of nouns, verbs and invented proper
-//! names it favours — so documents differ in vocabulary the way news articles do, and the
-//! rare invented names give the vocabulary a long Zipf-like tail. Documents have 2–5
-//! paragraphs of 3–6 sentences, separated by blank lines.
+//! shingles need. Each document has a topic — a handful of common nouns and verbs, ten
+//! content words drawn with Zipf(1) frequencies from a pool of 20,000 invented words, and
+//! invented proper names it favours — so documents differ in vocabulary the way news articles
+//! do, and the vocabulary has a long tail at every corpus size (without it, algorithms keyed on
+//! mid-frequency terms, such as I-Match and SpotSigs, see a closed vocabulary and collapse on
+//! large corpora). Documents have 2–5 paragraphs of 3–6 sentences, separated by blank lines.
 //!
 //! The corpus is unlabelled: near-duplicates come from controlled edit injection. Output
 //! depends only on (docs, seed): the generator uses SplitMix64, not `rand`.
@@ -408,8 +410,48 @@ impl Default for SyntheticSpec {
     }
 }
 
+/// A shared pool of invented content words with Zipf(1) frequencies: the long tail that makes
+/// the vocabulary grow with the corpus (Heaps' law) and gives every term frequency band
+/// members, as real text does. Built from a fixed seed, so it is the same for every corpus.
+struct Pool {
+    words: Vec<String>,
+    /// Cumulative Zipf weights.
+    cumulative: Vec<f64>,
+}
+
+/// Invented words in the pool.
+const POOL_WORDS: usize = 20_000;
+
+impl Pool {
+    fn new() -> Pool {
+        let mut rng = SplitMix64::new(0x0d0c_5eed);
+        let mut seen = std::collections::HashSet::new();
+        let mut words = Vec::with_capacity(POOL_WORDS);
+        while words.len() < POOL_WORDS {
+            let w = invented_name(&mut rng).to_lowercase();
+            if seen.insert(w.clone()) {
+                words.push(w);
+            }
+        }
+        let mut acc = 0.0;
+        let cumulative = (1..=POOL_WORDS)
+            .map(|r| {
+                acc += 1.0 / r as f64;
+                acc
+            })
+            .collect();
+        Pool { words, cumulative }
+    }
+
+    fn draw(&self, rng: &mut SplitMix64) -> String {
+        let u = rng.next_f64() * self.cumulative[POOL_WORDS - 1];
+        let i = self.cumulative.partition_point(|&c| c < u).min(POOL_WORDS - 1);
+        self.words[i].clone()
+    }
+}
+
 struct Topic {
-    nouns: Vec<&'static str>,
+    nouns: Vec<String>,
     verbs: Vec<(&'static str, &'static str)>,
     names: Vec<String>,
     place: String,
@@ -439,18 +481,20 @@ fn invented_name(rng: &mut SplitMix64) -> String {
 }
 
 impl Topic {
-    fn new(rng: &mut SplitMix64) -> Topic {
+    fn new(rng: &mut SplitMix64, pool: &Pool) -> Topic {
         Topic {
-            nouns: (0..12).map(|_| pick(rng, NOUNS)).collect(),
+            nouns: (0..16)
+                .map(|i| if i < 6 { pick(rng, NOUNS).to_string() } else { pool.draw(rng) })
+                .collect(),
             verbs: (0..8).map(|_| pick(rng, VERBS)).collect(),
             names: (0..3).map(|_| invented_name(rng)).collect(),
             place: invented_name(rng),
         }
     }
 
-    fn noun(&self, rng: &mut SplitMix64) -> &'static str {
+    fn noun(&self, rng: &mut SplitMix64) -> &str {
         if rng.below(2) == 0 {
-            pick(rng, &self.nouns)
+            &self.nouns[rng.below(self.nouns.len() as u64) as usize]
         } else {
             pick(rng, NOUNS)
         }
@@ -586,8 +630,8 @@ impl Topic {
 }
 
 /// One document of `rng`'s topic.
-fn document(rng: &mut SplitMix64) -> String {
-    let topic = Topic::new(rng);
+fn document(rng: &mut SplitMix64, pool: &Pool) -> String {
+    let topic = Topic::new(rng, pool);
     let paragraphs = 2 + rng.below(4);
     let mut text = String::new();
     for p in 0..paragraphs {
@@ -607,11 +651,13 @@ fn document(rng: &mut SplitMix64) -> String {
 
 /// The generated texts, in order (document i depends only on (seed, i)).
 pub fn texts(spec: SyntheticSpec) -> Vec<String> {
+    use rayon::prelude::*;
+    let pool = Pool::new();
     (0..spec.docs)
+        .into_par_iter()
         .map(|i| {
-            document(&mut SplitMix64::new(neardup::hash::mix64(
-                spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
-            )))
+            let mut rng = SplitMix64::new(neardup::hash::mix64(spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+            document(&mut rng, &pool)
         })
         .collect()
 }
