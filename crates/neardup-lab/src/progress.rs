@@ -1,10 +1,20 @@
 //! Progress bars for long work, on stderr. indicatif hides them when stderr is not a
-//! terminal (CI logs, pipes), so they never pollute output that tools parse.
+//! terminal (CI logs, pipes), so they never pollute output that tools parse; a long run there
+//! still reports each step as one plain stderr line (see [`Items`]).
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-/// A bar counting items (documents, cells…).
-pub fn items(len: u64, message: impl Into<String>) -> ProgressBar {
+/// A bar counting items (cells of an experiment…). On a terminal it is an indicatif bar; when
+/// stderr is not one, every new message becomes a line `neardup: [pos/len] message` instead,
+/// so a run in CI or under nohup still shows where it is without redrawing.
+#[derive(Debug)]
+pub struct Items {
+    bar: ProgressBar,
+    lines: bool,
+}
+
+/// See [`Items`].
+pub fn items(len: u64, message: impl Into<String>) -> Items {
     let bar = ProgressBar::new(len);
     bar.set_style(
         ProgressStyle::with_template("{msg:30} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})")
@@ -12,7 +22,33 @@ pub fn items(len: u64, message: impl Into<String>) -> ProgressBar {
             .progress_chars("=> "),
     );
     bar.set_message(message.into());
-    bar
+    let lines = bar.is_hidden();
+    Items { bar, lines }
+}
+
+impl Items {
+    pub fn inc(&self, delta: u64) {
+        self.bar.inc(delta);
+    }
+
+    /// Says what the next step is; as a plain line when no bar can be drawn.
+    pub fn set_message(&self, message: impl Into<String>) {
+        let message = message.into();
+        if self.lines {
+            let len = self.bar.length().unwrap_or(0);
+            eprintln!("neardup: [{}/{len}] {message}", self.bar.position());
+        }
+        self.bar.set_message(message);
+    }
+
+    /// Runs `f` (which prints) with the bar out of the way.
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.bar.suspend(f)
+    }
+
+    pub fn finish_and_clear(&self) {
+        self.bar.finish_and_clear();
+    }
 }
 
 /// A bar counting bytes read from a file.

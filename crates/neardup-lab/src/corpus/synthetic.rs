@@ -6,8 +6,9 @@
 //! (about 45 % of tokens are stopwords), which SpotSigs' antecedents and stopword-anchored
 //! shingles need. Each document has a topic — a handful of common nouns and verbs, ten
 //! content words drawn with Zipf(1) frequencies from a pool of 20,000 invented words, and
-//! invented proper names it favours — so documents differ in vocabulary the way news articles
-//! do, and the vocabulary has a long tail at every corpus size (without it, algorithms keyed on
+//! invented proper names it favours — and a quarter of its nouns are fresh draws from the
+//! pool, so documents differ in vocabulary the way news articles do, each has dozens of
+//! mid-frequency terms, and the vocabulary has a long tail at every corpus size (without it, algorithms keyed on
 //! mid-frequency terms, such as I-Match and SpotSigs, see a closed vocabulary and collapse on
 //! large corpora). Documents have 2–5 paragraphs of 3–6 sentences, separated by blank lines.
 //!
@@ -450,7 +451,8 @@ impl Pool {
     }
 }
 
-struct Topic {
+struct Topic<'p> {
+    pool: &'p Pool,
     nouns: Vec<String>,
     verbs: Vec<(&'static str, &'static str)>,
     names: Vec<String>,
@@ -480,9 +482,10 @@ fn invented_name(rng: &mut SplitMix64) -> String {
     }
 }
 
-impl Topic {
-    fn new(rng: &mut SplitMix64, pool: &Pool) -> Topic {
+impl<'p> Topic<'p> {
+    fn new(rng: &mut SplitMix64, pool: &'p Pool) -> Topic<'p> {
         Topic {
+            pool,
             nouns: (0..16)
                 .map(|i| if i < 6 { pick(rng, NOUNS).to_string() } else { pool.draw(rng) })
                 .collect(),
@@ -492,11 +495,13 @@ impl Topic {
         }
     }
 
-    fn noun(&self, rng: &mut SplitMix64) -> &str {
-        if rng.below(2) == 0 {
-            &self.nouns[rng.below(self.nouns.len() as u64) as usize]
-        } else {
-            pick(rng, NOUNS)
+    /// Half the nouns are the topic's, a quarter common nouns, a quarter fresh draws from
+    /// the pool: a document has dozens of distinct mid-frequency terms, as real prose does.
+    fn noun(&self, rng: &mut SplitMix64) -> String {
+        match rng.below(4) {
+            0 | 1 => self.nouns[rng.below(self.nouns.len() as u64) as usize].clone(),
+            2 => pick(rng, NOUNS).to_string(),
+            _ => self.pool.draw(rng),
         }
     }
 
@@ -514,7 +519,7 @@ impl Topic {
         if rng.below(3) == 0 {
             out.push(pick(rng, ADJECTIVES).to_string());
         }
-        out.push(self.noun(rng).to_string());
+        out.push(self.noun(rng));
     }
 
     fn sentence(&self, rng: &mut SplitMix64) -> String {
@@ -556,7 +561,7 @@ impl Topic {
                 self.noun_phrase(rng, &mut w);
                 w.push("of".into());
                 w.push("the".into());
-                w.push(self.noun(rng).to_string());
+                w.push(self.noun(rng));
                 w.push(["was", "is", "has been", "will be"][rng.below(4) as usize].to_string());
                 w.push(pick(rng, ADJECTIVES).to_string());
                 w.push(",".into());
@@ -585,7 +590,7 @@ impl Topic {
                 w.push(["was", "is", "will be"][rng.below(3) as usize].to_string());
                 w.push("a".into());
                 w.push(pick(rng, ADJECTIVES).to_string());
-                w.push(self.noun(rng).to_string());
+                w.push(self.noun(rng));
                 w.push(pick(rng, PREPOSITIONS).to_string());
                 self.noun_phrase(rng, &mut w);
                 w.push("when".into());
@@ -601,10 +606,10 @@ impl Topic {
                 w.push("not".into());
                 w.push(self.verb(rng).0.to_string());
                 w.push("the".into());
-                w.push(self.noun(rng).to_string());
+                w.push(self.noun(rng));
                 w.push("until".into());
                 w.push("the".into());
-                w.push(self.noun(rng).to_string());
+                w.push(self.noun(rng));
                 w.push("is".into());
                 w.push(self.verb(rng).1.to_string());
             }
