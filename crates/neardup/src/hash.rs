@@ -154,6 +154,30 @@ pub fn derive_seed(seed: u64, purpose: &str) -> u64 {
     mix64(seed ^ hash_bytes(purpose.as_bytes(), 0x5eed))
 }
 
+/// A hasher that passes a `u64` key through: for maps keyed by values that are already
+/// uniformly mixed hashes (shingle hashes, band keys), where SipHash would only cost time.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct PassThroughHasher(u64);
+
+impl std::hash::Hasher for PassThroughHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        // Only used with u64 keys; fold any other input for safety.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ b as u64;
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = i;
+    }
+}
+
+/// A map keyed by 64-bit hashes, with [`PassThroughHasher`].
+pub type HashedKeyMap<V> =
+    std::collections::HashMap<u64, V, std::hash::BuildHasherDefault<PassThroughHasher>>;
+
 #[cfg(test)]
 mod tests {
     use super::*;

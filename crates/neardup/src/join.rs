@@ -39,16 +39,11 @@ pub fn lengths_compatible(a: usize, b: usize, tau: f64) -> bool {
 
 /// Each set's probing prefix, elements ordered rarest first.
 pub fn prefixes(sets: &[Vec<u64>], tau: f64) -> Vec<Vec<u64>> {
-    let mut df: HashMap<u64, u32> = HashMap::new();
-    for s in sets {
-        for &f in s {
-            *df.entry(f).or_default() += 1;
-        }
-    }
+    let df = crate::features::DocFreq::of_sets(sets);
     sets.par_iter()
         .map(|s| {
             let mut v = s.clone();
-            v.sort_unstable_by_key(|f| (df[f], *f));
+            v.sort_unstable_by_key(|&f| (df.get(f), f));
             v.truncate(prefix_len(v.len(), tau));
             v
         })

@@ -32,7 +32,8 @@ pub enum Weighting {
     /// Each occurrence counts once (term frequency).
     #[default]
     Tf,
-    /// Term frequency × inverse document frequency ln(N / df) over the indexed corpus.
+    /// Term frequency × smoothed inverse document frequency ln(1 + N / df) over the indexed
+    /// corpus (see [`crate::features::DocFreq::smooth_idf`]).
     Tfidf,
 }
 
@@ -48,6 +49,23 @@ static SPREAD: [u64; 256] = {
             i += 1;
         }
         t[b] = v;
+        b += 1;
+    }
+    t
+};
+
+/// byte b → eight 0.0/1.0 lanes, lane i = bit i of b.
+static BITS_F32: [[f32; 8]; 256] = {
+    let mut t = [[0f32; 8]; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut i = 0;
+        while i < 8 {
+            if (b >> i) & 1 == 1 {
+                t[b][i] = 1.0;
+            }
+            i += 1;
+        }
         b += 1;
     }
     t
@@ -112,19 +130,25 @@ impl SignSketcher {
     pub fn fingerprint_weighted(&self, features: &[(u64, f32)], out: &mut [u64]) {
         assert_eq!(out.len(), self.words(), "fingerprint buffer length");
         for (w, o) in out.iter_mut().enumerate() {
-            let mut acc = [0f32; 64];
+            // Σ ±w = 2·Σ_{bit set} w − Σ w, so only the weight of set bits is summed: per
+            // byte of the vector an 8-lane multiply-add with a 0/1 row of BITS_F32, which the
+            // compiler vectorizes (no per-bit shift or branch).
+            let mut set = [0f32; 64];
+            let mut total = 0f32;
             for &(f, weight) in features {
                 let v = self.vector_word(f, w);
-                for (j, a) in acc.iter_mut().enumerate() {
-                    // +weight where the bit is set, −weight elsewhere, without a branch.
-                    let sign = (((v >> j) & 1) as f32) * 2.0 - 1.0;
-                    *a += sign * weight;
+                total += weight;
+                for (k, lanes) in set.chunks_exact_mut(8).enumerate() {
+                    let bits = &BITS_F32[((v >> (8 * k)) & 0xff) as usize];
+                    for i in 0..8 {
+                        lanes[i] += weight * bits[i];
+                    }
                 }
             }
-            *o = acc
+            *o = set
                 .iter()
                 .enumerate()
-                .fold(0u64, |x, (j, &a)| x | (((a > 0.0) as u64) << j));
+                .fold(0u64, |x, (j, &a)| x | (((2.0 * a > total) as u64) << j));
         }
     }
 }
@@ -151,19 +175,17 @@ impl Fingerprints {
     ) -> Self {
         use rayon::prelude::*;
         let words = sketcher.words();
-        // Document frequencies, only for tf-idf.
-        let idf: Option<std::collections::HashMap<u64, f32>> = (weighting == Weighting::Tfidf)
-            .then(|| {
-                let sets: Vec<Vec<u64>> = docs.par_iter().map(|d| shingler.set(d)).collect();
-                let mut df: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-                for s in &sets {
-                    for &f in s {
-                        *df.entry(f).or_default() += 1;
-                    }
-                }
-                let n = docs.len() as f32;
-                df.into_iter()
-                    .map(|(f, c)| (f, (n / c as f32).ln()))
+        // Collection statistics, only for tf-idf: counted without keeping any feature set.
+        let idf: Option<crate::hash::HashedKeyMap<f32>> =
+            (weighting == Weighting::Tfidf).then(|| {
+                let df = crate::features::DocFreq::count_with(
+                    docs,
+                    crate::features::Scratch::default,
+                    |d, scratch, buf| shingler.hashes_into(d, scratch, buf),
+                );
+                // Once per distinct feature, not once per occurrence.
+                df.iter()
+                    .map(|(f, _)| (f, df.smooth_idf(f) as f32))
                     .collect()
             });
         let mut data = vec![0u64; docs.len() * words];
@@ -172,8 +194,8 @@ impl Fingerprints {
             .zip(empty.par_iter_mut())
             .zip(docs.par_iter())
             .for_each_init(
-                || (crate::features::Scratch::default(), Vec::new()),
-                |(scratch, hashes), ((out, is_empty), doc)| {
+                || (crate::features::Scratch::default(), Vec::new(), Vec::new()),
+                |(scratch, hashes, weighted), ((out, is_empty), doc)| {
                     hashes.clear();
                     shingler.hashes_into(doc, scratch, hashes);
                     *is_empty = hashes.is_empty();
@@ -185,13 +207,14 @@ impl Fingerprints {
                             sketcher.fingerprint_unit(hashes, out);
                         }
                         Weighting::Tfidf => {
+                            // Sorted, so the float sums run in one order on every run.
                             hashes.sort_unstable();
-                            let idf = idf.as_ref().expect("idf computed for tf-idf");
-                            let weighted: Vec<(u64, f32)> = crate::features::counts(hashes)
-                                .into_iter()
-                                .map(|(f, c)| (f, c as f32 * idf.get(&f).copied().unwrap_or(0.0)))
-                                .collect();
-                            sketcher.fingerprint_weighted(&weighted, out);
+                            let idf = idf.as_ref().expect("idf weights for tf-idf");
+                            weighted.clear();
+                            weighted.extend(crate::features::counts(hashes).into_iter().map(
+                                |(f, tf)| (f, tf as f32 * idf.get(&f).copied().unwrap_or(0.0)),
+                            ));
+                            sketcher.fingerprint_weighted(weighted, out);
                         }
                     }
                 },

@@ -446,7 +446,10 @@ impl Pool {
 
     fn draw(&self, rng: &mut SplitMix64) -> String {
         let u = rng.next_f64() * self.cumulative[POOL_WORDS - 1];
-        let i = self.cumulative.partition_point(|&c| c < u).min(POOL_WORDS - 1);
+        let i = self
+            .cumulative
+            .partition_point(|&c| c < u)
+            .min(POOL_WORDS - 1);
         self.words[i].clone()
     }
 }
@@ -487,7 +490,13 @@ impl<'p> Topic<'p> {
         Topic {
             pool,
             nouns: (0..16)
-                .map(|i| if i < 6 { pick(rng, NOUNS).to_string() } else { pool.draw(rng) })
+                .map(|i| {
+                    if i < 6 {
+                        pick(rng, NOUNS).to_string()
+                    } else {
+                        pool.draw(rng)
+                    }
+                })
                 .collect(),
             verbs: (0..8).map(|_| pick(rng, VERBS)).collect(),
             names: (0..3).map(|_| invented_name(rng)).collect(),
@@ -661,7 +670,9 @@ pub fn texts(spec: SyntheticSpec) -> Vec<String> {
     (0..spec.docs)
         .into_par_iter()
         .map(|i| {
-            let mut rng = SplitMix64::new(neardup::hash::mix64(spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)));
+            let mut rng = SplitMix64::new(neardup::hash::mix64(
+                spec.seed ^ (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15),
+            ));
             document(&mut rng, &pool)
         })
         .collect()

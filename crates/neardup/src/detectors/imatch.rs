@@ -128,32 +128,19 @@ impl Algorithm for IMatch {
         let seed = derive_seed(p.seed, "imatch");
         let term_hash = |t: &str| hash_bytes(t.as_bytes(), seed);
         // Document frequencies of terms.
-        let term_sets: Vec<Vec<u64>> = docs
-            .par_iter()
-            .map_init(String::new, |buf, d| {
-                p.normalization.apply_into(d, buf);
-                let mut v = Vec::new();
-                p.tokenizer.for_each_token(buf, |t| v.push(term_hash(t)));
-                v.sort_unstable();
-                v.dedup();
-                v
-            })
-            .collect();
-        let mut df: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-        for s in &term_sets {
-            for &t in s {
-                *df.entry(t).or_default() += 1;
-            }
-        }
+        let df = crate::features::DocFreq::count_with(docs, String::new, |d, buf, out| {
+            p.normalization.apply_into(d, buf);
+            p.tokenizer.for_each_token(buf, |t| out.push(term_hash(t)));
+        });
         let n = docs.len() as f64;
         let in_band = |t: u64| {
             if n < 2.0 {
                 return false;
             }
-            let nidf = (n / df[&t] as f64).ln() / n.ln();
+            let nidf = (n / df.get(t) as f64).ln() / n.ln();
             nidf >= p.min_idf - 1e-12 && nidf <= p.max_idf + 1e-12
         };
-        let lexicon_size = df.keys().filter(|&&t| in_band(t)).count();
+        let lexicon_size = df.iter().filter(|&(t, _)| in_band(t)).count();
         let lexicons = p.extra_lexicons + 1;
         let drop_seeds: Vec<u64> = {
             let mut rng = SplitMix64::new(seed);

@@ -25,7 +25,11 @@ pub struct SimHashParams {
     pub features: FeatureParams,
     /// Fingerprint width f: 64 or 128. Default 64.
     pub bits: u32,
-    /// Feature weights: `binary`, `tf` or `tfidf`. Default `tf`.
+    /// Feature weights: `binary`, `tf` or `tfidf`. Default `tfidf`: Manku et al. (§2) weigh
+    /// features and drop stop words; with plain `tf` over words, stop words dominate every
+    /// fingerprint, and on the 100k-document embedded corpus (5 % substitutions) k = 3 reports
+    /// 112,667 pairs at precision 0.05 where `tfidf` reports 5,955 at precision 0.9996 with the
+    /// same recall (0.59).
     pub weighting: Weighting,
     /// Seed. Default 42.
     pub seed: u64,
@@ -36,7 +40,7 @@ impl Default for SimHashParams {
         SimHashParams {
             features: FeatureParams::words(1),
             bits: 64,
-            weighting: Weighting::Tf,
+            weighting: Weighting::Tfidf,
             seed: 42,
         }
     }
@@ -173,26 +177,33 @@ mod tests {
     fn identical_documents_identical_fingerprints_and_distance_grows_with_edits() {
         const SEED: u64 = 99;
         println!("simhash distance vs edit rate: seed {SEED}");
-        let mut rng = SplitMix64::new(SEED);
-        let p = SimHashParams::default();
-        let mut mean_distance = Vec::new();
-        for rate in [0.0, 0.05, 0.1, 0.2, 0.4] {
-            let mut total = 0u32;
-            for _ in 0..60 {
-                let base = words(&mut rng, 300);
-                let a = base.join(" ");
-                let b = edited(&mut rng, &base, rate);
-                let index = SimHash::build(&p, &[&a, &b]).unwrap();
-                total += index.fps.distance(0, 1);
+        for weighting in [Weighting::Tf, Weighting::Tfidf, Weighting::Binary] {
+            let mut rng = SplitMix64::new(SEED);
+            let p = SimHashParams {
+                weighting,
+                ..SimHashParams::default()
+            };
+            let mut mean_distance = Vec::new();
+            for rate in [0.0, 0.05, 0.1, 0.2, 0.4] {
+                // 60 pairs in one corpus, so tf-idf sees realistic document frequencies.
+                let mut docs = Vec::new();
+                for _ in 0..60 {
+                    let base = words(&mut rng, 300);
+                    docs.push(base.join(" "));
+                    docs.push(edited(&mut rng, &base, rate));
+                }
+                let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+                let index = SimHash::build(&p, &refs).unwrap();
+                let total: u32 = (0..60).map(|i| index.fps.distance(2 * i, 2 * i + 1)).sum();
+                mean_distance.push(total as f64 / 60.0);
             }
-            mean_distance.push(total as f64 / 60.0);
+            println!("{weighting:?} mean distances: {mean_distance:?}");
+            assert_eq!(mean_distance[0], 0.0);
+            assert!(
+                mean_distance.windows(2).all(|w| w[0] < w[1]),
+                "{weighting:?}: {mean_distance:?}"
+            );
         }
-        println!("mean distances: {mean_distance:?}");
-        assert_eq!(mean_distance[0], 0.0);
-        assert!(
-            mean_distance.windows(2).all(|w| w[0] < w[1]),
-            "{mean_distance:?}"
-        );
     }
 
     /// Oracle: the reported pairs are exactly the pairs a brute-force scan finds within k.

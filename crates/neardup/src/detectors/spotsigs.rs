@@ -135,18 +135,11 @@ pub fn spot_sets(p: &SpotSigsParams, docs: &[&str]) -> Vec<Vec<u64>> {
             v
         })
         .collect();
-    let chain_word: Option<HashMap<u64, bool>> = p.idf_filter.then(|| {
-        let mut df: HashMap<u64, u32> = HashMap::new();
-        for tokens in &token_lists {
-            let mut u = tokens.clone();
-            u.sort_unstable();
-            u.dedup();
-            for t in u {
-                *df.entry(t).or_default() += 1;
-            }
-        }
+    // Chain words must lie in the idf band when the filter is on.
+    let chain_word: Option<crate::hash::HashedKeyMap<bool>> = p.idf_filter.then(|| {
+        let df = crate::features::DocFreq::of_sets(&token_lists);
         let n = docs.len() as f64;
-        df.into_iter()
+        df.iter()
             .map(|(t, c)| {
                 let nidf = if n < 2.0 {
                     0.0
@@ -168,16 +161,18 @@ pub fn spot_sets(p: &SpotSigsParams, docs: &[&str]) -> Vec<Vec<u64>> {
                 if !is_antecedent(t) {
                     continue;
                 }
-                let chain: Vec<u64> = tokens[i + 1..]
-                    .iter()
-                    .filter(|w| is_chain_word(w))
-                    .skip(p.distance - 1)
-                    .step_by(p.distance)
-                    .take(p.chain)
-                    .copied()
-                    .collect();
-                if chain.len() == p.chain {
-                    spots.push(hash_sequence(*t, chain));
+                let chain = || {
+                    tokens[i + 1..]
+                        .iter()
+                        .filter(|w| is_chain_word(w))
+                        .skip(p.distance - 1)
+                        .step_by(p.distance)
+                        .take(p.chain)
+                        .copied()
+                };
+                // A spot needs a full chain; counted first so nothing is collected per spot.
+                if chain().count() == p.chain {
+                    spots.push(hash_sequence(*t, chain()));
                 }
             }
             if p.multiset {
@@ -222,15 +217,10 @@ pub fn partitioned_join(sets: &[Vec<u64>], tau: f64) -> Vec<(u64, f64)> {
         members[part_of(sets[i].len())].push(i);
     }
     // Global rarity order for prefixes.
-    let mut df: HashMap<u64, u32> = HashMap::new();
-    for &i in &live {
-        for &s in &sets[i] {
-            *df.entry(s).or_default() += 1;
-        }
-    }
+    let df = crate::features::DocFreq::count(&live, |&i, out| out.extend_from_slice(&sets[i]));
     let prefix = |i: usize| {
         let mut v = sets[i].clone();
-        v.sort_unstable_by_key(|s| (df[s], *s));
+        v.sort_unstable_by_key(|&s| (df.get(s), s));
         v.truncate(prefix_len(v.len(), tau));
         v
     };

@@ -178,12 +178,9 @@ impl Algorithm for Tianwang {
                 crate::features::counts(&v)
             })
             .collect();
-        let mut df: std::collections::HashMap<u64, u32> = std::collections::HashMap::new();
-        for c in &counts {
-            for &(t, _) in c {
-                *df.entry(t).or_default() += 1;
-            }
-        }
+        let df = crate::features::DocFreq::count(&counts, |c, out| {
+            out.extend(c.iter().map(|&(t, _)| t))
+        });
         let n = docs.len() as f64;
         let per_doc: Vec<KeywordsAndSignature> = normalized
             .par_iter()
@@ -197,7 +194,7 @@ impl Algorithm for Tianwang {
                 });
                 let mut scored: Vec<(f64, &str, u64)> = c
                     .iter()
-                    .map(|&(t, tf)| (tf as f64 * (1.0 + n / df[&t] as f64).ln(), names[&t], t))
+                    .map(|&(t, tf)| (tf as f64 * (1.0 + n / df.get(t) as f64).ln(), names[&t], t))
                     .collect();
                 scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
                 scored.truncate(p.keywords);

@@ -18,7 +18,10 @@
 //! document with no token at all yields no feature; detectors never report such a document as
 //! a duplicate (it has no evidence of similarity to anything).
 
+pub mod docfreq;
 pub mod similarity;
+
+pub use docfreq::DocFreq;
 
 use serde::{Deserialize, Serialize};
 

@@ -10,9 +10,6 @@
 //!
 //! Both are tested against a brute-force oracle that compares every pair's band *values*.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
 use rayon::prelude::*;
 
 use super::Signatures;
@@ -110,26 +107,7 @@ pub fn candidate_pairs(signatures: &Signatures, banding: &Banding) -> Result<Vec
     Ok(c)
 }
 
-/// A hasher that passes a `u64` key through: band keys are already uniformly mixed.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct PassThroughHasher(u64);
-
-impl Hasher for PassThroughHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        // Only used with u64 keys; fold any other input for safety.
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ b as u64;
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = i;
-    }
-}
-
-type KeyMap<V> = HashMap<u64, V, BuildHasherDefault<PassThroughHasher>>;
+type KeyMap<V> = crate::hash::HashedKeyMap<V>;
 
 /// An incremental LSH index: one table per band mapping band keys to document ids.
 #[derive(Debug, Clone)]
