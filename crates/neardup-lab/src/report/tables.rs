@@ -261,7 +261,7 @@ pub fn timing_tables(rows: &[ResultRow]) -> Vec<Table> {
         e[3].push(r.peak_mb);
         e[4].push(r.index_mb);
     }
-    vec![Table {
+    let mut tables = vec![Table {
         title: "Throughput and memory".into(),
         note: "Means over the cells of each configuration (first query point): build seconds, documents and MB of text per \
                second for build + query, peak heap above the baseline during the cell, and heap held by the index."
@@ -274,5 +274,58 @@ pub fn timing_tables(rows: &[ResultRow]) -> Vec<Table> {
                 vec![d, l, or_defaults(&b), f(0, 3), f(1, 0), f(2, 1), f(3, 1), f(4, 1)]
             })
             .collect(),
-    }]
+    }];
+    tables.extend(growth_table(rows));
+    tables
+}
+
+/// Growth exponents when an algorithm ran at several corpus sizes: the log–log slope of
+/// seconds and of peak memory between consecutive sizes (1 = linear, 2 = quadratic).
+fn growth_table(rows: &[ResultRow]) -> Option<Table> {
+    // (label, build) → docs → (seconds, peak MB) samples
+    type Samples = (Vec<f64>, Vec<f64>);
+    let mut by: BTreeMap<(String, String), BTreeMap<usize, Samples>> = BTreeMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.error.is_none() && r.query_index == 0)
+    {
+        let e = by
+            .entry((r.cell.label.clone(), r.build_params.clone()))
+            .or_default()
+            .entry(r.docs)
+            .or_default();
+        e.0.push(r.build_seconds + r.query_seconds);
+        e.1.push(r.peak_mb);
+    }
+    let slope = |a: Option<f64>, b: Option<f64>, da: usize, db: usize| match (a, b) {
+        (Some(a), Some(b)) if a > 0.0 && b > 0.0 => {
+            format!("{:.2}", (b / a).ln() / (db as f64 / da as f64).ln())
+        }
+        _ => "–".into(),
+    };
+    let mut out = Vec::new();
+    for ((label, build), sizes) in &by {
+        let sizes: Vec<(&usize, &Samples)> = sizes.iter().collect();
+        for w in sizes.windows(2) {
+            let ((&da, a), (&db, b)) = (w[0], w[1]);
+            out.push(vec![
+                label.clone(),
+                or_defaults(build),
+                format!("{da} → {db}"),
+                slope(mean(&a.0), mean(&b.0), da, db),
+                slope(mean(&a.1), mean(&b.1), da, db),
+            ]);
+        }
+    }
+    (!out.is_empty()).then(|| Table {
+        title: "Growth with corpus size".into(),
+        note: "Log–log slope between consecutive corpus sizes of wall seconds (build + first query point) and of peak \
+               heap: 1 is linear growth, 2 quadratic. Below 1 at small sizes: fixed costs (thread start-up, tables) \
+               still dominate."
+            .into(),
+        columns: ["algorithm", "build", "documents", "seconds exponent", "peak memory exponent"]
+            .map(String::from)
+            .to_vec(),
+        rows: out,
+    })
 }
