@@ -129,6 +129,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
             "tables",
             "blocks",
             "api",
+            "weighting",
         ]
         .iter()
         .filter_map(|k| {
