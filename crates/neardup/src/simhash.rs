@@ -289,6 +289,23 @@ impl Fingerprints {
         Ok(out)
     }
 
+    /// [`Fingerprints::pairs_within`] by comparing every pair: for distances no table design
+    /// can serve (too many blocks for the width). Stops with [`crate::Error::TooManyPairs`]
+    /// as soon as the pair limit is passed, so a loose threshold cannot exhaust memory.
+    pub fn pairs_within_by_scan(&self, k: u32, what: &str) -> crate::Result<Vec<u64>> {
+        let ids = self.nonempty();
+        let mut out = Vec::new();
+        for (x, &a) in ids.iter().enumerate() {
+            for &b in &ids[x + 1..] {
+                if self.distance(a as usize, b as usize) <= k {
+                    out.push(crate::minhash::lsh::pack(a, b));
+                }
+            }
+            crate::error::check_pairs(what, out.len() as u64)?;
+        }
+        Ok(out)
+    }
+
     /// Hamming distance of documents `a` and `b`.
     pub fn distance(&self, a: usize, b: usize) -> u32 {
         self.row(a)

@@ -17,7 +17,6 @@ use crate::error::{Error, Result};
 use crate::features::FeatureParams;
 use crate::hamming::design::{Design, SUPPORTED_BITS};
 use crate::hash::derive_seed;
-use crate::minhash::lsh::pack;
 use crate::simhash::{Fingerprints, SignSketcher, Weighting, cosine_estimate};
 
 /// Build parameters of `random-projection`.
@@ -113,19 +112,7 @@ impl Algorithm for RandomProjection {
         let pieces = d + 1;
         let pairs = match Design::single(p.bits, d, pieces) {
             Ok(design) if p.bits / pieces >= 8 => index.fps.pairs_within(d, Some(&design))?,
-            _ => {
-                let ids = index.fps.nonempty();
-                let mut v = Vec::new();
-                for (x, &a) in ids.iter().enumerate() {
-                    for &b in &ids[x + 1..] {
-                        if index.fps.distance(a as usize, b as usize) <= d {
-                            v.push(pack(a, b));
-                        }
-                    }
-                    crate::error::check_pairs("the projection scan", v.len() as u64)?;
-                }
-                v
-            }
+            _ => index.fps.pairs_within_by_scan(d, "the projection scan")?,
         };
         Ok(scored_from_packed(&pairs, |a, b| {
             Self::score(p, index, a as usize, b as usize)
