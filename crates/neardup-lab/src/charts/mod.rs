@@ -34,6 +34,23 @@ pub struct ChartInput<'a> {
     pub truths: &'a HashMap<String, CorpusTruth>,
 }
 
+impl ChartInput<'_> {
+    /// The series name of a row: its label, plus build parameters when that algorithm's grid
+    /// has several build points (otherwise they would collapse into one line).
+    pub fn series_name(&self, row: &crate::experiment::results::ResultRow) -> String {
+        let several_builds = self
+            .experiment
+            .algorithms
+            .iter()
+            .any(|a| a.label == row.cell.label && a.builds.len() > 1);
+        if several_builds && !row.build_params.is_empty() {
+            format!("{} ({})", row.cell.label, row.build_params)
+        } else {
+            row.cell.label.clone()
+        }
+    }
+}
+
 /// A drawn chart.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ChartFile {

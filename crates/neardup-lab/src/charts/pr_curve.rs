@@ -7,7 +7,6 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::robustness::series_name;
 use super::{Chart, ChartFile, ChartInput, colour, title_font};
 
 /// Precision–recall curves.
@@ -38,12 +37,6 @@ impl Chart for PrCurve {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        let builds: BTreeMap<&str, usize> = input
-            .experiment
-            .algorithms
-            .iter()
-            .map(|a| (a.label.as_str(), a.builds.len()))
-            .collect();
         // series → (observations, positives)
         let mut series: BTreeMap<String, (Vec<(f64, bool)>, usize)> = BTreeMap::new();
         for planned in input
@@ -61,14 +54,7 @@ impl Chart for PrCurve {
             if positives == 0 {
                 continue;
             }
-            let name = series_name(
-                planned,
-                builds
-                    .get(planned.cell.label.as_str())
-                    .copied()
-                    .unwrap_or(1)
-                    > 1,
-            );
+            let name = input.series_name(planned);
             let e = series.entry(name).or_default();
             e.1 += positives;
             for i in 0..q.pairs.len() {

@@ -7,20 +7,10 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
-use crate::experiment::results::ResultRow;
 
 /// Recall vs edit rate per edit kind.
 #[derive(Debug)]
 pub struct Robustness;
-
-/// The series name of a row: its label, plus build parameters when the grid has several.
-pub fn series_name(row: &ResultRow, several_builds: bool) -> String {
-    if several_builds && !row.build_params.is_empty() {
-        format!("{} ({})", row.cell.label, row.build_params)
-    } else {
-        row.cell.label.clone()
-    }
-}
 
 impl Chart for Robustness {
     fn name(&self) -> &'static str {
@@ -28,12 +18,6 @@ impl Chart for Robustness {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        let builds: BTreeMap<&str, usize> = input
-            .experiment
-            .algorithms
-            .iter()
-            .map(|a| (a.label.as_str(), a.builds.len()))
-            .collect();
         // kind → series → rate → recalls
         let mut data: BTreeMap<String, BTreeMap<String, BTreeMap<u64, Vec<f64>>>> = BTreeMap::new();
         for r in &input.results.rows {
@@ -47,10 +31,7 @@ impl Chart for Robustness {
             let Some(recall) = r.metric("recall") else {
                 continue;
             };
-            let series = series_name(
-                r,
-                builds.get(r.cell.label.as_str()).copied().unwrap_or(1) > 1,
-            );
+            let series = input.series_name(r);
             data.entry(r.cell.edit.clone())
                 .or_default()
                 .entry(series)
