@@ -8,6 +8,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
+use crate::experiment::results::{SizeCost, costs_by_size};
 
 /// Seconds and memory against documents.
 #[derive(Debug)]
@@ -19,28 +20,22 @@ impl Chart for Scaling {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        /// (seconds, peak MB) of the cells of one size.
-        type Costs = (Vec<f64>, Vec<f64>);
-        // label → docs → costs
-        let mut data: BTreeMap<String, BTreeMap<usize, Costs>> = BTreeMap::new();
-        for r in input
-            .results
-            .rows
-            .iter()
-            .filter(|r| r.query_index == 0 && r.error.is_none() && r.cell.build_index == 0)
-        {
-            let e = data
-                .entry(r.cell.label.clone())
-                .or_default()
-                .entry(r.docs)
-                .or_default();
-            e.0.push(r.build_seconds + r.query_seconds);
-            e.1.push(r.peak_mb.max(0.01));
-        }
+        // label → docs → cost, one configuration (the first build point) per label
+        let data: BTreeMap<String, BTreeMap<usize, SizeCost>> = costs_by_size(
+            input
+                .results
+                .rows
+                .iter()
+                .filter(|r| r.cell.build_index == 0),
+        )
+        .into_iter()
+        .map(|((label, _), sizes)| (label, sizes))
+        .collect();
         if data.values().all(|m| m.len() < 2) {
             return Ok(Vec::new());
         }
-        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        // Peak heap on a log axis: a floor for cells that allocated (almost) nothing.
+        let peak = |c: &SizeCost| c.peak_mb.max(0.01);
         let (dmin, dmax) = data
             .values()
             .flat_map(|m| m.keys())
@@ -48,14 +43,14 @@ impl Chart for Scaling {
         let (smin, smax) = data
             .values()
             .flat_map(|m| m.values())
-            .fold((f64::INFINITY, 0.0f64), |(a, b), v| {
-                (a.min(mean(&v.0)), b.max(mean(&v.0)))
+            .fold((f64::INFINITY, 0.0f64), |(a, b), c| {
+                (a.min(c.seconds), b.max(c.seconds))
             });
         let (mmin, mmax) = data
             .values()
             .flat_map(|m| m.values())
-            .fold((f64::INFINITY, 0.0f64), |(a, b), v| {
-                (a.min(mean(&v.1)), b.max(mean(&v.1)))
+            .fold((f64::INFINITY, 0.0f64), |(a, b), c| {
+                (a.min(peak(c)), b.max(peak(c)))
             });
         let labels: Vec<&String> = data.keys().collect();
         let size = (1200u32, 600u32);
@@ -94,11 +89,11 @@ impl Chart for Scaling {
                     let c = colour(i);
                     let secs: Vec<(f64, f64)> = data[*label]
                         .iter()
-                        .map(|(&d, v)| (d as f64, mean(&v.0)))
+                        .map(|(&d, c)| (d as f64, c.seconds))
                         .collect();
                     let mem: Vec<(f64, f64)> = data[*label]
                         .iter()
-                        .map(|(&d, v)| (d as f64, mean(&v.1)))
+                        .map(|(&d, c)| (d as f64, peak(c)))
                         .collect();
                     a.draw_series(LineSeries::new(secs.clone(), c.stroke_width(2)))?
                         .label(label.as_str())

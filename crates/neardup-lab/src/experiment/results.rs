@@ -19,7 +19,7 @@
 //! `query_seconds`, `seconds`, `docs_per_s`, `mb_per_s`, `peak_mb`, `index_mb`), so that
 //! everything else is byte-identical when an experiment is rerun.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use neardup::detector::ScoredPair;
@@ -192,6 +192,58 @@ fn failed_row(planned: &PlannedCell, cell: &CellResult, corpus: &CorpusTruth) ->
         error: cell.error.clone(),
         stats: String::new(),
     }
+}
+
+/// Mean cost of one configuration's cells at one corpus size.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SizeCost {
+    /// Wall seconds, build + first query point.
+    pub seconds: f64,
+    /// Peak heap above the baseline, MB.
+    pub peak_mb: f64,
+}
+
+/// Configuration (label, build parameters) → corpus size (documents) → mean cost.
+pub type CostsBySize = BTreeMap<(String, String), BTreeMap<usize, SizeCost>>;
+
+/// Per configuration (label, build parameters) and corpus size (documents), the mean cost of
+/// its cells at the first query point; failed cells left out. What the scaling chart draws and
+/// the growth table reports.
+pub fn costs_by_size<'a>(rows: impl IntoIterator<Item = &'a ResultRow>) -> CostsBySize {
+    // (seconds sum, peak sum, cells) per configuration and size
+    type Sums = BTreeMap<(String, String), BTreeMap<usize, (f64, f64, usize)>>;
+    let mut sums = Sums::new();
+    for r in rows
+        .into_iter()
+        .filter(|r| r.query_index == 0 && r.error.is_none())
+    {
+        let e = sums
+            .entry((r.cell.label.clone(), r.build_params.clone()))
+            .or_default()
+            .entry(r.docs)
+            .or_default();
+        e.0 += r.build_seconds + r.query_seconds;
+        e.1 += r.peak_mb;
+        e.2 += 1;
+    }
+    sums.into_iter()
+        .map(|(config, sizes)| {
+            let sizes = sizes
+                .into_iter()
+                .map(|(docs, (secs, peak, n))| {
+                    let n = n as f64;
+                    (
+                        docs,
+                        SizeCost {
+                            seconds: secs / n,
+                            peak_mb: peak / n,
+                        },
+                    )
+                })
+                .collect();
+            (config, sizes)
+        })
+        .collect()
 }
 
 /// The quality columns of the results table, in order.

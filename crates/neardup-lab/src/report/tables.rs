@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use serde::{Deserialize, Serialize};
 
 use crate::experiment::config::Experiment;
-use crate::experiment::results::ResultRow;
+use crate::experiment::results::{ResultRow, SizeCost, costs_by_size};
 
 /// A titled table of strings.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -282,38 +282,24 @@ pub fn timing_tables(rows: &[ResultRow]) -> Vec<Table> {
 /// Growth exponents when an algorithm ran at several corpus sizes: the log–log slope of
 /// seconds and of peak memory between consecutive sizes (1 = linear, 2 = quadratic).
 fn growth_table(rows: &[ResultRow]) -> Option<Table> {
-    // (label, build) → docs → (seconds, peak MB) samples
-    type Samples = (Vec<f64>, Vec<f64>);
-    let mut by: BTreeMap<(String, String), BTreeMap<usize, Samples>> = BTreeMap::new();
-    for r in rows
-        .iter()
-        .filter(|r| r.error.is_none() && r.query_index == 0)
-    {
-        let e = by
-            .entry((r.cell.label.clone(), r.build_params.clone()))
-            .or_default()
-            .entry(r.docs)
-            .or_default();
-        e.0.push(r.build_seconds + r.query_seconds);
-        e.1.push(r.peak_mb);
-    }
-    let slope = |a: Option<f64>, b: Option<f64>, da: usize, db: usize| match (a, b) {
-        (Some(a), Some(b)) if a > 0.0 && b > 0.0 => {
+    let exponent = |a: f64, b: f64, da: usize, db: usize| {
+        if a > 0.0 && b > 0.0 {
             format!("{:.2}", (b / a).ln() / (db as f64 / da as f64).ln())
+        } else {
+            "–".into()
         }
-        _ => "–".into(),
     };
     let mut out = Vec::new();
-    for ((label, build), sizes) in &by {
-        let sizes: Vec<(&usize, &Samples)> = sizes.iter().collect();
+    for ((label, build), sizes) in costs_by_size(rows) {
+        let sizes: Vec<(usize, SizeCost)> = sizes.into_iter().collect();
         for w in sizes.windows(2) {
-            let ((&da, a), (&db, b)) = (w[0], w[1]);
+            let ((da, a), (db, b)) = (w[0], w[1]);
             out.push(vec![
                 label.clone(),
-                or_defaults(build),
+                or_defaults(&build),
                 format!("{da} → {db}"),
-                slope(mean(&a.0), mean(&b.0), da, db),
-                slope(mean(&a.1), mean(&b.1), da, db),
+                exponent(a.seconds, b.seconds, da, db),
+                exponent(a.peak_mb, b.peak_mb, da, db),
             ]);
         }
     }
