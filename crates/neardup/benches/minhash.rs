@@ -13,7 +13,7 @@ use neardup::features::{FeatureParams, Scratch};
 use neardup::hash::SplitMix64;
 use neardup::minhash::lsh::{Banding, LshIndex, candidate_pairs};
 use neardup::minhash::{MinHasher, OnePermutationHasher, Signatures, SketchKind, Sketcher};
-use neardup::text::Tokenizer;
+use neardup::text::{Tokenizer, WordParams};
 
 const DOCS: usize = 20_000;
 
@@ -71,7 +71,10 @@ fn corpus(docs: usize, seed: u64) -> Vec<String> {
 fn peers_features() -> FeatureParams {
     // Lower-case, split on whitespace, 5 words: the shingles of ../shared/peers.
     FeatureParams {
-        tokenizer: Tokenizer::Whitespace,
+        words: WordParams {
+            tokenizer: Tokenizer::Whitespace,
+            ..FeatureParams::words(5).words
+        },
         ..FeatureParams::words(5)
     }
 }

@@ -18,7 +18,7 @@ use neardup::hamming::tables::{PermutedTables, all_pairs};
 use neardup::hamming::{Bits, brute};
 use neardup::hash::SplitMix64;
 use neardup::minhash::lsh::pack;
-use neardup::simhash::{Fingerprints, SignSketcher, Weighting};
+use neardup::simhash::{Fingerprints, SignSketcher, Weights};
 
 fn text_corpus(docs: usize) -> Vec<String> {
     let mut rng = SplitMix64::new(42);
@@ -50,8 +50,8 @@ fn bench_simhash(c: &mut Criterion) {
     g.sample_size(10);
     g.throughput(Throughput::Bytes(bytes as u64));
     for (name, w) in [
-        ("end_to_end_tf", Weighting::Tf),
-        ("end_to_end_binary", Weighting::Binary),
+        ("end_to_end_tf", Weights::Tf),
+        ("end_to_end_binary", Weights::Binary),
     ] {
         let sketcher = SignSketcher::new(1, 7);
         g.bench_function(name, |b| {
@@ -60,7 +60,7 @@ fn bench_simhash(c: &mut Criterion) {
     }
     let sketcher = SignSketcher::new(6, 7);
     g.bench_function("projection384_end_to_end_tf", |b| {
-        b.iter(|| Fingerprints::compute(&refs, &shingler, Weighting::Tf, &sketcher))
+        b.iter(|| Fingerprints::compute(&refs, &shingler, Weights::Tf, &sketcher))
     });
     g.finish();
 }

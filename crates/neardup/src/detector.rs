@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::features::statistics::StatisticsFeatures;
 
 /// Untyped parameters: name → JSON value, sorted by name.
 pub type ParamMap = serde_json::Map<String, Value>;
@@ -73,9 +74,27 @@ pub trait Algorithm: Send + Sync + 'static {
         query: &Self::Query,
     ) -> Result<Vec<ScoredPair>>;
 
-    /// The algorithm's similarity estimate for any pair (used for ROC curves and labelled
-    /// pairs), or `None` if it cannot score pairs it did not report.
-    fn score(params: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64>;
+    /// The algorithm's similarity estimate for any pair under `query` (used for ROC curves
+    /// and labelled pairs), or `None` when it cannot score pairs it did not report, or cannot
+    /// score this corpus at all (collection statistics from too few documents).
+    fn score(
+        params: &Self::Params,
+        index: &Self::Index,
+        query: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64>;
+
+    /// The features whose document frequencies it reads (its collection statistics), if any:
+    /// what `neardup idf build` counts for a reference table (`idf_from`).
+    fn statistics(_params: &Self::Params) -> Option<StatisticsFeatures> {
+        None
+    }
+
+    /// Warnings for people about the built index (statistics from too few documents…).
+    fn warnings(_index: &Self::Index) -> Vec<String> {
+        Vec::new()
+    }
 
     /// Heap bytes held by the index (signatures included).
     fn index_bytes(index: &Self::Index) -> usize;
@@ -96,6 +115,8 @@ pub trait Detector: Send + Sync + Debug {
     fn query_params(&self) -> ParamMap;
     /// Builds the index over `docs`.
     fn build(&self, docs: &[&str]) -> Result<Box<dyn Index>>;
+    /// The features of its collection statistics, if it reads any.
+    fn statistics(&self) -> Option<StatisticsFeatures>;
 }
 
 /// A built index, type-erased.
@@ -109,6 +130,8 @@ pub trait Index: Send + Sync {
     fn heap_bytes(&self) -> usize;
     /// Counts about the index (see [`Algorithm::stats`]).
     fn stats(&self) -> ParamMap;
+    /// Warnings for people (see [`Algorithm::warnings`]).
+    fn warnings(&self) -> Vec<String>;
 }
 
 /// Parameters of `A` split into (build, query) maps.
@@ -213,6 +236,9 @@ impl<A: Algorithm> Detector for Configured<A> {
             index,
         }))
     }
+    fn statistics(&self) -> Option<StatisticsFeatures> {
+        A::statistics(&self.params)
+    }
 }
 
 struct Built<A: Algorithm> {
@@ -239,13 +265,16 @@ impl<A: Algorithm> Index for Built<A> {
         A::query(&self.params, &self.index, &query)
     }
     fn score(&self, a: usize, b: usize) -> Option<f64> {
-        A::score(&self.params, &self.index, a, b)
+        A::score(&self.params, &self.index, &self.query, a, b)
     }
     fn heap_bytes(&self) -> usize {
         A::index_bytes(&self.index)
     }
     fn stats(&self) -> ParamMap {
         A::stats(&self.index)
+    }
+    fn warnings(&self) -> Vec<String> {
+        A::warnings(&self.index)
     }
 }
 

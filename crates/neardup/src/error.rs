@@ -66,6 +66,15 @@ pub enum Error {
         /// The limit.
         limit: u64,
     },
+    /// A file neardup wrote (a statistics table, an index) is unreadable: wrong kind,
+    /// truncated, corrupt or from another version.
+    #[error("{}: {reason}", path.display())]
+    BadFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A file's bytes are not valid UTF-8.
     #[error("{path}: not valid UTF-8 (first invalid byte at offset {offset})")]
     NotUtf8 {

@@ -107,6 +107,50 @@ mod tests {
         assert!(e.contains("minhash-lsh"), "{e}");
     }
 
+    /// Regression (issue 11): identical one-sentence documents score 1 on every algorithm
+    /// that reports them (longest-sentences gave 1/3, I-Match and SpotSigs 0 as if different).
+    /// Among unrelated filler every algorithm reports them; alone, as a pair, those that need
+    /// collection statistics give no score rather than a wrong one.
+    #[test]
+    fn identical_one_sentence_documents_score_one() {
+        let s = "The council said the new bridge will be open by spring, and the mayor has promised \
+                 that the work is on schedule and the city is ready for the traffic.";
+        let filler: Vec<String> = (0..10)
+            .map(|i| {
+                format!(
+                    "Report {i} was about topic {} and weather number {} with words like item{i} here today.",
+                    i * 7 % 13,
+                    i * 3 % 11
+                )
+            })
+            .collect();
+        let mut docs: Vec<&str> = vec![s, s];
+        docs.extend(filler.iter().map(String::as_str));
+        for a in algorithms() {
+            let d = a.detector(&ParamMap::new()).unwrap();
+            for corpus in [&docs[..2], &docs[..]] {
+                let index = d.build(corpus).unwrap();
+                let pairs = index.query(&ParamMap::new()).unwrap();
+                let reported = pairs.iter().find(|p| (p.a, p.b) == (0, 1));
+                if let Some(p) = reported {
+                    assert_eq!(p.score, 1.0, "{} reported score", a.name);
+                }
+                match index.score(0, 1) {
+                    Some(score) => assert!(
+                        score == 1.0 || reported.is_none(),
+                        "{}: score {score} for a reported pair",
+                        a.name
+                    ),
+                    None => assert!(reported.is_none(), "{}: reported without a score", a.name),
+                }
+                if corpus.len() > 2 {
+                    assert!(reported.is_some(), "{} finds the identical pair", a.name);
+                    assert_eq!(index.score(0, 1), Some(1.0), "{}", a.name);
+                }
+            }
+        }
+    }
+
     /// Determinism: every algorithm's pairs are identical with 1 and 2 threads.
     #[test]
     fn results_do_not_depend_on_thread_count() {

@@ -10,7 +10,8 @@
 //! and asks for ≥ t agreeing bits.
 //!
 //! Weights: `binary` (each distinct feature once), `tf` (each occurrence, so term frequency),
-//! `tfidf` (term frequency × ln(N / df) from the corpus being indexed).
+//! `tfidf` (term frequency × ln(1 + N / df), with document frequencies from the corpus being
+//! indexed or a reference collection).
 //!
 //! # Speed
 //! With integer weights (binary, tf), the sum is 2·count_j − n where count_j counts features
@@ -32,9 +33,21 @@ pub enum Weighting {
     /// Each occurrence counts once (term frequency).
     #[default]
     Tf,
-    /// Term frequency × smoothed inverse document frequency ln(1 + N / df) over the indexed
-    /// corpus (see [`crate::features::DocFreq::smooth_idf`]).
+    /// Term frequency × smoothed inverse document frequency ln(1 + N / df) (see
+    /// [`crate::features::DocFreq::smooth_idf`]).
     Tfidf,
+}
+
+/// Feature weights with what they need: document frequencies for tf-idf.
+#[derive(Debug, Clone, Copy)]
+pub enum Weights<'a> {
+    /// Each distinct feature once.
+    Binary,
+    /// Term frequency.
+    Tf,
+    /// Term frequency × ln(1 + N / df); a feature the statistics never saw counts as seen
+    /// once (the rarest, as a feature unique to its document is in a corpus count).
+    Tfidf(&'a crate::features::DocFreq),
 }
 
 /// byte b → a u64 whose byte i is bit i of b.
@@ -170,24 +183,24 @@ impl Fingerprints {
     pub fn compute(
         docs: &[&str],
         shingler: &crate::features::Shingler,
-        weighting: Weighting,
+        weights: Weights,
         sketcher: &SignSketcher,
     ) -> Self {
         use rayon::prelude::*;
         let words = sketcher.words();
-        // Collection statistics, only for tf-idf: counted without keeping any feature set.
-        let idf: Option<crate::hash::HashedKeyMap<f32>> =
-            (weighting == Weighting::Tfidf).then(|| {
-                let df = crate::features::DocFreq::count_with(
-                    docs,
-                    crate::features::Scratch::default,
-                    |d, scratch, buf| shingler.hashes_into(d, scratch, buf),
-                );
-                // Once per distinct feature, not once per occurrence.
+        // Once per distinct feature, not once per occurrence.
+        let idf: Option<crate::hash::HashedKeyMap<f32>> = match weights {
+            Weights::Tfidf(df) => Some(
                 df.iter()
                     .map(|(f, _)| (f, df.smooth_idf(f) as f32))
-                    .collect()
-            });
+                    .collect(),
+            ),
+            _ => None,
+        };
+        let unseen = match weights {
+            Weights::Tfidf(df) => (1.0 + df.docs() as f64).ln() as f32,
+            _ => 0.0,
+        };
         let mut data = vec![0u64; docs.len() * words];
         let mut empty = vec![false; docs.len()];
         data.par_chunks_mut(words.max(1))
@@ -199,20 +212,20 @@ impl Fingerprints {
                     hashes.clear();
                     shingler.hashes_into(doc, scratch, hashes);
                     *is_empty = hashes.is_empty();
-                    match weighting {
-                        Weighting::Tf => sketcher.fingerprint_unit(hashes, out),
-                        Weighting::Binary => {
+                    match weights {
+                        Weights::Tf => sketcher.fingerprint_unit(hashes, out),
+                        Weights::Binary => {
                             hashes.sort_unstable();
                             hashes.dedup();
                             sketcher.fingerprint_unit(hashes, out);
                         }
-                        Weighting::Tfidf => {
+                        Weights::Tfidf(_) => {
                             // Sorted, so the float sums run in one order on every run.
                             hashes.sort_unstable();
                             let idf = idf.as_ref().expect("idf weights for tf-idf");
                             weighted.clear();
                             weighted.extend(crate::features::counts(hashes).into_iter().map(
-                                |(f, tf)| (f, tf as f32 * idf.get(&f).copied().unwrap_or(0.0)),
+                                |(f, tf)| (f, tf as f32 * idf.get(&f).copied().unwrap_or(unseen)),
                             ));
                             sketcher.fingerprint_weighted(weighted, out);
                         }

@@ -76,7 +76,13 @@ impl Algorithm for Exact {
             .collect())
     }
 
-    fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+    fn score(
+        _: &Self::Params,
+        index: &Self::Index,
+        _: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
         Some(match (index.hashes[a], index.hashes[b]) {
             (Some(x), Some(y)) if x == y => 1.0,
             _ => 0.0,

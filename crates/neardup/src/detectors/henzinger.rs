@@ -3,8 +3,10 @@
 //! (384-bit random projection) also agrees on at least `min_agreement` bits (published: 355).
 //!
 //! Both indexes are built with their own modules (`supershingles`, `random-projection`); the
-//! combination only filters, so it never reports a pair B does not (tested).
-//! Score: C's cosine estimate.
+//! combination only filters, so it never reports a pair B does not (tested), and it reports
+//! exactly the pairs that satisfy both conditions when each is computed by brute force
+//! (tested). Score: C's cosine estimate for B-similar pairs, 0 for pairs B rejects (the
+//! combined algorithm never considers them).
 
 use serde::{Deserialize, Serialize};
 
@@ -13,12 +15,14 @@ use super::supershingles::{Supershingles, SupershinglesParams, SupershinglesQuer
 use crate::detector::{Algorithm, ScoredPair};
 use crate::error::Result;
 use crate::features::FeatureParams;
+use crate::text::CjkUnit;
 
 /// Build parameters of `henzinger`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct HenzingerParams {
-    /// B's features (default word 8-shingles); C uses the same text processing with k = 1.
+    /// B's features (default word 8-shingles, Chinese: character 8-grams); C uses the same text
+    /// processing with k = 1 (Chinese: jieba words, C's tokens).
     #[serde(flatten)]
     pub features: FeatureParams,
     /// B: min-values m. Default 84.
@@ -82,7 +86,8 @@ impl HenzingerParams {
             features: FeatureParams {
                 k: 1,
                 ..self.features.clone()
-            },
+            }
+            .with_cjk(CjkUnit::Word),
             bits: self.bits,
             seed: self.seed,
             ..Default::default()
@@ -132,6 +137,9 @@ impl Algorithm for Henzinger {
 
     fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         let c = p.c();
+        let cq = ProjectionQuery {
+            min_agreement: q.min_agreement,
+        };
         let threshold = crate::simhash::cosine_estimate(q.min_agreement, p.bits);
         Ok(Supershingles::query(
             &p.b(),
@@ -142,15 +150,32 @@ impl Algorithm for Henzinger {
         )?
         .into_iter()
         .filter_map(|pair| {
-            let s = RandomProjection::score(&c, &index.c, pair.a as usize, pair.b as usize)?;
+            let s = RandomProjection::score(&c, &index.c, &cq, pair.a as usize, pair.b as usize)?;
             // cos(π(1 − agree/b)) is increasing in `agree`, so this is agree ≥ t.
             (s >= threshold - 1e-12).then_some(ScoredPair { score: s, ..pair })
         })
         .collect())
     }
 
-    fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
-        RandomProjection::score(&p.c(), &index.c, a, b)
+    fn score(
+        p: &Self::Params,
+        index: &Self::Index,
+        q: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
+        let bq = SupershinglesQuery {
+            min_agreeing: q.min_agreeing,
+        };
+        let share = Supershingles::score(&p.b(), &index.b, &bq, a, b)?;
+        let agreeing = (share * p.supershingles as f64).round() as usize;
+        if agreeing < q.min_agreeing {
+            return Some(0.0);
+        }
+        let cq = ProjectionQuery {
+            min_agreement: q.min_agreement,
+        };
+        RandomProjection::score(&p.c(), &index.c, &cq, a, b)
     }
 
     fn index_bytes(index: &Self::Index) -> usize {
@@ -161,9 +186,89 @@ impl Algorithm for Henzinger {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detector::{Configured, Detector, ParamMap};
+    use crate::detector::{Configured, Detector, ParamMap, to_map};
     use crate::hash::SplitMix64;
     use serde_json::json;
+
+    fn corpus() -> Vec<String> {
+        let mut rng = SplitMix64::new(12);
+        let mut docs = Vec::new();
+        for _ in 0..80 {
+            let base: Vec<String> = (0..120).map(|_| format!("w{}", rng.below(400))).collect();
+            docs.push(base.join(" "));
+            for rate in [0.01, 0.05, 0.15] {
+                let copy: Vec<String> = base
+                    .iter()
+                    .map(|w| {
+                        if rng.next_f64() < rate {
+                            "x".to_string()
+                        } else {
+                            w.clone()
+                        }
+                    })
+                    .collect();
+                docs.push(copy.join(" "));
+            }
+        }
+        docs
+    }
+
+    /// Oracle: the combined join reports exactly the pairs that are B-similar (≥ 2 of 6
+    /// supershingles equal, compared pair by pair) and have ≥ t agreeing projection bits
+    /// (popcount, pair by pair), for t around the published 355 cut; every other pair scores 0
+    /// or below C's cut.
+    #[test]
+    fn cut_equals_brute_force_of_both_conditions() {
+        let docs = corpus();
+        let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+        let p = HenzingerParams::default();
+        let b = Configured::<Supershingles>::from_params(&ParamMap::new())
+            .unwrap()
+            .build(&refs)
+            .unwrap();
+        let c_params = to_map(&p.c());
+        let c = Configured::<RandomProjection>::from_params(&c_params)
+            .unwrap()
+            .build(&refs)
+            .unwrap();
+        let agree = |a: usize, x: usize| {
+            let s = c.score(a, x).unwrap();
+            (p.bits as f64 * (1.0 - s.clamp(-1.0, 1.0).acos() / std::f64::consts::PI)).round()
+                as u32
+        };
+        for t in [300u32, 350, 355, 356, 372] {
+            let m: ParamMap = serde_json::from_value(json!({ "min_agreement": t })).unwrap();
+            let combined = Configured::<Henzinger>::from_params(&m)
+                .unwrap()
+                .build(&refs)
+                .unwrap();
+            let got: Vec<(u32, u32)> = combined
+                .query(&ParamMap::new())
+                .unwrap()
+                .iter()
+                .map(|p| (p.a, p.b))
+                .collect();
+            let mut oracle = Vec::new();
+            for a in 0..refs.len() {
+                for x in a + 1..refs.len() {
+                    let b_similar = (b.score(a, x).unwrap() * 6.0).round() as usize >= 2;
+                    if b_similar && agree(a, x) >= t {
+                        oracle.push((a as u32, x as u32));
+                    } else if !b_similar {
+                        assert_eq!(
+                            combined.score(a, x),
+                            Some(0.0),
+                            "({a}, {x}) is not B-similar"
+                        );
+                    }
+                }
+            }
+            assert_eq!(got, oracle, "t = {t}");
+            if t == 355 {
+                assert!(!oracle.is_empty() && oracle.len() < 240, "{}", oracle.len());
+            }
+        }
+    }
 
     #[test]
     fn never_reports_a_pair_b_does_not() {

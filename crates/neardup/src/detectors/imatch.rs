@@ -1,8 +1,11 @@
 //! `imatch`: I-Match (Chowdhury, Frieder, Grossman, McCabe, TOIS 2002) with lexicon
 //! randomization (Kołcz, Chowdhury, Alspector, KDD 2004).
 //!
-//! Collection statistics come from the corpus being indexed: a term's normalized inverse
-//! document frequency is nidf = ln(N / df) / ln N ∈ [0, 1] (0: in every document; 1: in one).
+//! Collection statistics come from the corpus being indexed, or from a reference collection
+//! (`idf_from`, a table written by `neardup idf build`), which is what the paper's collection
+//! statistics are: idf values of a large collection, applied to each new document. A term's
+//! normalized inverse document frequency is nidf = ln(N / df) / ln N ∈ [0, 1] (0: in every
+//! document; 1: in one; a term unseen in the reference collection counts as seen once).
 //! The lexicon keeps the terms with `min_idf ≤ nidf ≤ max_idf` — dropping both the ubiquitous
 //! words and the hapaxes that make signatures brittle. A document's signature is the SHA1 of
 //! its unique in-lexicon terms, sorted and joined by newlines; equal signatures are duplicates.
@@ -15,18 +18,22 @@
 //! lexicon that happened to drop it.
 //!
 //! A document with no in-lexicon term gets no signature: it is never a duplicate, and it is
-//! counted in the statistics (`unsigned_docs`). A one-document corpus has no lexicon (ln N =
-//! 0). Score: colliding signatures / (K + 1). Signatures are compared on their first 128 bits.
+//! counted in the statistics (`unsigned_docs`). Statistics from fewer than 3 documents cannot
+//! separate a lexicon from the rest (of two documents, every term is in one or in both, so
+//! two unrelated documents sharing one word would get equal signatures): such an index
+//! reports no pair and no score, with a warning. Score: colliding signatures / (K + 1).
+//! Signatures are compared on their first 128 bits. Words: Chinese text is cut by jieba.
 
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
 use crate::detector::{Algorithm, ParamMap, ScoredPair};
 use crate::error::{Error, Result, check_unit_band};
-use crate::hash::{SplitMix64, derive_seed, hash_bytes, mix64};
+use crate::features::statistics::{Statistics, StatisticsFeatures, term_key, terms};
+use crate::hash::{SplitMix64, derive_seed, mix64};
 use crate::keyjoin::{key128, shared_keys};
 use crate::minhash::lsh::unpack;
-use crate::text::{Normalization, Tokenizer};
+use crate::text::{Normalization, WordParams};
 
 /// Build parameters of `imatch`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -35,8 +42,9 @@ pub struct IMatchParams {
     /// Normalization before tokenizing.
     #[serde(flatten)]
     pub normalization: Normalization,
-    /// Tokenizer. Default `unicode`.
-    pub tokenizer: Tokenizer,
+    /// Words (Chinese: jieba words).
+    #[serde(flatten)]
+    pub words: WordParams,
     /// Lowest normalized idf kept in the lexicon. Default 0.2.
     pub min_idf: f64,
     /// Highest normalized idf kept. Default 0.8.
@@ -47,18 +55,21 @@ pub struct IMatchParams {
     pub drop_fraction: f64,
     /// Seed of the randomized lexicons. Default 42.
     pub seed: u64,
+    /// Term document frequencies from this table (`neardup idf build`) instead of the corpus.
+    pub idf_from: Option<String>,
 }
 
 impl Default for IMatchParams {
     fn default() -> Self {
         IMatchParams {
             normalization: Normalization::default(),
-            tokenizer: Tokenizer::Unicode,
+            words: WordParams::default(),
             min_idf: 0.2,
             max_idf: 0.8,
             extra_lexicons: 0,
             drop_fraction: 0.33,
             seed: 42,
+            idf_from: None,
         }
     }
 }
@@ -87,6 +98,7 @@ pub struct IMatchIndex {
     collisions: Vec<(u64, u32)>,
     unsigned: usize,
     lexicon_size: usize,
+    statistics: Statistics,
 }
 
 /// I-Match.
@@ -123,23 +135,26 @@ impl Algorithm for IMatch {
         Ok(())
     }
 
+    fn statistics(p: &Self::Params) -> Option<StatisticsFeatures> {
+        Some(terms(&p.normalization, &p.words))
+    }
+
     fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
         use rayon::prelude::*;
         let seed = derive_seed(p.seed, "imatch");
-        let term_hash = |t: &str| hash_bytes(t.as_bytes(), seed);
-        // Document frequencies of terms.
-        let df = crate::features::DocFreq::count_with(docs, String::new, |d, buf, out| {
-            p.normalization.apply_into(d, buf);
-            p.tokenizer.for_each_token(buf, |t| out.push(term_hash(t)));
-        });
-        let n = docs.len() as f64;
+        let features = Self::statistics(p).expect("imatch has statistics");
+        let statistics = Statistics::gather(&features, p.idf_from.as_deref(), docs, Self::NAME)?;
+        let df = &statistics.df;
+        let usable = statistics.usable();
+        let n = statistics.docs() as f64;
         let in_band = |t: u64| {
-            if n < 2.0 {
+            if !usable {
                 return false;
             }
-            let nidf = (n / df.get(t) as f64).ln() / n.ln();
+            let nidf = (n / df.get(t).max(1) as f64).ln() / n.ln();
             nidf >= p.min_idf - 1e-12 && nidf <= p.max_idf + 1e-12
         };
+        // The lexicon's size over the terms seen (a reference table may hold many more).
         let lexicon_size = df.iter().filter(|&(t, _)| in_band(t)).count();
         let lexicons = p.extra_lexicons + 1;
         let drop_seeds: Vec<u64> = {
@@ -155,8 +170,8 @@ impl Algorithm for IMatch {
             .map_init(String::new, |buf, d| {
                 p.normalization.apply_into(d, buf);
                 let mut terms: Vec<&str> = Vec::new();
-                p.tokenizer.for_each_token(buf, |t| {
-                    if in_band(term_hash(t)) {
+                p.words.for_each_word(buf, |t| {
+                    if in_band(term_key(t)) {
                         terms.push(t);
                     }
                 });
@@ -167,7 +182,7 @@ impl Algorithm for IMatch {
                         let mut sha = Sha1::new();
                         let mut any = false;
                         for t in &terms {
-                            if l == 0 || kept(term_hash(t), l - 1) {
+                            if l == 0 || kept(term_key(t), l - 1) {
                                 sha.update(t.as_bytes());
                                 sha.update(b"\n");
                                 any = true;
@@ -202,6 +217,7 @@ impl Algorithm for IMatch {
             lexicons,
             unsigned,
             lexicon_size,
+            statistics,
         })
     }
 
@@ -221,7 +237,16 @@ impl Algorithm for IMatch {
             .collect())
     }
 
-    fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+    fn score(
+        _: &Self::Params,
+        index: &Self::Index,
+        _: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
+        if !index.statistics.usable() {
+            return None;
+        }
         let l = index.lexicons;
         let same = (0..l).filter(|&i| matches!((index.signatures[a * l + i], index.signatures[b * l + i]), (Some(x), Some(y)) if x == y)).count();
         Some(same as f64 / l as f64)
@@ -237,6 +262,12 @@ impl Algorithm for IMatch {
         m.insert("unsigned_docs".into(), index.unsigned.into());
         m.insert("lexicon_terms".into(), index.lexicon_size.into());
         m
+    }
+
+    fn warnings(index: &Self::Index) -> Vec<String> {
+        index
+            .statistics
+            .warnings(Self::NAME, index.statistics.usable())
     }
 }
 
@@ -303,6 +334,59 @@ mod tests {
         // A single document has no lexicon.
         let one = detector(json!({})).build(&["alone here"]).unwrap();
         assert_eq!(one.stats()["unsigned_docs"], 1);
+    }
+
+    /// Regression (issue 11): two identical documents alone scored 0 as if they were
+    /// different; an idf band over two documents means nothing, so there is no score, with a
+    /// warning — and a reference table gives them their score.
+    #[test]
+    fn two_lone_documents_need_reference_statistics() {
+        let text = "the council approved the new bridge over the river this spring";
+        let alone = detector(json!({})).build(&[text, text]).unwrap();
+        assert_eq!(alone.score(0, 1), None);
+        assert!(alone.query(&ParamMap::new()).unwrap().is_empty());
+        assert!(
+            alone.warnings()[0].contains("idf_from"),
+            "{:?}",
+            alone.warnings()
+        );
+
+        // A reference collection where the document's words have middling frequencies
+        // (about 30 % of 200 documents: nidf ≈ 0.23, inside the band).
+        let words: Vec<&str> = text.split(' ').collect();
+        let reference: Vec<String> = (0..200)
+            .map(|i| {
+                let mut d: Vec<String> = (0..words.len())
+                    .filter(|j| (i * 7 + j * 3) % 10 < 3)
+                    .map(|j| words[j].to_string())
+                    .collect();
+                d.push(format!("filler{i}"));
+                d.join(" ")
+            })
+            .collect();
+        let refs: Vec<&str> = reference.iter().map(String::as_str).collect();
+        let features = IMatch::statistics(&IMatchParams::default()).unwrap();
+        let df = features.count(&refs);
+        let table = crate::features::dftable::DfTable {
+            sections: vec![crate::features::dftable::Section {
+                description: features.description.clone(),
+                docs: df.docs() as u64,
+                entries: {
+                    let mut e: Vec<(u64, u32)> = df.iter().collect();
+                    e.sort_unstable();
+                    e
+                },
+            }],
+            sources: vec![],
+        };
+        let path = std::env::temp_dir().join(format!("neardup-imatch-{}.df", std::process::id()));
+        std::fs::write(&path, table.to_bytes()).unwrap();
+        let with_reference = detector(json!({ "idf_from": path.to_str().unwrap() }))
+            .build(&[text, text, "an unrelated note about cooking pasta"])
+            .unwrap();
+        assert_eq!(with_reference.score(0, 1), Some(1.0));
+        assert_eq!(with_reference.score(0, 2), Some(0.0));
+        assert!(with_reference.warnings().is_empty());
     }
 
     /// Kołcz et al.: extra randomized lexicons raise recall. Seeded corpus (seed printed):

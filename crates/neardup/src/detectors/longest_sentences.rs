@@ -3,10 +3,12 @@
 //! when their fingerprints are equal, or, with `min_common = m < k`, when they share at least
 //! m of the k sentence hashes (seed 004's fingerprint system).
 //!
-//! Sentences: UAX #29 boundaries, then the default normalization, then XXH3; length in
-//! characters (ties: the earlier sentence). Documents with no sentence have no fingerprint and
-//! are never reported; documents with fewer than k sentences use all they have.
-//! Score: shared sentence hashes / k.
+//! Sentences: UAX #29 boundaries (Chinese 。！？ included), then the default normalization,
+//! then XXH3; length in characters (ties: the earlier sentence). Documents with no sentence
+//! have no fingerprint and are never reported; documents with fewer than k sentences use all
+//! they have, and `min_common` is capped by the smaller fingerprint, so two identical
+//! one-sentence documents match whatever m is. Score: shared sentence hashes / the larger
+//! fingerprint's size (1 for identical documents, however few sentences they have).
 
 use serde::{Deserialize, Serialize};
 
@@ -72,6 +74,16 @@ pub fn fingerprint(text: &str, k: usize, normalization: &Normalization) -> Vec<u
     hashes
 }
 
+/// Shared sentence hashes over the larger fingerprint (0 when either is empty).
+fn share(shared: usize, fa: &[u64], fb: &[u64]) -> f64 {
+    let larger = fa.len().max(fb.len());
+    if larger == 0 || fa.is_empty() || fb.is_empty() {
+        0.0
+    } else {
+        shared as f64 / larger as f64
+    }
+}
+
 impl Algorithm for LongestSentences {
     const NAME: &'static str = "longest-sentences";
     const SUMMARY: &'static str = "Hashes of the k longest sentences; equal, or >= m of k shared (seed 004 fingerprint system)";
@@ -114,7 +126,7 @@ impl Algorithm for LongestSentences {
         Ok(LongestIndex { prints, shared })
     }
 
-    fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
+    fn query(_: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         Ok(index
             .shared
             .iter()
@@ -124,21 +136,27 @@ impl Algorithm for LongestSentences {
                 let ok = if q.min_common == 0 {
                     fa == fb
                 } else {
-                    n as usize >= q.min_common
+                    n as usize >= q.min_common.min(fa.len()).min(fb.len())
                 };
                 ok.then(|| ScoredPair {
                     a,
                     b,
-                    score: n as f64 / p.sentences as f64,
+                    score: share(n as usize, fa, fb),
                 })
             })
             .collect())
     }
 
-    fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
-        let shared =
-            crate::features::similarity::intersection_size(&index.prints[a], &index.prints[b]);
-        Some(shared as f64 / p.sentences as f64)
+    fn score(
+        _: &Self::Params,
+        index: &Self::Index,
+        _: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
+        let (fa, fb) = (&index.prints[a], &index.prints[b]);
+        let shared = crate::features::similarity::intersection_size(fa, fb);
+        Some(share(shared, fa, fb))
     }
 
     fn index_bytes(index: &Self::Index) -> usize {
@@ -189,6 +207,25 @@ mod tests {
         assert_eq!(one, [(0, 1), (0, 2), (1, 2)]);
         assert_eq!(index.score(0, 2), Some(0.5));
         assert!(fingerprint("", 3, &Normalization::default()).is_empty());
+    }
+
+    /// Regression (issue 11): identical one-sentence documents scored 1/3, and `min_common`
+    /// above their sentence count never matched them.
+    #[test]
+    fn identical_short_documents_score_one_and_match() {
+        let one = "The quick brown fox jumps over the lazy dog.";
+        let d = Configured::<LongestSentences>::from_params(&ParamMap::new()).unwrap();
+        let index = d.build(&[one, one, "Another sentence entirely."]).unwrap();
+        assert_eq!(index.score(0, 1), Some(1.0));
+        for m in [0, 1, 2, 3] {
+            let q: ParamMap = serde_json::from_value(json!({ "min_common": m })).unwrap();
+            let pairs = index.query(&q).unwrap();
+            assert_eq!(pairs.len(), 1, "min_common = {m}");
+            assert_eq!((pairs[0].a, pairs[0].b, pairs[0].score), (0, 1, 1.0));
+        }
+        let chinese = "起初神創造天地。地是空虛混沌。";
+        let zh = d.build(&[chinese, chinese]).unwrap();
+        assert_eq!(zh.score(0, 1), Some(1.0));
     }
 
     #[test]

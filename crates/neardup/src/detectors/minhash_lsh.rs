@@ -160,12 +160,18 @@ impl Algorithm for MinHashLsh {
     fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         let cutoff = q.min_similarity.unwrap_or(p.threshold);
         Ok(scored_from_packed(&index.candidates, |a, b| {
-            let s = Self::score(p, index, a as usize, b as usize)?;
+            let s = Self::score(p, index, q, a as usize, b as usize)?;
             (p.verify == Verify::None || s >= cutoff).then_some(s)
         }))
     }
 
-    fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+    fn score(
+        _: &Self::Params,
+        index: &Self::Index,
+        _: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
         Some(match &index.sets {
             Some(sets) => jaccard(&sets[a], &sets[b]),
             None => index.signatures.estimate(a, b),

@@ -15,15 +15,17 @@ use serde::{Deserialize, Serialize};
 use crate::detector::{Algorithm, ScoredPair, scored_from_packed};
 use crate::error::{Error, Result};
 use crate::features::FeatureParams;
+use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeatures, shingles};
 use crate::hamming::design::{Design, SUPPORTED_BITS};
 use crate::hash::derive_seed;
-use crate::simhash::{Fingerprints, SignSketcher, Weighting, cosine_estimate};
+use crate::simhash::{Fingerprints, SignSketcher, Weighting, Weights, cosine_estimate};
+use crate::text::CjkUnit;
 
 /// Build parameters of `random-projection`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ProjectionParams {
-    /// Features (default: words, k = 1, as Henzinger's tokens).
+    /// Features (default: words, k = 1, as Henzinger's tokens; Chinese: jieba words).
     #[serde(flatten)]
     pub features: FeatureParams,
     /// Bits b: 64, 128, 192, 256, 384 or 512. Default 384.
@@ -32,15 +34,18 @@ pub struct ProjectionParams {
     pub weighting: Weighting,
     /// Seed. Default 42.
     pub seed: u64,
+    /// tf-idf weighting: feature document frequencies from this table (`neardup idf build`).
+    pub idf_from: Option<String>,
 }
 
 impl Default for ProjectionParams {
     fn default() -> Self {
         ProjectionParams {
-            features: FeatureParams::words(1),
+            features: FeatureParams::words(1).with_cjk(CjkUnit::Word),
             bits: 384,
             weighting: Weighting::Tf,
             seed: 42,
+            idf_from: None,
         }
     }
 }
@@ -63,6 +68,7 @@ impl Default for ProjectionQuery {
 #[derive(Debug)]
 pub struct ProjectionIndex {
     fps: Fingerprints,
+    statistics: Option<Statistics>,
 }
 
 /// Henzinger's algorithm C.
@@ -99,12 +105,32 @@ impl Algorithm for RandomProjection {
         Ok(())
     }
 
+    fn statistics(p: &Self::Params) -> Option<StatisticsFeatures> {
+        (p.weighting == Weighting::Tfidf).then(|| shingles(&p.features))
+    }
+
     fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
-        let shingler = p.features.shingler(derive_seed(p.seed, "tokens"));
+        let shingler = p.features.shingler(STATISTICS_SEED);
         let sketcher = SignSketcher::new(p.bits as usize / 64, derive_seed(p.seed, "projection"));
+        let statistics = Self::statistics(p)
+            .map(|f| Statistics::gather(&f, p.idf_from.as_deref(), docs, Self::NAME))
+            .transpose()?;
+        let weights = match (&statistics, p.weighting) {
+            (Some(s), _) => Weights::Tfidf(&s.df),
+            (None, Weighting::Binary) => Weights::Binary,
+            (None, _) => Weights::Tf,
+        };
         Ok(ProjectionIndex {
-            fps: Fingerprints::compute(docs, &shingler, p.weighting, &sketcher),
+            fps: Fingerprints::compute(docs, &shingler, weights, &sketcher),
+            statistics,
         })
+    }
+
+    fn warnings(index: &Self::Index) -> Vec<String> {
+        index
+            .statistics
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.warnings(Self::NAME, true))
     }
 
     fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
@@ -115,11 +141,17 @@ impl Algorithm for RandomProjection {
             _ => index.fps.pairs_within_by_scan(d, "the projection scan")?,
         };
         Ok(scored_from_packed(&pairs, |a, b| {
-            Self::score(p, index, a as usize, b as usize)
+            Self::score(p, index, q, a as usize, b as usize)
         }))
     }
 
-    fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+    fn score(
+        p: &Self::Params,
+        index: &Self::Index,
+        _: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
         if index.fps.empty[a] || index.fps.empty[b] {
             return Some(0.0);
         }

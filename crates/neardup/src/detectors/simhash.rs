@@ -12,15 +12,18 @@ use serde::{Deserialize, Serialize};
 use crate::detector::{Algorithm, ScoredPair, scored_from_packed};
 use crate::error::{Error, Result};
 use crate::features::FeatureParams;
+use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeatures, shingles};
 use crate::hamming::design::Design;
 use crate::hash::derive_seed;
-use crate::simhash::{Fingerprints, SignSketcher, Weighting};
+use crate::simhash::{Fingerprints, SignSketcher, Weighting, Weights};
+use crate::text::CjkUnit;
 
 /// Build parameters of `simhash`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default)]
 pub struct SimHashParams {
-    /// Features (default: words, k = 1).
+    /// Features (default: words, k = 1; Chinese: jieba words, the term unit of Charikar's and
+    /// Manku's features).
     #[serde(flatten)]
     pub features: FeatureParams,
     /// Fingerprint width f: 64 or 128. Default 64.
@@ -31,17 +34,21 @@ pub struct SimHashParams {
     /// 112,667 pairs at precision 0.05 where `tfidf` reports 5,955 at precision 0.9996 with the
     /// same recall (0.59).
     pub weighting: Weighting,
-    /// Seed. Default 42.
+    /// Seed of the features' ±1 vectors. Default 42.
     pub seed: u64,
+    /// tf-idf: feature document frequencies from this table (`neardup idf build`) instead of
+    /// the corpus.
+    pub idf_from: Option<String>,
 }
 
 impl Default for SimHashParams {
     fn default() -> Self {
         SimHashParams {
-            features: FeatureParams::words(1),
+            features: FeatureParams::words(1).with_cjk(CjkUnit::Word),
             bits: 64,
             weighting: Weighting::Tfidf,
             seed: 42,
+            idf_from: None,
         }
     }
 }
@@ -89,6 +96,7 @@ impl SimHashQuery {
 #[derive(Debug)]
 pub struct SimHashIndex {
     fps: Fingerprints,
+    statistics: Option<Statistics>,
 }
 
 /// SimHash + permuted-table search.
@@ -121,23 +129,51 @@ impl Algorithm for SimHash {
         q.design(p.bits).map(|_| ())
     }
 
+    fn statistics(p: &Self::Params) -> Option<StatisticsFeatures> {
+        (p.weighting == Weighting::Tfidf).then(|| shingles(&p.features))
+    }
+
     fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
-        let shingler = p.features.shingler(derive_seed(p.seed, "tokens"));
+        // Features are hashed with the statistics seed, so that reference tables apply; the
+        // seed varies the ±1 vectors, which is all a fingerprint's randomness is.
+        let shingler = p.features.shingler(STATISTICS_SEED);
         let sketcher = SignSketcher::new(p.bits as usize / 64, derive_seed(p.seed, "simhash"));
+        let statistics = Self::statistics(p)
+            .map(|f| Statistics::gather(&f, p.idf_from.as_deref(), docs, Self::NAME))
+            .transpose()?;
+        let weights = match (&statistics, p.weighting) {
+            (Some(s), _) => Weights::Tfidf(&s.df),
+            (None, Weighting::Binary) => Weights::Binary,
+            (None, _) => Weights::Tf,
+        };
         Ok(SimHashIndex {
-            fps: Fingerprints::compute(docs, &shingler, p.weighting, &sketcher),
+            fps: Fingerprints::compute(docs, &shingler, weights, &sketcher),
+            statistics,
         })
+    }
+
+    fn warnings(index: &Self::Index) -> Vec<String> {
+        index
+            .statistics
+            .as_ref()
+            .map_or_else(Vec::new, |s| s.warnings(Self::NAME, true))
     }
 
     fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         let design = q.design(p.bits).expect("validated");
         let pairs = index.fps.pairs_within(q.max_distance, design.as_ref())?;
         Ok(scored_from_packed(&pairs, |a, b| {
-            Self::score(p, index, a as usize, b as usize)
+            Self::score(p, index, q, a as usize, b as usize)
         }))
     }
 
-    fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+    fn score(
+        p: &Self::Params,
+        index: &Self::Index,
+        _: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
         if index.fps.empty[a] || index.fps.empty[b] {
             return Some(0.0);
         }

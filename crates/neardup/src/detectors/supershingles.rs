@@ -128,7 +128,13 @@ impl Algorithm for Supershingles {
             .collect())
     }
 
-    fn score(p: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+    fn score(
+        p: &Self::Params,
+        index: &Self::Index,
+        _: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
         let sig = &index.signatures;
         if sig.is_empty_doc(a) || sig.is_empty_doc(b) {
             return Some(0.0);

@@ -1,10 +1,12 @@
 //! `tianwang`: the five duplicate detectors of the Tianwang search engine (Peking University;
 //! seed 002), selected by `variant`.
 //!
-//! Keywords are a document's words, stopwords excluded, weighted by tf · ln(1 + N / df) over
-//! the indexed corpus (the smoothed idf keeps words shared by every document — in a
-//! two-document corpus, all of them — from weighing zero). T = the top-N keywords (ties broken
-//! alphabetically), W = their weights.
+//! Keywords are a document's words, stopwords of its language excluded, weighted by
+//! tf · ln(1 + N / df) over the indexed corpus or a reference collection (`idf_from`; the
+//! smoothed idf keeps words shared by every document — in a two-document corpus, all of them —
+//! from weighing zero). T = the top-N keywords (ties broken alphabetically), W = their
+//! weights. Chinese text is cut into words by jieba, as the Tianwang engine segmented the
+//! Chinese web pages it was built for, so keywords are tf-idf keywords of segmented words.
 //!
 //! | variant | duplicates when |
 //! |---|---|
@@ -27,10 +29,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::detector::{Algorithm, ScoredPair};
 use crate::error::{Error, Result};
-use crate::hash::hash_bytes;
+use crate::features::statistics::{Statistics, StatisticsFeatures, term_key, terms};
 use crate::keyjoin::{key128, shared_keys};
 use crate::minhash::lsh::unpack;
-use crate::text::{Normalization, Tokenizer, is_stopword};
+use crate::text::{Normalization, WordParams, is_stopword_in};
 
 /// Build parameters of `tianwang`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -45,8 +47,11 @@ pub struct TianwangParams {
     /// Normalization before tokenizing.
     #[serde(flatten)]
     pub normalization: Normalization,
-    /// Tokenizer. Default `unicode`.
-    pub tokenizer: Tokenizer,
+    /// Words (Chinese: jieba words).
+    #[serde(flatten)]
+    pub words: WordParams,
+    /// Word document frequencies from this table (`neardup idf build`) instead of the corpus.
+    pub idf_from: Option<String>,
 }
 
 impl Default for TianwangParams {
@@ -56,7 +61,8 @@ impl Default for TianwangParams {
             keywords: 10,
             abstract_bytes: 512,
             normalization: Normalization::default(),
-            tokenizer: Tokenizer::Unicode,
+            words: WordParams::default(),
+            idf_from: None,
         }
     }
 }
@@ -82,6 +88,7 @@ pub struct TianwangIndex {
     /// (pair, 1) for every pair with equal signatures.
     equal: Vec<(u64, u32)>,
     unsigned: usize,
+    statistics: Statistics,
 }
 
 /// The Tianwang algorithms.
@@ -161,40 +168,35 @@ impl Algorithm for Tianwang {
         Ok(())
     }
 
+    fn statistics(p: &Self::Params) -> Option<StatisticsFeatures> {
+        Some(terms(&p.normalization, &p.words))
+    }
+
     fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
         use rayon::prelude::*;
-        let h = |t: &str| hash_bytes(t.as_bytes(), 0x7a);
-        let normalized: Vec<String> = docs.par_iter().map(|d| p.normalization.apply(d)).collect();
-        let counts: Vec<Vec<(u64, u32)>> = normalized
+        let features = Self::statistics(p).expect("tianwang has statistics");
+        let statistics = Statistics::gather(&features, p.idf_from.as_deref(), docs, Self::NAME)?;
+        let (df, n) = (&statistics.df, statistics.docs() as f64);
+        let per_doc: Vec<KeywordsAndSignature> = docs
             .par_iter()
-            .map(|n| {
-                let mut v = Vec::new();
-                p.tokenizer.for_each_token(n, |t| {
-                    if !is_stopword(t) {
-                        v.push(h(t));
+            .map_init(String::new, |text, d| {
+                p.normalization.apply_into(d, text);
+                // (key, word) of every non-stopword, then counted per key.
+                let mut words: Vec<(u64, &str)> = Vec::new();
+                let language = p.words.language.resolve(text);
+                p.words.for_each_word(text, |t| {
+                    if !is_stopword_in(t, language) {
+                        words.push((term_key(t), t));
                     }
                 });
-                v.sort_unstable();
-                crate::features::counts(&v)
-            })
-            .collect();
-        let df = crate::features::DocFreq::count(&counts, |c, out| {
-            out.extend(c.iter().map(|&(t, _)| t))
-        });
-        let n = docs.len() as f64;
-        let per_doc: Vec<KeywordsAndSignature> = normalized
-            .par_iter()
-            .zip(counts.par_iter())
-            .map(|(text, c)| {
-                // Keyword strings are needed for the MD5s: recover them from the text once.
-                let mut names: std::collections::HashMap<u64, &str> =
-                    std::collections::HashMap::new();
-                p.tokenizer.for_each_token(text, |t| {
-                    names.entry(h(t)).or_insert(t);
-                });
-                let mut scored: Vec<(f64, &str, u64)> = c
-                    .iter()
-                    .map(|&(t, tf)| (tf as f64 * (1.0 + n / df.get(t) as f64).ln(), names[&t], t))
+                words.sort_unstable();
+                let mut scored: Vec<(f64, &str, u64)> = words
+                    .chunk_by(|a, b| a.0 == b.0)
+                    .map(|run| {
+                        let (t, name) = run[0];
+                        let idf = (1.0 + n / df.get(t).max(1) as f64).ln();
+                        (run.len() as f64 * idf, name, t)
+                    })
                     .collect();
                 scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(b.1)));
                 scored.truncate(p.keywords);
@@ -241,6 +243,7 @@ impl Algorithm for Tianwang {
             weights: per_doc.into_iter().map(|d| d.0).collect(),
             equal,
             unsigned,
+            statistics,
         })
     }
 
@@ -261,7 +264,13 @@ impl Algorithm for Tianwang {
             .collect())
     }
 
-    fn score(_: &Self::Params, index: &Self::Index, a: usize, b: usize) -> Option<f64> {
+    fn score(
+        _: &Self::Params,
+        index: &Self::Index,
+        _: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<f64> {
         let (wa, wb) = (&index.weights[a], &index.weights[b]);
         Some(if wa.is_empty() || wb.is_empty() {
             0.0
@@ -283,6 +292,10 @@ impl Algorithm for Tianwang {
         let mut m = crate::detector::ParamMap::new();
         m.insert("unsigned_docs".into(), index.unsigned.into());
         m
+    }
+
+    fn warnings(index: &Self::Index) -> Vec<String> {
+        index.statistics.warnings(Self::NAME, true)
     }
 }
 

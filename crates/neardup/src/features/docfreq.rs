@@ -4,7 +4,9 @@
 //!
 //! Counted in parallel, one map per rayon chunk, then merged: counts are sums, so the result
 //! does not depend on the number of threads. Keys are already-mixed 64-bit hashes, so the maps
-//! use a pass-through hasher.
+//! use a pass-through hasher. A document without any feature carries no statistics and is not
+//! counted in N. The same statistics can come from a reference collection instead
+//! ([`super::statistics`], `idf_from`).
 
 use rayon::prelude::*;
 
@@ -34,33 +36,45 @@ impl DocFreq {
         let counts = items
             .par_chunks(1024)
             .fold(
-                || (HashedKeyMap::<u32>::default(), Vec::new(), init()),
-                |(mut map, mut buf, mut state), chunk| {
+                || (HashedKeyMap::<u32>::default(), Vec::new(), init(), 0usize),
+                |(mut map, mut buf, mut state, mut docs), chunk| {
                     for item in chunk {
                         buf.clear();
                         features(item, &mut state, &mut buf);
                         buf.sort_unstable();
                         buf.dedup();
+                        docs += !buf.is_empty() as usize;
                         for &f in &buf {
                             *map.entry(f).or_default() += 1;
                         }
                     }
-                    (map, buf, state)
+                    (map, buf, state, docs)
                 },
             )
-            .map(|(map, _, _)| map)
-            .reduce(HashedKeyMap::default, |mut a, mut b| {
-                if a.len() < b.len() {
-                    std::mem::swap(&mut a, &mut b);
-                }
-                for (f, c) in b {
-                    *a.entry(f).or_default() += c;
-                }
-                a
-            });
+            .map(|(map, _, _, docs)| (map, docs))
+            .reduce(
+                || (HashedKeyMap::default(), 0),
+                |(mut a, da), (mut b, db)| {
+                    if a.len() < b.len() {
+                        std::mem::swap(&mut a, &mut b);
+                    }
+                    for (f, c) in b {
+                        *a.entry(f).or_default() += c;
+                    }
+                    (a, da + db)
+                },
+            );
         DocFreq {
-            counts,
-            docs: items.len(),
+            counts: counts.0,
+            docs: counts.1,
+        }
+    }
+
+    /// Statistics from known counts (a reference collection's table).
+    pub fn from_counts(counts: impl IntoIterator<Item = (u64, u32)>, docs: usize) -> DocFreq {
+        DocFreq {
+            counts: counts.into_iter().collect(),
+            docs,
         }
     }
 
@@ -69,7 +83,7 @@ impl DocFreq {
         DocFreq::count(sets, |s, buf| buf.extend_from_slice(s.as_ref()))
     }
 
-    /// Documents counted.
+    /// Documents counted: those with at least one feature.
     pub fn docs(&self) -> usize {
         self.docs
     }
@@ -124,6 +138,8 @@ mod tests {
         let sets: Vec<Vec<u64>> = (0..5000)
             .map(|_| (0..rng.below(40)).map(|_| rng.below(300)).collect())
             .collect();
+        let nonempty = sets.iter().filter(|s| !s.is_empty()).count();
+        assert!(nonempty < 5000, "the seed gives some empty sets");
         let mut oracle = std::collections::HashMap::new();
         for s in &sets {
             let mut u = s.clone();
@@ -139,7 +155,11 @@ mod tests {
                 .build()
                 .unwrap();
             let df = pool.install(|| DocFreq::of_sets(&sets));
-            assert_eq!(df.docs(), 5000);
+            assert_eq!(
+                df.docs(),
+                nonempty,
+                "documents without features are not counted"
+            );
             assert_eq!(df.len(), oracle.len());
             for (&f, &c) in &oracle {
                 assert_eq!(df.get(f), c, "feature {f}, {threads} threads");
@@ -149,6 +169,6 @@ mod tests {
         assert_eq!(df.get(1_000_000), 0);
         assert_eq!(df.idf(1_000_000), 0.0);
         let f = *oracle.keys().next().unwrap();
-        assert!((df.idf(f) - (5000.0 / oracle[&f] as f64).ln()).abs() < 1e-12);
+        assert!((df.idf(f) - (nonempty as f64 / oracle[&f] as f64).ln()).abs() < 1e-12);
     }
 }

@@ -12,14 +12,25 @@
 //! (`hash::hash_sequence`), so no shingle string is ever built. All per-document buffers live
 //! in a reusable [`Scratch`].
 //!
+//! **Languages.** Words come from [`WordParams`]: a document detected as Chinese (`language =
+//! auto`, by script) is cut by jieba (`cjk_unit = word`) or into single Han characters
+//! (`cjk_unit = char`, so word k-shingles are character k-grams with punctuation dropped), and
+//! its stopword anchors are Chinese function words. Shingles follow Broder's and MMDS's unit,
+//! the character for Chinese (MMDS §3.2.1: a k-shingle is a substring of k characters; Chinese
+//! has no spaces to make words of without a segmenter's guesses), so `cjk_unit` defaults to
+//! `char` here; term-based algorithms (SimHash, I-Match, SpotSigs, Tianwang) default to jieba
+//! words.
+//!
 //! **Short documents.** A document with fewer than k tokens (or characters) but at least one
 //! yields exactly one shingle made of everything it has, as datasketch/rensa pipelines do: two
 //! different short documents therefore do not collide, while two identical ones do. A
 //! document with no token at all yields no feature; detectors never report such a document as
 //! a duplicate (it has no evidence of similarity to anything).
 
+pub mod dftable;
 pub mod docfreq;
 pub mod similarity;
+pub mod statistics;
 
 pub use docfreq::DocFreq;
 
@@ -27,7 +38,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::hash::{TOKEN_PAD, hash_bytes, hash_sequence, hash_token_at, mix64};
-use crate::text::{Normalization, Tokenizer, is_stopword};
+use crate::text::{CjkUnit, Language, Normalization, WordParams, is_stopword_in};
 
 /// The kind of shingle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -43,7 +54,8 @@ pub enum ShingleKind {
 }
 
 /// How a detector turns text into features. Flattened into each algorithm's parameters, so
-/// its field names are parameter names (`shingle`, `k`, `tokenizer`, `lowercase`, …).
+/// its field names are parameter names (`shingle`, `k`, `tokenizer`, `language`, `cjk_unit`,
+/// `lowercase`, …).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FeatureParams {
@@ -51,8 +63,10 @@ pub struct FeatureParams {
     pub shingle: ShingleKind,
     /// Shingle size: tokens (`word`, `stopword` including the anchor) or characters. Default 5.
     pub k: usize,
-    /// Word tokenizer: `unicode` (UAX #29) or `whitespace`. Default `unicode`.
-    pub tokenizer: Tokenizer,
+    /// How text becomes words (`tokenizer`, `language`, `cjk_unit`; default `cjk_unit` here:
+    /// `char`).
+    #[serde(flatten)]
+    pub words: WordParams,
     /// Text normalization applied before tokenizing.
     #[serde(flatten)]
     pub normalization: Normalization,
@@ -63,18 +77,29 @@ impl Default for FeatureParams {
         FeatureParams {
             shingle: ShingleKind::Word,
             k: 5,
-            tokenizer: Tokenizer::Unicode,
+            words: WordParams::cjk(CjkUnit::Char),
             normalization: Normalization::default(),
         }
     }
 }
 
 impl FeatureParams {
-    /// Word k-shingles with default normalization and tokenizer.
+    /// Word k-shingles with default normalization and words (Chinese: characters).
     pub fn words(k: usize) -> Self {
         FeatureParams {
             k,
             ..Self::default()
+        }
+    }
+
+    /// The same features with Chinese words cut as `unit`.
+    pub fn with_cjk(self, unit: CjkUnit) -> Self {
+        FeatureParams {
+            words: WordParams {
+                cjk_unit: unit,
+                ..self.words
+            },
+            ..self
         }
     }
 
@@ -129,7 +154,8 @@ impl FeatureParams {
 /// Reusable per-thread buffers for [`Shingler`].
 #[derive(Debug, Default)]
 pub struct Scratch {
-    text: String,
+    /// The normalized text (also lent to feature extractors outside this module).
+    pub(crate) text: String,
     tokens: Vec<u64>,
     anchors: Vec<bool>,
     offsets: Vec<usize>,
@@ -188,16 +214,17 @@ impl Shingler {
             ShingleKind::Word => {
                 tokens.clear();
                 self.params
-                    .tokenizer
-                    .for_each_token(padded, |t| tokens.push(token_hash(t)));
+                    .words
+                    .for_each_word(padded, |t| tokens.push(token_hash(t)));
                 word_shingles(tokens, k, self.seed, out);
             }
             ShingleKind::Stopword => {
                 tokens.clear();
                 anchors.clear();
-                self.params.tokenizer.for_each_token(padded, |t| {
+                let language = self.params.words.language.resolve(padded);
+                self.params.words.for_each_word(padded, |t| {
                     tokens.push(token_hash(t));
-                    anchors.push(is_stopword_any_case(t));
+                    anchors.push(is_stopword_any_case(t, language));
                 });
                 for (i, _) in anchors.iter().enumerate().filter(|(_, a)| **a) {
                     let end = (i + k).min(tokens.len());
@@ -298,17 +325,21 @@ fn char_shingles(text: &str, k: usize, seed: u64, offsets: &mut Vec<usize>, out:
     out.extend((0..=chars - k).map(|i| hash_bytes(&bytes[offsets[i]..offsets[i + k]], seed)));
 }
 
-/// Whether an ASCII token is a stopword regardless of case (no allocation).
-fn is_stopword_any_case(token: &str) -> bool {
+/// Whether a token is a stopword of `language`, ASCII tokens regardless of case (no
+/// allocation).
+fn is_stopword_any_case(token: &str, language: Language) -> bool {
     let b = token.as_bytes();
-    if b.len() > 10 || !token.is_ascii() {
+    if !token.is_ascii() {
+        return language != Language::En && is_stopword_in(token, Language::Zh);
+    }
+    if b.len() > 10 {
         return false;
     }
     let mut buf = [0u8; 10];
     for (d, s) in buf.iter_mut().zip(b) {
         *d = s.to_ascii_lowercase();
     }
-    std::str::from_utf8(&buf[..b.len()]).is_ok_and(is_stopword)
+    std::str::from_utf8(&buf[..b.len()]).is_ok_and(crate::text::is_stopword)
 }
 
 /// Run-length counts of a sorted slice.

@@ -46,6 +46,12 @@ pub struct Normalization {
     pub punctuation: Punctuation,
     /// Collapse runs of whitespace into one space and trim the ends. Default true.
     pub collapse_whitespace: bool,
+    /// Fold full-width ASCII forms (U+FF01–U+FF5E, "，！？Ａ１") to ASCII, the ideographic
+    /// space U+3000 to a space, and half-width CJK punctuation (U+FF61–U+FF64) to its
+    /// ideographic form, after the Unicode form. NFKC already does all of this; the switch
+    /// keeps it under `unicode = nfc` or `none`, because Chinese text mixes widths freely
+    /// (`bible-zh` has 2,767 ASCII `!` beside full-width `！`). Default true.
+    pub fold_width: bool,
 }
 
 impl Default for Normalization {
@@ -55,6 +61,7 @@ impl Default for Normalization {
             unicode: UnicodeForm::Nfkc,
             punctuation: Punctuation::Keep,
             collapse_whitespace: true,
+            fold_width: true,
         }
     }
 }
@@ -67,6 +74,7 @@ impl Normalization {
             unicode: UnicodeForm::None,
             punctuation: Punctuation::Keep,
             collapse_whitespace: false,
+            fold_width: false,
         }
     }
 
@@ -103,6 +111,7 @@ impl Normalization {
             }
         };
         let mut emit = |c: char, out: &mut String| {
+            let c = if self.fold_width { fold_width(c) } else { c };
             if is_punctuation(c) {
                 match self.punctuation {
                     Punctuation::Keep => push(c, out),
@@ -170,6 +179,20 @@ impl Normalization {
     }
 }
 
+/// The width-folded form of `c` (see [`Normalization::fold_width`]).
+#[inline]
+pub fn fold_width(c: char) -> char {
+    match c {
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+        '\u{3000}' => ' ',
+        '\u{FF61}' => '\u{3002}',
+        '\u{FF62}' => '\u{300C}',
+        '\u{FF63}' => '\u{300D}',
+        '\u{FF64}' => '\u{3001}',
+        _ => c,
+    }
+}
+
 /// Unicode punctuation (general categories P*) plus ASCII symbols, approximated without
 /// tables: ASCII punctuation, and the General Punctuation, CJK and full-width punctuation
 /// blocks.
@@ -205,6 +228,23 @@ mod tests {
     }
 
     #[test]
+    fn width_folding_without_nfkc() {
+        let n = Normalization {
+            unicode: UnicodeForm::None,
+            ..Normalization::default()
+        };
+        assert_eq!(
+            n.apply("神說：要有光！ＡＢ１\u{3000}｡"),
+            "神說:要有光!ab1 。"
+        );
+        let keep = Normalization {
+            fold_width: false,
+            ..n
+        };
+        assert_eq!(keep.apply("！"), "！");
+    }
+
+    #[test]
     fn none_is_identity() {
         let s = "A  b\u{0301}C ﬁ";
         assert_eq!(Normalization::none().apply(s), s);
@@ -222,6 +262,7 @@ mod tests {
                 unicode: UnicodeForm::Nfkc,
                 punctuation: [Punctuation::Keep, Punctuation::Remove, Punctuation::Space][punct as usize],
                 collapse_whitespace: collapse,
+                fold_width: true,
             };
             let fast = n.apply(&s);
             let mut slow = String::new();

@@ -13,8 +13,10 @@
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
+use super::language::Language;
+
 /// How text is split into words.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Tokenizer {
     /// Unicode (UAX #29) word boundaries; punctuation-only segments dropped.
@@ -40,6 +42,65 @@ impl Tokenizer {
     pub fn tokens(self, text: &str) -> Vec<&str> {
         let mut v = Vec::new();
         self.for_each_token(text, |t| v.push(t));
+        v
+    }
+}
+
+/// What a "word" of CJK text is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum CjkUnit {
+    /// A word found by the segmenter (jieba): the unit of term-based algorithms.
+    #[default]
+    Word,
+    /// One Han character: word k-shingles become character k-grams, punctuation dropped.
+    Char,
+}
+
+/// How text becomes words: the tokenizer for space-separated scripts, the language (which
+/// decides whether a document is segmented as Chinese), and what a word of Chinese text is.
+/// Flattened into the parameters of every algorithm that reads words, so its field names are
+/// parameter names: `tokenizer`, `language`, `cjk_unit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct WordParams {
+    /// Tokenizer of space-separated text: `unicode` (UAX #29) or `whitespace`. Default
+    /// `unicode`.
+    pub tokenizer: Tokenizer,
+    /// `auto` (per document, by script), `en` or `zh`. Default `auto`.
+    pub language: Language,
+    /// Words of Chinese text: `word` (jieba) or `char` (each Han character). The default
+    /// depends on the algorithm's unit (see the algorithm's docs).
+    pub cjk_unit: CjkUnit,
+}
+
+impl WordParams {
+    /// Word parameters with Chinese words cut as `unit`.
+    pub fn cjk(unit: CjkUnit) -> Self {
+        WordParams {
+            cjk_unit: unit,
+            ..WordParams::default()
+        }
+    }
+
+    /// Calls `f` with every word of `text` in order and returns the language whose rules
+    /// apply to it (`En` or `Zh`). Chinese text is segmented whatever the tokenizer (spaces
+    /// mean nothing there): by jieba, or into single characters with `cjk_unit = char`.
+    #[inline]
+    pub fn for_each_word<'t>(&self, text: &'t str, f: impl FnMut(&'t str)) -> Language {
+        let language = self.language.resolve(text);
+        match (language, self.cjk_unit) {
+            (Language::Zh, CjkUnit::Word) => super::segment::for_each_word(text, f),
+            (Language::Zh, CjkUnit::Char) => Tokenizer::Unicode.for_each_token(text, f),
+            _ => self.tokenizer.for_each_token(text, f),
+        }
+        language
+    }
+
+    /// The words of `text` collected into a vector (convenience for tests and tools).
+    pub fn words(&self, text: &str) -> Vec<String> {
+        let mut v = Vec::new();
+        self.for_each_word(text, |w| v.push(w.to_string()));
         v
     }
 }
@@ -257,6 +318,29 @@ mod tests {
         );
         assert_eq!(t.tokens("é  b"), ["é", "b"]);
         assert!(t.tokens("   ").is_empty());
+    }
+
+    #[test]
+    fn chinese_words_by_unit_and_language() {
+        let text = "太初有道，道與神同在。";
+        let words = WordParams::default();
+        assert!(words.words(text).contains(&"太初".to_string()));
+        let chars = WordParams::cjk(CjkUnit::Char).words(text);
+        assert_eq!(chars.join(""), "太初有道道與神同在");
+        assert!(chars.iter().all(|c| c.chars().count() == 1));
+        // The whitespace tokenizer would keep the sentence whole; Chinese is segmented.
+        let ws = WordParams {
+            tokenizer: Tokenizer::Whitespace,
+            ..WordParams::default()
+        };
+        assert!(ws.words(text).len() > 2);
+        assert_eq!(ws.for_each_word("two words", |_| {}), Language::En);
+        // language = en keeps the tokenizer's behaviour on Chinese text.
+        let en = WordParams {
+            language: Language::En,
+            ..WordParams::default()
+        };
+        assert_eq!(en.words(text), Tokenizer::Unicode.tokens(text));
     }
 
     #[test]
