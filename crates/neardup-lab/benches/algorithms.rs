@@ -1,5 +1,7 @@
-//! Every registered algorithm (build + query, defaults) on a real corpus, and SpotSigs'
-//! partitioned, pruned join against the brute-force all-pairs Jaccard on the same spot sets.
+//! Every registered algorithm (build + query, defaults) on a real corpus; SpotSigs'
+//! partitioned, pruned join against the brute-force all-pairs Jaccard on the same spot sets;
+//! and SpotSigs' spot extraction on documents of 20k, 40k and 80k tokens (linear: the time
+//! doubles with the length).
 //!
 //! ```sh
 //! NEARDUP_DATA_DIR=../shared/datasets cargo bench -p neardup-lab --bench algorithms
@@ -9,7 +11,7 @@
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use neardup::detector::ParamMap;
-use neardup::detectors::spotsigs::{SpotSigsParams, partitioned_join};
+use neardup::detectors::spotsigs::{SpotSigsParams, partitioned_join, spot_signatures};
 use neardup::join::jaccard_join_brute;
 use neardup_lab::corpus::synthetic::{SyntheticSpec, generate};
 use neardup_lab::corpus::{Corpus, manifest};
@@ -54,11 +56,11 @@ fn bench_spotsigs_join(c: &mut Criterion) {
     let corpus = corpus();
     let docs = corpus.texts();
     // The spot sets of the default parameters, computed once; only the joins are timed.
-    let sets = neardup::detectors::spotsigs::spot_sets(&SpotSigsParams::default(), &docs);
+    let (sets, _, _) = spot_signatures(&SpotSigsParams::default(), &docs).expect("spots");
     let mut g = c.benchmark_group(format!("spotsigs_join/{}", corpus.name));
     g.sample_size(10);
     for tau in [0.5, 0.85] {
-        let pruned = partitioned_join(&sets, tau);
+        let pruned = partitioned_join(&sets, tau, u64::MAX).expect("no limit");
         let brute = jaccard_join_brute(&sets, tau);
         assert_eq!(
             pruned, brute,
@@ -69,7 +71,7 @@ fn bench_spotsigs_join(c: &mut Criterion) {
             pruned.len()
         );
         g.bench_function(format!("pruned_tau_{tau}"), |b| {
-            b.iter(|| partitioned_join(&sets, tau).len())
+            b.iter(|| partitioned_join(&sets, tau, u64::MAX).map(|p| p.len()))
         });
         g.bench_function(format!("brute_tau_{tau}"), |b| {
             b.iter(|| jaccard_join_brute(&sets, tau).len())
@@ -78,5 +80,45 @@ fn bench_spotsigs_join(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_algorithms, bench_spotsigs_join);
+/// One document of `tokens` words: 30 % function words, the rest drawn from 5,000 content
+/// words (seeded), so antecedents are often far from the next content word in chain terms.
+fn long_document(tokens: usize) -> String {
+    let mut rng = neardup::hash::SplitMix64::new(1);
+    let stop = ["the", "is", "a", "of", "to", "was"];
+    (0..tokens)
+        .map(|_| {
+            if rng.next_f64() < 0.3 {
+                stop[rng.below(6) as usize].to_string()
+            } else {
+                format!("w{}", rng.below(5000))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn bench_spot_extraction(c: &mut Criterion) {
+    let mut g = c.benchmark_group("spotsigs_extraction");
+    g.sample_size(10);
+    for tokens in [20_000, 40_000, 80_000] {
+        let doc = long_document(tokens);
+        let docs = [doc.as_str(), doc.as_str()];
+        let p = SpotSigsParams {
+            chain: 3,
+            ..SpotSigsParams::default()
+        };
+        g.throughput(Throughput::Bytes(2 * doc.len() as u64));
+        g.bench_function(format!("{tokens}_tokens"), |b| {
+            b.iter(|| spot_signatures(&p, &docs).expect("spots").0.len())
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_algorithms,
+    bench_spotsigs_join,
+    bench_spot_extraction
+);
 criterion_main!(benches);

@@ -34,6 +34,11 @@ pub enum Command {
         /// Shingle size k for the exact measures and every estimator that has one.
         #[arg(long)]
         shingle: Option<usize>,
+        /// Collection statistics for the algorithms that read them (a table written by
+        /// `neardup idf build`); without it they count two documents, and those that cannot
+        /// score two lone documents print `n/a`.
+        #[arg(long, value_name = "TABLE")]
+        idf_from: Option<PathBuf>,
     },
     /// Score algorithms on a corpus: one CSV row per algorithm configuration.
     ///
@@ -168,6 +173,12 @@ pub enum Command {
         #[arg(long, default_value = "reports/performance")]
         out: PathBuf,
     },
+    /// Collection statistics of a reference corpus, for the algorithms' `idf_from`.
+    Idf {
+        /// What to do.
+        #[command(subcommand)]
+        command: IdfCommand,
+    },
     /// Hamming search design.
     Hamming {
         /// What to compute.
@@ -179,6 +190,40 @@ pub enum Command {
         /// What to compute.
         #[command(subcommand)]
         command: LshCommand,
+    },
+}
+
+/// `neardup idf …`
+#[derive(Debug, Subcommand)]
+pub enum IdfCommand {
+    /// Count document frequencies of the features that algorithms weigh or filter by, over
+    /// one or more corpora, into a table for `--param idf_from=TABLE`.
+    ///
+    /// One section per kind of feature the chosen configurations read (I-Match and Tianwang:
+    /// terms; tf-idf SimHash: its shingles; SpotSigs: spots). Without --algorithm: every
+    /// algorithm that reads statistics, at its defaults. An algorithm refuses a table without
+    /// a section for its own parameters.
+    Build {
+        /// Corpora to count (JSONL[.gz], CSV[.gz], Parquet, or a directory of .txt files).
+        #[arg(required = true)]
+        corpora: Vec<PathBuf>,
+        /// The table to write (atomically).
+        #[arg(long)]
+        output: PathBuf,
+        /// Algorithm whose statistics to count (repeatable).
+        #[arg(long = "algorithm", value_name = "NAME")]
+        algorithms: Vec<String>,
+        /// `key=value` parameter of the preceding --algorithm (repeatable).
+        #[arg(long = "param", value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// How to read the corpora.
+        #[command(flatten)]
+        input: CorpusArgs,
+    },
+    /// Describe a table: its sources and sections.
+    Show {
+        /// The table.
+        table: PathBuf,
     },
 }
 

@@ -4,7 +4,7 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
-use neardup_lab::cli::{Cli, Command, DatasetsCommand, HammingCommand, LshCommand};
+use neardup_lab::cli::{Cli, Command, DatasetsCommand, HammingCommand, IdfCommand, LshCommand};
 use neardup_lab::commands;
 use neardup_lab::corpus::manifest::data_dir;
 use neardup_lab::edits::derive::DeriveOptions;
@@ -30,11 +30,16 @@ fn main() -> ExitCode {
     }
 }
 
-/// `(position, value)` of every occurrence of a subcommand's argument.
-fn positioned(matches: &clap::ArgMatches, sub: &str, id: &str) -> Vec<(usize, String)> {
-    let Some(m) = matches.subcommand_matches(sub) else {
-        return Vec::new();
-    };
+/// `(position, value)` of every occurrence of an argument of the subcommand at `path`
+/// (`["eval"]`, `["idf", "build"]`).
+fn positioned(matches: &clap::ArgMatches, path: &[&str], id: &str) -> Vec<(usize, String)> {
+    let mut m = matches;
+    for sub in path {
+        let Some(next) = m.subcommand_matches(sub) else {
+            return Vec::new();
+        };
+        m = next;
+    }
     match (m.indices_of(id), m.get_many::<String>(id)) {
         (Some(i), Some(v)) => i.zip(v.cloned()).collect(),
         _ => Vec::new(),
@@ -56,7 +61,8 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             file_a,
             file_b,
             shingle,
-        } => commands::similarity::run(&file_a, &file_b, shingle, &mut out)?,
+            idf_from,
+        } => commands::similarity::run(&file_a, &file_b, shingle, idf_from.as_deref(), &mut out)?,
         Command::Eval {
             corpus,
             pairs,
@@ -67,8 +73,8 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             input,
         } => {
             let configs = commands::eval::configs(
-                &positioned(matches, "eval", "algorithms"),
-                &positioned(matches, "eval", "params"),
+                &positioned(matches, &["eval"], "algorithms"),
+                &positioned(matches, &["eval"], "params"),
             )?;
             commands::eval::run(
                 &corpus,
@@ -153,6 +159,25 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             peers_header,
             out: dir,
         } => commands::bench_report::run(&results, peers_header.as_deref(), &dir)?,
+        Command::Idf { command } => match command {
+            IdfCommand::Build {
+                corpora,
+                output,
+                input,
+                ..
+            } => {
+                let algorithms = positioned(matches, &["idf", "build"], "algorithms");
+                let params = positioned(matches, &["idf", "build"], "params");
+                let configs = if algorithms.is_empty() && params.is_empty() {
+                    commands::idf::default_configs()
+                } else {
+                    commands::eval::configs(&algorithms, &params)?
+                };
+                let summary = commands::idf::build(&corpora, &input.options(), &configs, &output)?;
+                eprintln!("neardup: {summary}");
+            }
+            IdfCommand::Show { table } => commands::idf::show(&table, &mut out)?,
+        },
         Command::Hamming {
             command:
                 HammingCommand::Tune {

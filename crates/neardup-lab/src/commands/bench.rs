@@ -15,8 +15,8 @@ use neardup::detector::ParamMap;
 use neardup::features::{FeatureParams, Scratch};
 use neardup::minhash::lsh::{Banding, candidate_pairs, unpack};
 use neardup::minhash::{Signatures, SketchKind, Sketcher};
-use neardup::simhash::{Fingerprints, SignSketcher, Weighting};
-use neardup::text::{Normalization, Tokenizer, UnicodeForm};
+use neardup::simhash::{Fingerprints, SignSketcher, Weights};
+use neardup::text::{CjkUnit, Language, Normalization, Tokenizer, UnicodeForm, WordParams};
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
@@ -69,11 +69,17 @@ pub fn tasks() -> Vec<String> {
 /// The peers' shingles: `text.lower().split()`, 5 words.
 pub fn peer_features() -> FeatureParams {
     FeatureParams {
-        tokenizer: Tokenizer::Whitespace,
+        // Python's split(): no segmentation, whatever the script.
+        words: WordParams {
+            tokenizer: Tokenizer::Whitespace,
+            language: Language::En,
+            cjk_unit: CjkUnit::Char,
+        },
         normalization: Normalization {
             lowercase: true,
             unicode: UnicodeForm::None,
             collapse_whitespace: false,
+            fold_width: false,
             ..Normalization::default()
         },
         ..FeatureParams::words(5)
@@ -193,17 +199,20 @@ pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
             let shingler = p.features.shingler(1);
             let sketcher = SignSketcher::new(1, 42);
             let (_, w, c) = best_of(repeat, || {
-                Fingerprints::compute(&docs, &shingler, Weighting::Tf, &sketcher)
+                Fingerprints::compute(&docs, &shingler, Weights::Tf, &sketcher)
             });
             extra.insert("weighting".into(), "tf".into());
             (w, c)
         }
         "hamming_all_pairs" => {
+            // The default simhash detector's fingerprints (tf-idf over the corpus).
             let p = neardup::detectors::simhash::SimHashParams::default();
+            let df = neardup::features::statistics::shingles(&p.features).count(&docs);
             let fps = Fingerprints::compute(
                 &docs,
-                &p.features.shingler(1),
-                p.weighting,
+                &p.features
+                    .shingler(neardup::features::statistics::STATISTICS_SEED),
+                Weights::Tfidf(&df),
                 &SignSketcher::new(1, 42),
             );
             let (pairs, w, c) = best_of(repeat, || fps.pairs_within(3, None));

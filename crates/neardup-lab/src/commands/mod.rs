@@ -7,6 +7,7 @@ pub mod datasets;
 pub mod edit;
 pub mod eval;
 pub mod hamming;
+pub mod idf;
 pub mod lsh;
 pub mod run;
 pub mod similarity;

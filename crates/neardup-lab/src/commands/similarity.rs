@@ -1,4 +1,5 @@
-//! `neardup similarity FILE_A FILE_B`: exact similarities and every estimator's score.
+//! `neardup similarity FILE_A FILE_B [--shingle K] [--idf-from TABLE]`: exact similarities and
+//! every estimator's score of the pair.
 
 use std::io::Write;
 use std::path::Path;
@@ -10,8 +11,16 @@ use neardup::features::similarity::{cosine, jaccard, multiset_resemblance};
 use neardup::text::{Normalization, Tokenizer};
 
 /// Prints `name=value` lines: exact measures on word `shingle`-shingles (default 5), then
-/// each registered algorithm's score of the pair (with `k = shingle` when given).
-pub fn run(a: &Path, b: &Path, shingle: Option<usize>, out: &mut impl Write) -> Result<()> {
+/// each registered algorithm's score of the pair (with `k = shingle` when given, and
+/// `idf_from = idf_from` for the algorithms that read collection statistics). An algorithm
+/// that cannot score two lone documents prints `n/a`; its warning goes to stderr.
+pub fn run(
+    a: &Path,
+    b: &Path,
+    shingle: Option<usize>,
+    idf_from: Option<&Path>,
+    out: &mut impl Write,
+) -> Result<()> {
     let text_a = neardup::error::read_text_file(a)?;
     let text_b = neardup::error::read_text_file(b)?;
     let k = shingle.unwrap_or(5);
@@ -40,14 +49,23 @@ pub fn run(a: &Path, b: &Path, shingle: Option<usize>, out: &mut impl Write) -> 
         {
             params.insert("k".into(), k.into());
         }
+        if let Some(table) = idf_from
+            && algo.build_defaults.contains_key("idf_from")
+        {
+            params.insert("idf_from".into(), table.display().to_string().into());
+        }
         let detector = algo
             .detector(&params)
             .with_context(|| format!("configuring {}", algo.name))?;
         let index = detector
             .build(&[&text_a, &text_b])
             .with_context(|| format!("running {}", algo.name))?;
-        if let Some(score) = index.score(0, 1) {
-            writeln!(out, "{}={score:.6}", algo.name)?;
+        for w in index.warnings() {
+            eprintln!("neardup: warning: {w}");
+        }
+        match index.score(0, 1) {
+            Some(score) => writeln!(out, "{}={score:.6}", algo.name)?,
+            None => writeln!(out, "{}=n/a", algo.name)?,
         }
     }
     Ok(())
