@@ -345,6 +345,7 @@ impl CorpusArgs {
             label_required: self.label_field.is_some(),
             skip_invalid: self.skip_invalid,
             limit: self.limit,
+            keep: Vec::new(),
         }
     }
 }

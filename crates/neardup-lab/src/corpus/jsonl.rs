@@ -28,7 +28,8 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
             continue;
         }
         match parse_record(&line, options) {
-            Ok((id, text, label)) => builder.push(number, id, &text, label.as_deref())?,
+            Ok(None) => {}
+            Ok(Some((id, text, label))) => builder.push(number, id, &text, label.as_deref())?,
             Err(reason) => {
                 builder.invalid(options.skip_invalid, LabError::line(path, number, reason))?
             }
@@ -45,17 +46,24 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     builder.finish(stem(path), path.display().to_string(), sha)
 }
 
-/// Parses one line into (id, text, label).
-fn parse_record(
-    line: &[u8],
-    options: &LoadOptions,
-) -> std::result::Result<(String, String, Option<String>), String> {
+/// A parsed record: (id, text, label).
+type Record = (String, String, Option<String>);
+
+/// Parses one line into (id, text, label); `None` for a record the filter leaves out.
+fn parse_record(line: &[u8], options: &LoadOptions) -> std::result::Result<Option<Record>, String> {
     let text = std::str::from_utf8(line)
         .map_err(|e| format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1))?;
     let value: Value = serde_json::from_str(text).map_err(|e| format!("malformed JSON: {e}"))?;
     let Value::Object(mut obj) = value else {
         return Err("expected a JSON object".into());
     };
+    if options
+        .keep
+        .iter()
+        .any(|(field, want)| obj.get(field).and_then(Value::as_str) != Some(want.as_str()))
+    {
+        return Ok(None);
+    }
     let f = &options.fields;
     let id = match obj.get(&f.id) {
         None => return Err(format!("missing id field `{}`", f.id)),
@@ -81,7 +89,7 @@ fn parse_record(
             Some(v) => label_string(v)?,
         },
     };
-    Ok((id, text, label))
+    Ok(Some((id, text, label)))
 }
 
 #[cfg(test)]

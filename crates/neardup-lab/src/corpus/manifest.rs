@@ -34,6 +34,10 @@ pub struct Manifest {
     /// Field names.
     #[serde(default)]
     pub fields: Fields,
+    /// Keep only the records whose field has this value (`[filter] translation = "ChiUn"`):
+    /// one file can give several datasets.
+    #[serde(default)]
+    pub filter: std::collections::BTreeMap<String, String>,
 }
 
 impl Manifest {
@@ -48,6 +52,11 @@ impl Manifest {
         let options = LoadOptions {
             format: Some(self.format),
             fields: self.fields.clone(),
+            keep: self
+                .filter
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             ..LoadOptions::default()
         };
         let mut corpus = super::load(&path, &options)?;
@@ -59,6 +68,36 @@ impl Manifest {
                     corpus.sha256, self.name, self.sha256
                 ),
             ));
+        }
+        if corpus.len() != self.docs {
+            return Err(LabError::file(
+                &path,
+                format!(
+                    "{} documents where manifest {} expects {}",
+                    corpus.len(),
+                    self.name,
+                    self.docs
+                ),
+            ));
+        }
+        if !self.filter.is_empty() {
+            // A filtered corpus is not the file: its checksum (the key of cached truths and
+            // cells) names the filter too.
+            use sha2::Digest;
+            let mut h = sha2::Sha256::new();
+            h.update(corpus.sha256.as_bytes());
+            for (k, v) in &self.filter {
+                h.update(format!("\0{k}={v}").as_bytes());
+            }
+            corpus.sha256 = super::reader::hex(&h.finalize());
+            corpus.source = format!("{} ({} only)", corpus.source, {
+                let f: Vec<String> = self
+                    .filter
+                    .iter()
+                    .map(|(k, v)| format!("{k} = {v}"))
+                    .collect();
+                f.join(", ")
+            });
         }
         corpus.name = self.name.clone();
         Ok(corpus)
@@ -113,7 +152,14 @@ mod tests {
     #[test]
     fn embedded_manifests_parse() {
         let all = all();
-        for name in ["bible-en", "licenses", "licenses-notices", "20news"] {
+        for name in [
+            "bible-en",
+            "bible-zh",
+            "bible-zh-chiun",
+            "licenses",
+            "licenses-notices",
+            "20news",
+        ] {
             assert!(all.iter().any(|m| m.name == name), "{name}");
         }
         assert!(

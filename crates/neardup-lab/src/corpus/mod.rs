@@ -96,6 +96,9 @@ pub struct LoadOptions {
     pub skip_invalid: bool,
     /// Stop after this many documents.
     pub limit: Option<usize>,
+    /// Keep only records whose field equals the value (JSON Lines: string fields), e.g.
+    /// `translation = ChiUn`.
+    pub keep: Vec<(String, String)>,
 }
 
 /// A loaded corpus.

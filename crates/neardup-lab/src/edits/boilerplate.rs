@@ -3,7 +3,8 @@
 //! SpotSigs' motivation (Theobald et al., SIGIR 2008, §1): the same site wraps many different
 //! articles in the same navigation, which fools shingling but has few stopwords to anchor
 //! spot signatures. The site is chosen at random among a few, so copies of one source may or
-//! may not share their furniture.
+//! may not share their furniture. Chinese text gets Chinese sites (navigation and legal
+//! words of Chinese news portals).
 
 use neardup::hash::SplitMix64;
 
@@ -121,6 +122,70 @@ const SITES: &[(&str, &[&str], &[&str])] = &[
     ),
 ];
 
+/// Chinese news-portal furniture: (site, navigation, footer).
+const CHINESE_SITES: &[(&str, &[&str], &[&str])] = &[
+    (
+        "华夏日报",
+        &[
+            "首页", "新闻", "国内", "国际", "财经", "体育", "娱乐", "科技", "评论", "视频", "专题",
+            "订阅", "登录", "注册",
+        ],
+        &[
+            "版权所有",
+            "华夏日报",
+            "传媒集团",
+            "未经",
+            "授权",
+            "禁止",
+            "转载",
+            "隐私",
+            "政策",
+            "用户",
+            "协议",
+            "联系",
+            "我们",
+            "广告",
+            "服务",
+            "网站",
+            "地图",
+        ],
+    ),
+    (
+        "都市快讯网",
+        &[
+            "导航",
+            "搜索",
+            "最新",
+            "要闻",
+            "社会",
+            "经济",
+            "健康",
+            "教育",
+            "旅游",
+            "汽车",
+            "房产",
+            "下载",
+            "客户端",
+        ],
+        &[
+            "关于",
+            "我们",
+            "都市快讯网",
+            "违法",
+            "和",
+            "不良",
+            "信息",
+            "举报",
+            "电话",
+            "备案号",
+            "意见",
+            "反馈",
+            "友情",
+            "链接",
+        ],
+    ),
+];
+
 fn furniture(words: &[&str], count: usize) -> String {
     (0..count)
         .map(|i| words[i % words.len()])
@@ -145,7 +210,12 @@ impl EditKind for Boilerplate {
                 units,
             };
         }
-        let (name, nav, legal) = SITES[rng.below(SITES.len() as u64) as usize];
+        let sites = if words::is_chinese(text) {
+            CHINESE_SITES
+        } else {
+            SITES
+        };
+        let (name, nav, legal) = sites[rng.below(sites.len() as u64) as usize];
         let name_words = name.split(' ').count();
         let header_words = (total / 2).max(name_words.min(total));
         let nav_words = header_words.saturating_sub(name_words);

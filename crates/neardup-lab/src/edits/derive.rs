@@ -53,23 +53,42 @@ pub struct Record {
     pub edits: Vec<EditLog>,
 }
 
-/// A unigram sample of the corpus's words (Unicode words of up to 2,000 documents spread over
-/// the corpus, at most 200,000 tokens): replacement words follow the corpus's own word
-/// frequencies.
-pub fn vocabulary(corpus: &Corpus) -> Vec<String> {
+/// Unigram samples of the corpus's words and Han characters.
+#[derive(Debug, Clone)]
+pub struct Vocabulary {
+    /// Words (Unicode words; jieba words of Chinese documents).
+    pub words: Vec<String>,
+    /// Han characters, repeats kept.
+    pub characters: Vec<char>,
+}
+
+/// Unigram samples of the corpus (the words and Han characters of up to 2,000 documents
+/// spread over the corpus, at most 200,000 of each): replacement words and typo characters
+/// follow the corpus's own frequencies.
+pub fn vocabulary(corpus: &Corpus) -> Vocabulary {
+    const MAX: usize = 200_000;
     let step = (corpus.len() / 2000).max(1);
-    let mut words = Vec::new();
+    let (mut words, mut characters) = (Vec::new(), Vec::new());
+    let splitter = neardup::text::WordParams::default();
     for i in (0..corpus.len()).step_by(step) {
-        neardup::text::Tokenizer::Unicode.for_each_token(corpus.text(i), |t| {
-            if words.len() < 200_000 {
-                words.push(t.to_string());
-            }
-        });
+        let text = corpus.text(i);
+        if words.len() < MAX {
+            splitter.for_each_word(text, |t| {
+                if words.len() < MAX {
+                    words.push(t.to_string());
+                }
+            });
+        }
+        characters.extend(
+            text.chars()
+                .filter(|&c| neardup::text::language::is_han(c))
+                .take(MAX - characters.len()),
+        );
     }
     if words.is_empty() {
         words.push("word".into());
     }
-    words
+    Vocabulary { words, characters }
 }
 
 /// Whether source `i` gets copies.
@@ -104,7 +123,8 @@ pub fn derive(corpus: &Corpus, model: &EditModel, opts: DeriveOptions) -> Result
             }];
             if chosen {
                 let ctx = EditContext {
-                    vocabulary: &vocab,
+                    vocabulary: &vocab.words,
+                    characters: &vocab.characters,
                     donors: &donors,
                     source: i,
                 };

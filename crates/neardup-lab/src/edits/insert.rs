@@ -17,12 +17,13 @@ impl EditKind for Insert {
     }
     fn apply(&self, text: &str, rate: f64, ctx: &EditContext, rng: &mut SplitMix64) -> Edited {
         let (mut changed, mut units) = (0, 0);
+        let separator = words::separator(text);
         let text = words::rewrite(text, |_, w, out| {
             units += 1;
             out.push_str(w);
             if coin(rng, rate) {
                 changed += 1;
-                out.push(' ');
+                out.push_str(separator);
                 out.push_str(ctx.word(rng, ""));
             }
             true

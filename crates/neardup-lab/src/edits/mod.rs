@@ -24,6 +24,7 @@ mod substitute;
 mod swap;
 mod truncate;
 mod typo;
+mod width;
 pub mod words;
 
 use neardup::hash::{SplitMix64, mix64};
@@ -42,6 +43,7 @@ pub const KINDS: &[&dyn EditKind] = &[
     &boilerplate::Boilerplate,
     &truncate::Truncate,
     &append::Append,
+    &width::Width,
 ];
 
 /// One kind of edit.
@@ -70,6 +72,9 @@ pub struct Edited {
 pub struct EditContext<'a> {
     /// Replacement and insertion words, drawn uniformly (a unigram sample of the corpus).
     pub vocabulary: &'a [String],
+    /// Characters for typos in Chinese text, drawn uniformly (a sample of the corpus's Han
+    /// characters, so common characters are drawn often).
+    pub characters: &'a [char],
     /// Other documents, for `append`.
     pub donors: &'a [&'a str],
     /// Index of the source document among `donors` (never its own donor).
@@ -87,6 +92,21 @@ impl EditContext<'_> {
             }
         }
         v[rng.below(v.len() as u64) as usize].as_str()
+    }
+
+    /// A random character from the character sample different from `not` (when possible).
+    pub fn character(&self, rng: &mut SplitMix64, not: char) -> char {
+        let v = self.characters;
+        if v.is_empty() {
+            return not;
+        }
+        for _ in 0..8 {
+            let c = v[rng.below(v.len() as u64) as usize];
+            if c != not {
+                return c;
+            }
+        }
+        v[rng.below(v.len() as u64) as usize]
     }
 }
 
@@ -263,6 +283,7 @@ mod tests {
         let donors = [text.as_str(), "another donor document with words"];
         let ctx = EditContext {
             vocabulary: &v,
+            characters: &[],
             donors: &donors,
             source: 0,
         };
@@ -286,6 +307,54 @@ mod tests {
         }
     }
 
+    /// Chinese text: every kind leaves it unchanged at rate 0 and changes it at 0.3; word
+    /// edits move jieba words, typos draw common characters, boilerplate is Chinese.
+    #[test]
+    fn chinese_text_edits() {
+        let text = "起初，神創造天地。地是空虛混沌，淵面黑暗；神的靈運行在水面上。\n\n\
+                    神說：「要有光！」就有了光。神看光是好的，就把光暗分開了。神稱光為晝，稱暗為夜。";
+        let v: Vec<String> = ["光明", "黑夜", "天空", "大地"].map(String::from).to_vec();
+        let chars: Vec<char> = "的一是不了人我在有他這".chars().collect();
+        let donors = [text, "另一篇文章的內容在這裡，作為附加的文字。"];
+        let ctx = EditContext {
+            vocabulary: &v,
+            characters: &chars,
+            donors: &donors,
+            source: 0,
+        };
+        for k in KINDS {
+            let (same, _) = EditModel::single(k.name(), 0.0)
+                .unwrap()
+                .apply(text, &ctx, 1, 0);
+            assert_eq!(same, text, "{} at rate 0", k.name());
+            let model = EditModel::single(k.name(), 0.3).unwrap();
+            assert!(
+                (0..10).any(|s| model.apply(text, &ctx, 9, s).0 != text),
+                "{} changes Chinese text",
+                k.name()
+            );
+        }
+        let (inserted, _) = EditModel::single("insert", 0.5)
+            .unwrap()
+            .apply(text, &ctx, 3, 0);
+        assert!(
+            !inserted.contains(' '),
+            "no spaces between Chinese words: {inserted}"
+        );
+        let (wrapped, _) = EditModel::single("boilerplate", 0.5)
+            .unwrap()
+            .apply(text, &ctx, 3, 0);
+        assert!(
+            wrapped.contains("首页") || wrapped.contains("导航"),
+            "{wrapped}"
+        );
+        let (typos, log) = EditModel::single("typo", 0.3)
+            .unwrap()
+            .apply(text, &ctx, 3, 0);
+        assert!(log[0].units > 40 && log[0].changed > 0);
+        assert_eq!(typos.chars().filter(|c| c.is_ascii_alphabetic()).count(), 0);
+    }
+
     /// The realized rate of the per-unit kinds lies within 4 standard errors of the requested
     /// rate over many documents (seed printed).
     #[test]
@@ -297,6 +366,7 @@ mod tests {
         let donors = [text.as_str()];
         let ctx = EditContext {
             vocabulary: &v,
+            characters: &[],
             donors: &donors,
             source: 0,
         };
@@ -346,6 +416,7 @@ mod tests {
         ];
         let ctx = EditContext {
             vocabulary: &v,
+            characters: &[],
             donors: &donors,
             source: 0,
         };

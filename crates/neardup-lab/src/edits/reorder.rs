@@ -30,6 +30,7 @@ impl EditKind for Reorder {
                 units,
             };
         }
+        let separator = super::words::separator(text);
         let mut out = String::with_capacity(text.len() + units);
         for (k, &i) in order.iter().enumerate() {
             let s = sentences[i];
@@ -37,7 +38,7 @@ impl EditKind for Reorder {
             out.push_str(body);
             if k + 1 < order.len() {
                 let ws = &s[body.len()..];
-                out.push_str(if ws.is_empty() { " " } else { ws });
+                out.push_str(if ws.is_empty() { separator } else { ws });
             }
         }
         Edited {

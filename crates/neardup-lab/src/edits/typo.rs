@@ -1,7 +1,11 @@
-//! `typo`: each ASCII letter gets a typing error with probability `rate`: replaced by a
-//! neighbouring key, deleted, doubled, or transposed with the next character.
+//! `typo`: each ASCII letter or Han character gets a typing error with probability `rate`:
+//! replaced (a letter by a neighbouring key; a Han character by a common character drawn from
+//! the corpus, as a wrong pick in an input method gives), deleted, doubled, or transposed with
+//! the next character.
 
 use neardup::hash::SplitMix64;
+
+use neardup::text::language::is_han;
 
 use super::{EditContext, EditKind, Edited, coin};
 
@@ -21,16 +25,17 @@ impl EditKind for Typo {
         "typo"
     }
     fn rate_meaning(&self) -> &'static str {
-        "probability that a letter is mistyped"
+        "probability that a letter or Han character is mistyped"
     }
-    fn apply(&self, text: &str, rate: f64, _: &EditContext, rng: &mut SplitMix64) -> Edited {
+    fn apply(&self, text: &str, rate: f64, ctx: &EditContext, rng: &mut SplitMix64) -> Edited {
         let chars: Vec<char> = text.chars().collect();
         let mut out = String::with_capacity(text.len() + 8);
         let (mut changed, mut units) = (0, 0);
         let mut i = 0;
         while i < chars.len() {
             let c = chars[i];
-            if !c.is_ascii_alphabetic() {
+            let han = is_han(c);
+            if !c.is_ascii_alphabetic() && !han {
                 out.push(c);
                 i += 1;
                 continue;
@@ -43,6 +48,7 @@ impl EditKind for Typo {
             }
             changed += 1;
             match rng.below(4) {
+                0 if han => out.push(ctx.character(rng, c)),
                 0 => {
                     let n = NEIGHBOURS[(c.to_ascii_lowercase() as u8 - b'a') as usize].as_bytes();
                     let r = n[rng.below(n.len() as u64) as usize] as char;

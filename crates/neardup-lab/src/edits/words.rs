@@ -1,7 +1,32 @@
-//! Whitespace-delimited word spans, for edits that must keep the text's own whitespace.
+//! Word spans, for edits that must keep the text's own whitespace and punctuation: the
+//! whitespace-delimited words of English (and every space-separated script), the jieba words
+//! of Chinese text (detected by script, as the detectors' `language = auto` does), where
+//! punctuation stays in the gaps between words.
+
+use neardup::text::Language;
+use neardup::text::language::detect;
+
+/// Whether `text` is edited by Chinese rules (words without spaces between them).
+pub fn is_chinese(text: &str) -> bool {
+    detect(text) == Language::Zh
+}
+
+/// What goes between an inserted word and its neighbour: nothing in Chinese text.
+pub fn separator(text: &str) -> &'static str {
+    if is_chinese(text) { "" } else { " " }
+}
+
+/// Byte ranges of the words of `text`: jieba words for Chinese text, whitespace-delimited
+/// words otherwise.
+pub fn spans(text: &str) -> Vec<(usize, usize)> {
+    if is_chinese(text) {
+        return neardup::text::segment::word_spans(text);
+    }
+    whitespace_spans(text)
+}
 
 /// Byte ranges of the whitespace-delimited words of `text`.
-pub fn spans(text: &str) -> Vec<(usize, usize)> {
+fn whitespace_spans(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut start = None;
     for (i, c) in text.char_indices() {
@@ -21,9 +46,9 @@ pub fn spans(text: &str) -> Vec<(usize, usize)> {
 }
 
 /// Rebuilds `text` word by word: `f(i, word, out)` writes the replacement of word `i` (or
-/// nothing, to delete it); the whitespace between words is copied, except that the
-/// whitespace before a deleted word is dropped (after the first word) so deletions leave no
-/// double spaces.
+/// nothing, to delete it); the gaps between words are copied, except that a whitespace gap
+/// before a deleted word is dropped (after the first word) so deletions leave no double
+/// spaces. (Gaps of Chinese text are punctuation or nothing, and always stay.)
 pub fn rewrite(text: &str, mut f: impl FnMut(usize, &str, &mut String) -> bool) -> String {
     let sp = spans(text);
     let mut out = String::with_capacity(text.len() + 16);
@@ -38,8 +63,8 @@ pub fn rewrite(text: &str, mut f: impl FnMut(usize, &str, &mut String) -> bool) 
         let kept = f(i, &text[s..e], &mut out);
         if !kept {
             out.truncate(mark);
-            if i == 0 {
-                // keep leading whitespace of the document
+            if i == 0 || !pending_gap.chars().all(char::is_whitespace) {
+                // keep the document's leading whitespace, and punctuation gaps
                 out.push_str(pending_gap);
             }
         }
@@ -67,6 +92,37 @@ mod tests {
             t
         );
         assert_eq!(spans(t).len(), 4);
+    }
+
+    #[test]
+    fn chinese_words_and_punctuation_gaps() {
+        let t = "起初神創造天地。地是空虛混沌";
+        assert!(is_chinese(t) && separator(t).is_empty() && separator("a b") == " ");
+        let sp = spans(t);
+        assert!(sp.len() >= 5, "{sp:?}");
+        assert_eq!(
+            rewrite(t, |_, w, o| {
+                o.push_str(w);
+                true
+            }),
+            t
+        );
+        // Deleting the word after 。 keeps the 。.
+        let i = sp
+            .iter()
+            .position(|&(s, _)| t[..s].ends_with('。'))
+            .unwrap();
+        let deleted = rewrite(t, |k, w, o| {
+            if k == i {
+                return false;
+            }
+            o.push_str(w);
+            true
+        });
+        assert!(
+            deleted.contains('。') && deleted.len() < t.len(),
+            "{deleted}"
+        );
     }
 
     #[test]

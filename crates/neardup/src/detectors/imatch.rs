@@ -161,9 +161,11 @@ impl Algorithm for IMatch {
             let mut rng = SplitMix64::new(seed);
             (0..p.extra_lexicons).map(|_| rng.next_u64()).collect()
         };
-        // Is term `t` (in band) kept by extra lexicon `i`?
-        let kept = |t: u64, i: usize| {
-            (mix64(t ^ drop_seeds[i]) >> 11) as f64 / (1u64 << 53) as f64 >= p.drop_fraction
+        // Is term `t` (in band) kept by extra lexicon `i`? Drawn from a hash of the term under
+        // this detector's seed, so lexicons vary with the seed, not with the statistics.
+        let kept = |t: &str, i: usize| {
+            let h = crate::hash::hash_bytes(t.as_bytes(), seed);
+            (mix64(h ^ drop_seeds[i]) >> 11) as f64 / (1u64 << 53) as f64 >= p.drop_fraction
         };
         let signatures: Vec<Option<u128>> = docs
             .par_iter()
@@ -182,7 +184,7 @@ impl Algorithm for IMatch {
                         let mut sha = Sha1::new();
                         let mut any = false;
                         for t in &terms {
-                            if l == 0 || kept(term_key(t), l - 1) {
+                            if l == 0 || kept(t, l - 1) {
                                 sha.update(t.as_bytes());
                                 sha.update(b"\n");
                                 any = true;

@@ -23,8 +23,11 @@ use super::Scratch;
 use super::dftable::DfTable;
 use crate::error::{Error, Result};
 
-/// Seed of the feature hashes that statistics are keyed by.
-pub const STATISTICS_SEED: u64 = 0x5747_4154_5349_4353;
+/// Seed of the feature hashes that statistics are keyed by: the token seed that the
+/// shingle-based detectors derive from their default seed 42 (`derive_seed(42, "tokens")`),
+/// so their default features are the statistics' features and their results at the default
+/// seed did not move when tables were introduced.
+pub const STATISTICS_SEED: u64 = 0x78a0_df21_3fca_c435;
 
 /// Below this many documents with features, statistics are flagged as coarse.
 pub const FEW_DOCS: usize = 100;
@@ -253,6 +256,11 @@ mod tests {
                     .map(|w| crate::hash::hash_bytes(w.as_bytes(), 1)),
             )
         })
+    }
+
+    #[test]
+    fn statistics_seed_is_the_default_token_seed() {
+        assert_eq!(STATISTICS_SEED, crate::hash::derive_seed(42, "tokens"));
     }
 
     #[test]
