@@ -13,6 +13,7 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use neardup::detector::ParamMap;
 use neardup::detectors::spotsigs::{SpotSigsParams, partitioned_join, spot_signatures};
 use neardup::join::jaccard_join_brute;
+use neardup::pairs::Budget;
 use neardup_lab::corpus::synthetic::{SyntheticSpec, generate};
 use neardup_lab::corpus::{Corpus, manifest};
 
@@ -60,7 +61,8 @@ fn bench_spotsigs_join(c: &mut Criterion) {
     let mut g = c.benchmark_group(format!("spotsigs_join/{}", corpus.name));
     g.sample_size(10);
     for tau in [0.5, 0.85] {
-        let pruned = partitioned_join(&sets, tau, u64::MAX).expect("no limit");
+        let pruned =
+            partitioned_join(&sets, tau, &Budget::with_limit("bench", u64::MAX)).expect("no limit");
         let brute = jaccard_join_brute(&sets, tau);
         assert_eq!(
             pruned, brute,
@@ -71,7 +73,10 @@ fn bench_spotsigs_join(c: &mut Criterion) {
             pruned.len()
         );
         g.bench_function(format!("pruned_tau_{tau}"), |b| {
-            b.iter(|| partitioned_join(&sets, tau, u64::MAX).map(|p| p.len()))
+            b.iter(|| {
+                partitioned_join(&sets, tau, &Budget::with_limit("bench", u64::MAX))
+                    .map(|p| p.len())
+            })
         });
         g.bench_function(format!("brute_tau_{tau}"), |b| {
             b.iter(|| jaccard_join_brute(&sets, tau).len())

@@ -10,11 +10,18 @@ use crate::corpus::{Fields, Format, LoadOptions};
 
 /// neardup: a workbench for near-duplicate text detection.
 #[derive(Debug, Parser)]
-#[command(name = "neardup", version, about, long_about = None)]
+#[command(name = "neardup", version = crate::VERSION, about, long_about = None)]
 pub struct Cli {
     /// Worker threads (default: all cores). Results never depend on it.
-    #[arg(long, global = true, env = "NEARDUP_THREADS")]
-    pub threads: Option<usize>,
+    #[arg(long, global = true, env = "NEARDUP_THREADS", value_name = "N", help_heading = "Global options", value_parser = clap::value_parser!(u64).range(1..))]
+    pub threads: Option<u64>,
+    /// Most pairs a join may report; it stops with an error beyond (default 20000000).
+    #[arg(long, global = true, env = "NEARDUP_MAX_PAIRS", value_name = "N", help_heading = "Global options", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_pairs: Option<u64>,
+    /// Most memory an index may need (4GiB, 500MB…); larger builds are refused before they
+    /// start, with the estimate (default: half of this machine's memory).
+    #[arg(long, global = true, env = "NEARDUP_MAX_MEMORY", value_name = "SIZE", help_heading = "Global options", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
     /// The subcommand.
     #[command(subcommand)]
     pub command: Command,
@@ -43,8 +50,10 @@ pub enum Command {
     /// Score algorithms on a corpus: one CSV row per algorithm configuration.
     ///
     /// Columns: algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,f1,ari,roc_auc,
-    /// seconds,docs_per_s (empty where a metric does not apply). Each --param applies to the
-    /// --algorithm before it; with no --algorithm every registered one runs with defaults.
+    /// seconds,docs_per_s,error (empty where a metric does not apply). Each --param applies to
+    /// the --algorithm before it; with no --algorithm every registered one runs with defaults.
+    /// Rows are printed as configurations finish; a failing one gets its error in `error`, the
+    /// others still run, and the exit status says that something failed.
     Eval {
         /// The corpus (JSONL[.gz], CSV[.gz], Parquet, or a directory of .txt files).
         #[arg(long)]
@@ -155,9 +164,9 @@ pub enum Command {
         /// Planted pairs CSV (`id_a,id_b`): adds recall and precision to LSH and algorithm tasks.
         #[arg(long)]
         truth: Option<PathBuf>,
-        /// Best of this many runs.
-        #[arg(long, default_value_t = 3)]
-        repeat: usize,
+        /// Best of this many runs (at least 1).
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+        repeat: u64,
         /// Jaccard threshold the LSH banding is tuned for.
         #[arg(long, default_value_t = 0.8)]
         threshold: f64,
@@ -225,6 +234,11 @@ pub enum IdfCommand {
         /// The table.
         table: PathBuf,
     },
+}
+
+/// A size with an optional unit (`4GiB`, `500MB`, bytes).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    neardup::resources::parse_bytes(s)
 }
 
 /// `neardup hamming …`
@@ -305,9 +319,9 @@ pub struct CorpusArgs {
     /// Skip malformed records (counted and reported) instead of stopping at the first.
     #[arg(long)]
     pub skip_invalid: bool,
-    /// Read at most this many documents.
-    #[arg(long)]
-    pub limit: Option<usize>,
+    /// Read at most this many documents (at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
 }
 
 /// Input formats on the command line.
@@ -344,7 +358,7 @@ impl CorpusArgs {
             },
             label_required: self.label_field.is_some(),
             skip_invalid: self.skip_invalid,
-            limit: self.limit,
+            limit: self.limit.map(|l| l as usize),
             keep: Vec::new(),
         }
     }

@@ -23,13 +23,14 @@ pub enum LabError {
         /// What is wrong.
         reason: String,
     },
-    /// An I/O error on a file.
-    #[error("{}: {source}", path.display())]
+    /// An I/O error on a file. (The OS error is part of the message, not a `source`, so error
+    /// chains print it once.)
+    #[error("{}: {io}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        io: std::io::Error,
     },
     /// An error from the algorithm library.
     #[error(transparent)]
@@ -58,10 +59,10 @@ impl LabError {
     }
 
     /// An I/O error on `path`.
-    pub fn io(path: &Path, source: std::io::Error) -> Self {
+    pub fn io(path: &Path, io: std::io::Error) -> Self {
         LabError::Io {
             path: path.to_path_buf(),
-            source,
+            io,
         }
     }
 }

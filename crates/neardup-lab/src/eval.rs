@@ -1,14 +1,16 @@
 //! `neardup eval`: run algorithm configurations on one corpus and score them.
 //!
 //! Output columns (the contract): `algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,
-//! f1,ari,roc_auc,seconds,docs_per_s`, empty where a metric does not apply. `--format json`
-//! prints one JSON object per configuration with every metric column.
+//! f1,ari,roc_auc,seconds,docs_per_s,error`, empty where a metric does not apply. `--format
+//! json` prints one JSON object per configuration with every metric column. Each row is
+//! printed as soon as its configuration is done; a configuration that fails gets a row with
+//! its `error` and the others still run.
 
 use std::io::Write;
 
 use neardup::detector::{Index, ParamMap};
 use neardup::hash::SplitMix64;
-use neardup::minhash::lsh::pack;
+use neardup::pairs::pack;
 
 use crate::corpus::Corpus;
 use crate::harness;
@@ -32,6 +34,7 @@ pub const EVAL_COLUMNS: &[&str] = &[
     "roc_auc",
     "seconds",
     "docs_per_s",
+    "error",
 ];
 
 /// Largest number of positive (and of negative) pairs scored for the AUC columns.
@@ -59,6 +62,8 @@ pub struct Row {
     pub metrics: Vec<(&'static str, Option<f64>)>,
     /// What the index reports about itself.
     pub stats: ParamMap,
+    /// Why the configuration failed, if it did (the metrics are then empty).
+    pub error: Option<String>,
 }
 
 impl Row {
@@ -71,18 +76,16 @@ impl Row {
     }
 }
 
-/// Evaluates each configuration on `corpus` against `truth`.
-pub fn evaluate(
-    corpus: &Corpus,
-    truth: &Truth,
-    configs: &[Config],
-    seed: u64,
-) -> anyhow::Result<Vec<Row>> {
+/// Evaluates one configuration on `corpus` against `truth`; a failure becomes the row's
+/// `error`, and the index's warnings go to stderr.
+pub fn evaluate_one(corpus: &Corpus, truth: &Truth, config: &Config, seed: u64) -> Row {
     let docs = corpus.texts();
-    let mut rows = Vec::new();
-    for config in configs {
+    let result = (|| -> anyhow::Result<Row> {
         let detector = neardup::registry::detector(&config.algorithm, &config.params)?;
         let built = harness::build(detector.as_ref(), &docs)?;
+        for w in built.index.warnings() {
+            eprintln!("neardup: warning: {w}");
+        }
         let queried = harness::query(
             &config.algorithm,
             built.index.as_ref(),
@@ -99,15 +102,23 @@ pub fn evaluate(
             seconds: built.seconds + queried.seconds,
             peak_bytes: Some(built.peak_bytes.max(built.index_bytes + queried.peak_bytes)),
         };
-        rows.push(Row {
+        Ok(Row {
             algorithm: config.algorithm.clone(),
             params: render_params(&config.params),
             docs: docs.len(),
             metrics: compute_all(&input),
             stats: built.index.stats(),
-        });
-    }
-    Ok(rows)
+            error: None,
+        })
+    })();
+    result.unwrap_or_else(|e| Row {
+        algorithm: config.algorithm.clone(),
+        params: render_params(&config.params),
+        docs: docs.len(),
+        metrics: Vec::new(),
+        stats: ParamMap::new(),
+        error: Some(format!("{e:#}")),
+    })
 }
 
 /// The (is positive, score) sample behind the AUC columns, or `None` when the algorithm cannot
@@ -153,8 +164,7 @@ pub fn auc_sample(
             let step = positives.len() as f64 / take as f64;
             let mut obs: Vec<(bool, f64)> = (0..take)
                 .map(|i| {
-                    let (a, b) =
-                        neardup::minhash::lsh::unpack(positives[(i as f64 * step) as usize]);
+                    let (a, b) = neardup::pairs::unpack(positives[(i as f64 * step) as usize]);
                     (true, score(a, b))
                 })
                 .collect();
@@ -189,33 +199,43 @@ pub fn format_value(column: &str, v: Option<f64>) -> String {
     }
 }
 
-/// Writes rows as the contract CSV.
-pub fn write_csv(rows: &[Row], out: &mut impl Write) -> anyhow::Result<()> {
+/// The contract CSV's header.
+pub fn write_csv_header(out: &mut impl Write) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     w.write_record(EVAL_COLUMNS)?;
-    for r in rows {
-        let mut rec = vec![r.algorithm.clone(), r.params.clone(), r.docs.to_string()];
-        for c in &EVAL_COLUMNS[3..] {
-            rec.push(format_value(c, r.get(c)));
-        }
-        w.write_record(&rec)?;
-    }
     w.flush()?;
     Ok(())
 }
 
-/// Writes rows as JSON lines with every metric.
-pub fn write_json(rows: &[Row], out: &mut impl Write) -> anyhow::Result<()> {
-    for r in rows {
-        let mut obj = serde_json::Map::new();
-        obj.insert("algorithm".into(), r.algorithm.clone().into());
-        obj.insert("params".into(), r.params.clone().into());
-        obj.insert("docs".into(), r.docs.into());
-        for (c, v) in &r.metrics {
-            obj.insert((*c).into(), v.map_or(serde_json::Value::Null, Into::into));
-        }
-        obj.insert("stats".into(), serde_json::Value::Object(r.stats.clone()));
-        writeln!(out, "{}", serde_json::Value::Object(obj))?;
+/// One row of the contract CSV.
+pub fn write_csv_row(r: &Row, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut w = csv::Writer::from_writer(out);
+    let mut rec = vec![r.algorithm.clone(), r.params.clone(), r.docs.to_string()];
+    for c in &EVAL_COLUMNS[3..EVAL_COLUMNS.len() - 1] {
+        rec.push(format_value(c, r.get(c)));
     }
+    rec.push(r.error.clone().unwrap_or_default());
+    w.write_record(&rec)?;
+    w.flush()?;
+    Ok(())
+}
+
+/// One row as a JSON line with every metric.
+pub fn write_json_row(r: &Row, out: &mut impl Write) -> anyhow::Result<()> {
+    let mut obj = serde_json::Map::new();
+    obj.insert("algorithm".into(), r.algorithm.clone().into());
+    obj.insert("params".into(), r.params.clone().into());
+    obj.insert("docs".into(), r.docs.into());
+    for (c, v) in &r.metrics {
+        obj.insert((*c).into(), v.map_or(serde_json::Value::Null, Into::into));
+    }
+    obj.insert("stats".into(), serde_json::Value::Object(r.stats.clone()));
+    obj.insert(
+        "error".into(),
+        r.error
+            .clone()
+            .map_or(serde_json::Value::Null, serde_json::Value::String),
+    );
+    writeln!(out, "{}", serde_json::Value::Object(obj))?;
     Ok(())
 }

@@ -21,3 +21,15 @@ pub mod params;
 pub mod progress;
 pub mod report;
 pub mod truth;
+
+/// The version with the revision it was built from (stamped by `build.rs`: `git` of the
+/// checkout at build time; `unknown` when built outside one).
+pub const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (",
+    env!("NEARDUP_REVISION"),
+    ")"
+);
+
+/// The revision the binary was built from.
+pub const REVISION: &str = env!("NEARDUP_REVISION");

@@ -48,11 +48,16 @@ fn positioned(matches: &clap::ArgMatches, path: &[&str], id: &str) -> Vec<(usize
 
 fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
     if let Some(threads) = cli.threads {
-        anyhow::ensure!(threads > 0, "--threads must be at least 1");
         rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
+            .num_threads(threads as usize)
             .build_global()?;
     }
+    neardup::pairs::set_limit(cli.max_pairs.unwrap_or(neardup::pairs::DEFAULT_LIMIT));
+    neardup::resources::set_memory_limit(
+        cli.max_memory
+            .or_else(|| neardup_lab::memory::physical_bytes().map(|b| b / 2))
+            .unwrap_or(u64::MAX),
+    );
     let stdout = io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     match cli.command {
@@ -148,7 +153,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
                 corpus,
                 task,
                 truth,
-                repeat,
+                repeat: repeat as usize,
                 threshold,
                 fingerprints,
             };

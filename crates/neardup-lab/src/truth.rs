@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use neardup::features::similarity::jaccard;
-use neardup::minhash::lsh::pack;
+use neardup::pairs::pack;
 use rayon::prelude::*;
 
 use crate::corpus::pairs::LabelledPair;
@@ -71,7 +71,7 @@ pub fn jaccard_of(sets: &[Vec<u64>], pairs: &[u64]) -> Vec<f64> {
     pairs
         .par_iter()
         .map(|&p| {
-            let (a, b) = neardup::minhash::lsh::unpack(p);
+            let (a, b) = neardup::pairs::unpack(p);
             jaccard(&sets[a as usize], &sets[b as usize])
         })
         .collect()

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use neardup::detector::ParamMap;
 use neardup::features::similarity::jaccard;
-use neardup::minhash::lsh::pack;
+use neardup::pairs::pack;
 use neardup_lab::corpus::{Corpus, manifest};
 use neardup_lab::edits::EditModel;
 use neardup_lab::edits::derive::{DeriveOptions, derive, to_corpus};

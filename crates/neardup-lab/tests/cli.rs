@@ -149,7 +149,7 @@ fn eval_tiny_fixture_hand_computed_row() {
     let mut lines = out.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,f1,ari,roc_auc,seconds,docs_per_s"
+        "algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,f1,ari,roc_auc,seconds,docs_per_s,error"
     );
     let row: Vec<&str> = lines.next().unwrap().split(',').collect();
     assert_eq!(row[0], "minhash-lsh");
@@ -462,4 +462,222 @@ fn hamming_tune_contract() {
         "0",
     ]);
     assert!(e.contains("--fingerprints"), "{e}");
+}
+
+/// A corpus file of `n` short documents with planted duplicates (every document has a copy),
+/// for the limit tests.
+fn duplicated_corpus(name: &str, n: usize) -> PathBuf {
+    let p = tmp(name);
+    let mut s = String::new();
+    for i in 0..n {
+        let text = format!(
+            "document {} talks about topic {} and item {} with plenty of filler words here",
+            i / 2,
+            i % 7,
+            i / 2
+        );
+        s.push_str(&serde_json::json!({"id": i, "text": text}).to_string());
+        s.push('\n');
+    }
+    std::fs::write(&p, s).unwrap();
+    p
+}
+
+/// Regression (issue 15, item 2): `edit --output` replaced whatever was at the path.
+#[cfg(unix)]
+#[test]
+fn edit_refuses_symlinks_fifos_devices_and_its_input() {
+    let corpus = fixture("tiny-labelled.jsonl");
+    let target = tmp("keep-me.txt");
+    std::fs::write(&target, "keep").unwrap();
+    let link = tmp("link.jsonl");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let fifo = tmp("fifo.jsonl");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    for (output, what) in [
+        (link.to_str().unwrap(), "symbolic link"),
+        (fifo.to_str().unwrap(), "FIFO"),
+        ("/dev/null", "device"),
+        (corpus.as_str(), "over the input"),
+    ] {
+        let e = err(&[
+            "edit",
+            &corpus,
+            "--edits",
+            "substitute=0.1",
+            "--output",
+            output,
+        ]);
+        assert!(e.contains(what), "{output}: {e}");
+    }
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep");
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(std::fs::read_to_string(&corpus).unwrap().contains("\"a1\""));
+}
+
+/// Regression (issue 15, item 3): the Hamming join built every pair before checking the
+/// limit, and a bad NEARDUP_MAX_PAIRS silently meant the default.
+#[test]
+fn pair_limit_stops_joins_early_and_must_be_a_number() {
+    let corpus = duplicated_corpus("limits.jsonl", 2000);
+    let c = corpus.to_str().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args([
+            "eval",
+            "--corpus",
+            c,
+            "--no-labels",
+            "--algorithm",
+            "simhash",
+            "--param",
+            "max_distance=40",
+        ])
+        .env("NEARDUP_MAX_PAIRS", "1000")
+        .output()
+        .unwrap();
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        e.contains("the Hamming join would report at least") && e.contains("limit of 1000"),
+        "{e}"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(["eval", "--corpus", c, "--no-labels", "--algorithm", "exact"])
+        .env("NEARDUP_MAX_PAIRS", "abc")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("'abc'") && e.contains("--max-pairs"), "{e}");
+}
+
+/// Regression (issue 15, item 3): num_perm=100000 ran for minutes without a word; now the
+/// memory estimate is checked before building and named in the error.
+#[test]
+fn memory_estimate_refuses_oversized_builds() {
+    let corpus = duplicated_corpus("memory.jsonl", 2000);
+    let e = err(&[
+        "eval",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--no-labels",
+        "--max-memory",
+        "100MB",
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "num_perm=100000",
+    ]);
+    assert!(
+        e.contains("minhash-lsh would need about 800 MB")
+            && e.contains("signatures 2000 documents × 400000 B")
+            && e.contains("memory limit of 100 MB"),
+        "{e}"
+    );
+    assert!(err(&["algorithms", "--max-memory", "4 parsecs"]).contains("unknown unit"));
+}
+
+/// Regression (issue 15, item 5): one failing configuration lost every row and stopped the
+/// rest; `--limit 0` read one document.
+#[test]
+fn eval_keeps_finished_rows_when_a_configuration_fails() {
+    let corpus = duplicated_corpus("eval-fail.jsonl", 600);
+    let out = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args([
+            "eval",
+            "--corpus",
+            corpus.to_str().unwrap(),
+            "--no-labels",
+            "--algorithm",
+            "exact",
+            "--algorithm",
+            "simhash",
+            "--param",
+            "max_distance=40",
+            "--algorithm",
+            "minhash-lsh",
+        ])
+        .env("NEARDUP_MAX_PAIRS", "500")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(lines[0].ends_with(",error"));
+    assert!(lines[1].starts_with("exact,") && lines[1].ends_with(','));
+    assert!(lines[2].starts_with("simhash,") && lines[2].contains("limit of 500"));
+    assert!(
+        lines[3].starts_with("minhash-lsh,"),
+        "later configurations still run"
+    );
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("1 of 3 configurations failed"), "{e}");
+    let e = err(&["eval", "--corpus", corpus.to_str().unwrap(), "--limit", "0"]);
+    assert!(e.contains("--limit"), "{e}");
+}
+
+/// Regression (issue 15, item 6): the smaller ones.
+#[test]
+fn bad_input_smaller_cases() {
+    // An OS error is said once.
+    let e = err(&["similarity", "/nonexistent/a.txt", "/nonexistent/b.txt"]);
+    assert_eq!(e.matches("No such file or directory").count(), 1, "{e}");
+    // A wrong parameter type names the parameter.
+    let e = err(&[
+        "eval",
+        "--corpus",
+        &fixture("tiny-labelled.jsonl"),
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "k=abc",
+    ]);
+    assert!(e.contains("parameter `k` of `minhash-lsh`"), "{e}");
+    // Verifying nothing is not a success.
+    let empty = tmp("no-data");
+    std::fs::create_dir_all(&empty).unwrap();
+    let e = err(&["datasets", "verify", "--data-dir", empty.to_str().unwrap()]);
+    assert!(e.contains("no dataset file"), "{e}");
+    // A bench of zero runs is refused.
+    let e = err(&[
+        "bench",
+        "--task",
+        "hamming_all_pairs",
+        "--fingerprints",
+        "1000",
+        "--repeat",
+        "0",
+    ]);
+    assert!(e.contains("--repeat"), "{e}");
+    // An unwritable report directory fails before any cell is computed.
+    let file = tmp("a-file");
+    std::fs::write(&file, "").unwrap();
+    let exp = repo().join("experiments/scurves.toml");
+    let out_dir = file.join("reports");
+    let e = err(&[
+        "run",
+        exp.to_str().unwrap(),
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--cache",
+        tmp("cache-unwritable").to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("a-file") && e.to_lowercase().contains("not a directory"),
+        "{e}"
+    );
 }

@@ -241,3 +241,58 @@ fn bad_experiment_files_name_key_and_line() {
         );
     }
 }
+
+/// Regression (issue 15, item 1): a failed cell was cached as a result: the next run said
+/// "0 failed", the failure left the report, and raising the limit did not retry it.
+#[test]
+fn failed_cells_stay_failures_and_retry_when_limits_change() {
+    let d = dir("failed");
+    let exp = d.join("fail.toml");
+    std::fs::write(
+        &exp,
+        r#"
+name = "fail"
+title = "Fail"
+question = "Are failures kept?"
+
+[[datasets]]
+name = "default"
+docs = 60
+
+[[algorithms]]
+name = "minhash-lsh"
+build = { k = 1, verify = "none", bands = 64, rows = 1, num_perm = 64 }
+
+[[algorithms]]
+name = "exact"
+"#,
+    )
+    .unwrap();
+    let (out, cache) = (d.join("out"), d.join("cache"));
+    let tight = [("NEARDUP_MAX_PAIRS", "50")];
+    let first = run(&exp, &out, &cache, &[], &tight);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert!(stderr(&first).contains("1 failed"), "{}", stderr(&first));
+    for _ in 0..2 {
+        let again = run(&exp, &out, &cache, &[], &tight);
+        let e = stderr(&again);
+        assert!(
+            e.contains("0 cells computed") && e.contains("1 failed"),
+            "{e}"
+        );
+        let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+        assert!(readme.contains("## Failed cells"), "{readme}");
+        assert!(
+            readme.contains("| minhash-lsh |") && readme.contains("failed (see Failed cells)"),
+            "the failed configuration keeps its row: {readme}"
+        );
+    }
+    let loose = run(&exp, &out, &cache, &[], &[("NEARDUP_MAX_PAIRS", "1000000")]);
+    let e = stderr(&loose);
+    assert!(
+        e.contains("retrying cell") && e.contains("1 cells computed") && e.contains("0 failed"),
+        "{e}"
+    );
+    let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
+    assert!(!readme.contains("## Failed cells"), "{readme}");
+}

@@ -17,7 +17,7 @@ use neardup::hamming::design::{Design, best_for_join};
 use neardup::hamming::tables::{PermutedTables, all_pairs};
 use neardup::hamming::{Bits, brute};
 use neardup::hash::SplitMix64;
-use neardup::minhash::lsh::pack;
+use neardup::pairs::pack;
 use neardup::simhash::{Fingerprints, SignSketcher, Weights};
 
 fn text_corpus(docs: usize) -> Vec<String> {

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::features::statistics::StatisticsFeatures;
+use crate::resources::Estimate;
 
 /// Untyped parameters: name → JSON value, sorted by name.
 pub type ParamMap = serde_json::Map<String, Value>;
@@ -99,6 +100,10 @@ pub trait Algorithm: Send + Sync + 'static {
     /// Heap bytes held by the index (signatures included).
     fn index_bytes(index: &Self::Index) -> usize;
 
+    /// Bytes building will need for `docs` documents of `text_bytes` bytes in all, with the
+    /// formula (checked against the memory limit before building; see [`crate::resources`]).
+    fn memory(params: &Self::Params, docs: usize, text_bytes: usize) -> Estimate;
+
     /// Counts worth reporting about the built index (documents without a signature…).
     fn stats(_index: &Self::Index) -> ParamMap {
         ParamMap::new()
@@ -117,6 +122,8 @@ pub trait Detector: Send + Sync + Debug {
     fn build(&self, docs: &[&str]) -> Result<Box<dyn Index>>;
     /// The features of its collection statistics, if it reads any.
     fn statistics(&self) -> Option<StatisticsFeatures>;
+    /// The memory building over `docs` will need (see [`Algorithm::memory`]).
+    fn memory(&self, docs: &[&str]) -> Estimate;
 }
 
 /// A built index, type-erased.
@@ -168,16 +175,42 @@ pub fn to_map<P: Serialize>(p: &P) -> ParamMap {
     }
 }
 
-/// Deserializes `P` from defaults overlaid with `overrides`.
+/// Deserializes `P` from defaults overlaid with `overrides`. A value of the wrong type is an
+/// error naming its parameter (serde's own message loses the name inside flattened structs).
 fn from_map<P: Params>(algorithm: &str, base: &ParamMap, overrides: &ParamMap) -> Result<P> {
-    let mut m = base.clone();
-    for (k, v) in overrides {
-        m.insert(k.clone(), v.clone());
-    }
-    serde_json::from_value(Value::Object(m)).map_err(|e| Error::BadParamValue {
-        algorithm: algorithm.to_string(),
-        reason: e.to_string(),
+    let overlay = |only: Option<&str>| {
+        let mut m = base.clone();
+        for (k, v) in overrides {
+            if only.is_none_or(|o| o == k) {
+                m.insert(k.clone(), v.clone());
+            }
+        }
+        serde_json::from_value::<P>(Value::Object(m))
+    };
+    overlay(None).map_err(|e| {
+        match overrides
+            .iter()
+            .find_map(|(k, v)| overlay(Some(k)).err().map(|e| (k, v, e)))
+        {
+            Some((k, v, e)) => Error::invalid(
+                algorithm,
+                k.as_str(),
+                format!("{} is not a valid value: {e}", crate::detector::show(v)),
+            ),
+            None => Error::BadParamValue {
+                algorithm: algorithm.to_string(),
+                reason: e.to_string(),
+            },
+        }
     })
+}
+
+/// A parameter value as a user typed it (strings unquoted).
+pub fn show(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// The erased form of an [`Algorithm`] with its parameters.
@@ -229,6 +262,7 @@ impl<A: Algorithm> Detector for Configured<A> {
                 "at most 2^32 − 1 documents per index",
             ));
         }
+        crate::resources::check_memory(A::NAME, &self.memory(docs))?;
         let index = A::build(&self.params, docs)?;
         Ok(Box::new(Built::<A> {
             params: self.params.clone(),
@@ -238,6 +272,9 @@ impl<A: Algorithm> Detector for Configured<A> {
     }
     fn statistics(&self) -> Option<StatisticsFeatures> {
         A::statistics(&self.params)
+    }
+    fn memory(&self, docs: &[&str]) -> Estimate {
+        A::memory(&self.params, docs.len(), docs.iter().map(|d| d.len()).sum())
     }
 }
 
@@ -286,7 +323,7 @@ pub fn scored_from_packed(
     pairs
         .iter()
         .filter_map(|&p| {
-            let (a, b) = crate::minhash::lsh::unpack(p);
+            let (a, b) = crate::pairs::unpack(p);
             score(a, b).map(|score| ScoredPair { a, b, score })
         })
         .collect()

@@ -45,26 +45,54 @@ pub enum Error {
         /// Comma-separated registered names.
         known: String,
     },
-    /// Reading a file failed.
-    #[error("{path}: {source}")]
+    /// Reading a file failed. (The OS error is part of the message, not a `source`, so error
+    /// chains print it once.)
+    #[error("{}: {io}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// The underlying error.
-        source: std::io::Error,
+        io: std::io::Error,
     },
-    /// A join would produce more pairs than the configured limit.
+    /// A join would produce more pairs than the configured limit (`pairs::limit`).
     #[error(
-        "{what} would report {pairs} pairs, more than the limit of {limit} (set NEARDUP_MAX_PAIRS to raise it): its \
-         signatures put too many documents together — tighten the parameters"
+        "{what} would report at least {pairs} pairs, more than the limit of {limit} (set NEARDUP_MAX_PAIRS or \
+         --max-pairs to raise it): its signatures put too many documents together — tighten the parameters"
     )]
     TooManyPairs {
         /// Which join.
         what: String,
-        /// Pairs it would produce (a lower bound when it stopped early).
+        /// Pairs counted when it stopped (a lower bound of what it would produce).
         pairs: u64,
         /// The limit.
         limit: u64,
+    },
+    /// Building would need more memory than the configured limit (`resources`).
+    #[error(
+        "{what} would need about {} ({how}), more than the memory limit of {} (set --max-memory or \
+         NEARDUP_MAX_MEMORY to raise it)",
+        crate::resources::human_bytes(*estimate),
+        crate::resources::human_bytes(*limit)
+    )]
+    TooMuchMemory {
+        /// What would be built.
+        what: String,
+        /// Estimated bytes.
+        estimate: u64,
+        /// How the estimate is made (the formula with its values).
+        how: String,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// An environment variable neardup reads has a value it cannot use.
+    #[error("environment variable {name}={value:?}: {reason}")]
+    InvalidEnv {
+        /// The variable.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// What was expected.
+        reason: String,
     },
     /// A file neardup wrote (a statistics table, an index) is unreadable: wrong kind,
     /// truncated, corrupt or from another version.
@@ -101,40 +129,6 @@ impl Error {
             reason: reason.into(),
         }
     }
-}
-
-/// Most pairs a join may produce: `$NEARDUP_MAX_PAIRS`, default 20 million (16 bytes each
-/// before scores, and every reported pair is kept by the runner). A join whose output would
-/// exceed it fails with [`Error::TooManyPairs`] instead of exhausting memory.
-pub fn pair_limit() -> u64 {
-    static LIMIT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-    *LIMIT.get_or_init(|| {
-        std::env::var("NEARDUP_MAX_PAIRS")
-            .ok()
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(20_000_000)
-    })
-}
-
-/// Fails with [`Error::TooManyPairs`] when `pairs` exceeds [`pair_limit`].
-pub fn check_pairs(what: &str, pairs: u64) -> Result<()> {
-    let limit = pair_limit();
-    if pairs > limit {
-        Err(Error::TooManyPairs {
-            what: what.to_string(),
-            pairs,
-            limit,
-        })
-    } else {
-        Ok(())
-    }
-}
-
-/// Pairs inside runs of the given lengths: Σ n(n − 1)/2.
-pub fn pairs_in_runs(runs: impl IntoIterator<Item = usize>) -> u64 {
-    runs.into_iter()
-        .map(|n| (n as u64) * (n as u64).saturating_sub(1) / 2)
-        .sum()
 }
 
 /// Fails with [`Error::InvalidParam`] unless `value` lies in the open-closed interval (0, 1].
@@ -178,9 +172,9 @@ pub fn check_positive(algorithm: &str, field: &str, value: usize) -> Result<()> 
 
 /// Reads a file as UTF-8 text, with errors naming the file (and the offset of bad bytes).
 pub fn read_text_file(path: &std::path::Path) -> Result<String> {
-    let bytes = std::fs::read(path).map_err(|source| Error::Io {
+    let bytes = std::fs::read(path).map_err(|io| Error::Io {
         path: path.to_path_buf(),
-        source,
+        io,
     })?;
     String::from_utf8(bytes).map_err(|e| Error::NotUtf8 {
         path: path.to_path_buf(),

@@ -19,7 +19,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::features::similarity::jaccard;
-use crate::minhash::lsh::pack;
+use crate::pairs::pack;
 
 /// Length of the probing prefix of a set of `n` elements for threshold `tau`.
 pub fn prefix_len(n: usize, tau: f64) -> usize {

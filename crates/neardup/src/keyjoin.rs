@@ -4,7 +4,7 @@
 
 use rayon::prelude::*;
 
-use crate::minhash::lsh::pack;
+use crate::pairs::{Budget, run_pairs};
 
 /// Pairs of documents sharing at least one key, with how many keys they share, sorted by pair.
 /// `keyed` holds (key, document); a document should list a key at most once (namespace keys
@@ -12,18 +12,9 @@ use crate::minhash::lsh::pack;
 pub fn shared_keys(mut keyed: Vec<(u128, u32)>) -> crate::Result<Vec<(u64, u32)>> {
     keyed.par_sort_unstable();
     keyed.dedup();
-    crate::error::check_pairs(
-        "the signature join",
-        crate::error::pairs_in_runs(keyed.chunk_by(|a, b| a.0 == b.0).map(<[_]>::len)),
-    )?;
+    let budget = Budget::new("the signature join")?;
     let mut pairs = Vec::new();
-    for run in keyed.chunk_by(|a, b| a.0 == b.0) {
-        for (i, &(_, a)) in run.iter().enumerate() {
-            for &(_, b) in &run[i + 1..] {
-                pairs.push(if a < b { pack(a, b) } else { pack(b, a) });
-            }
-        }
-    }
+    run_pairs(&keyed, &budget, &mut pairs)?;
     pairs.par_sort_unstable();
     Ok(pairs
         .chunk_by(|a, b| a == b)
@@ -42,6 +33,7 @@ pub fn key128(digest: &[u8]) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pairs::pack;
 
     #[test]
     fn too_many_pairs_is_an_error_not_an_allocation() {
@@ -49,7 +41,7 @@ mod tests {
         let keyed: Vec<(u128, u32)> = (0..10_000).map(|i| (7, i)).collect();
         let e = shared_keys(keyed).unwrap_err().to_string();
         assert!(
-            e.contains("49995000 pairs") && e.contains("NEARDUP_MAX_PAIRS"),
+            e.contains("at least 49995000 pairs") && e.contains("NEARDUP_MAX_PAIRS"),
             "{e}"
         );
     }

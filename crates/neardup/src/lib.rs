@@ -45,7 +45,9 @@ pub mod hash;
 pub mod join;
 pub mod keyjoin;
 pub mod minhash;
+pub mod pairs;
 pub mod registry;
+pub mod resources;
 pub mod simhash;
 pub mod text;
 

@@ -294,8 +294,8 @@ impl Fingerprints {
         let mut out: Vec<u64> = local
             .into_iter()
             .map(|p| {
-                let (a, b) = crate::minhash::lsh::unpack(p);
-                crate::minhash::lsh::pack(ids[a as usize], ids[b as usize])
+                let (a, b) = crate::pairs::unpack(p);
+                crate::pairs::pack(ids[a as usize], ids[b as usize])
             })
             .collect();
         out.sort_unstable();
@@ -305,16 +305,18 @@ impl Fingerprints {
     /// [`Fingerprints::pairs_within`] by comparing every pair: for distances no table design
     /// can serve (too many blocks for the width). Stops with [`crate::Error::TooManyPairs`]
     /// as soon as the pair limit is passed, so a loose threshold cannot exhaust memory.
-    pub fn pairs_within_by_scan(&self, k: u32, what: &str) -> crate::Result<Vec<u64>> {
+    pub fn pairs_within_by_scan(&self, k: u32, what: &'static str) -> crate::Result<Vec<u64>> {
         let ids = self.nonempty();
+        let budget = crate::pairs::Budget::new(what)?;
         let mut out = Vec::new();
         for (x, &a) in ids.iter().enumerate() {
+            let before = out.len();
             for &b in &ids[x + 1..] {
                 if self.distance(a as usize, b as usize) <= k {
-                    out.push(crate::minhash::lsh::pack(a, b));
+                    out.push(crate::pairs::pack(a, b));
                 }
             }
-            crate::error::check_pairs(what, out.len() as u64)?;
+            budget.spend((out.len() - before) as u64)?;
         }
         Ok(out)
     }

@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use neardup::minhash::banding::candidate_probability;
-use neardup::minhash::lsh::pack;
+use neardup::pairs::pack;
 use plotters::prelude::*;
 
 use super::{Chart, ChartFile, ChartInput, colour, title_font, wilson};

@@ -13,8 +13,9 @@ use std::time::Instant;
 use anyhow::{Result, bail};
 use neardup::detector::ParamMap;
 use neardup::features::{FeatureParams, Scratch};
-use neardup::minhash::lsh::{Banding, candidate_pairs, unpack};
+use neardup::minhash::lsh::{Banding, candidate_pairs};
 use neardup::minhash::{Signatures, SketchKind, Sketcher};
+use neardup::pairs::unpack;
 use neardup::simhash::{Fingerprints, SignSketcher, Weights};
 use neardup::text::{CjkUnit, Language, Normalization, Tokenizer, UnicodeForm, WordParams};
 use rayon::prelude::*;
@@ -250,7 +251,7 @@ fn hamming_synthetic(n: usize, repeat: usize, out: &mut impl Write) -> Result<()
         for _ in 0..1 + rng.below(3) {
             f = f.flip(rng.below(64) as u32);
         }
-        planted.push(neardup::minhash::lsh::pack(src as u32, fps.len() as u32));
+        planted.push(neardup::pairs::pack(src as u32, fps.len() as u32));
         fps.push(f);
     }
     let (pairs, wall, cpu) = best_of(repeat, || {

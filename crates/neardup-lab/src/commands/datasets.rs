@@ -49,6 +49,7 @@ pub fn verify(data_dir: &Path, names: &[String], out: &mut impl Write) -> Result
             .collect::<Result<_, _>>()?
     };
     let mut bad = Vec::new();
+    let mut present = 0;
     for m in &manifests {
         let path = m.path(data_dir);
         if !path.is_file() {
@@ -58,6 +59,7 @@ pub fn verify(data_dir: &Path, names: &[String], out: &mut impl Write) -> Result
             }
             continue;
         }
+        present += 1;
         let got = sha256_file(&path)?;
         if got == m.sha256 {
             writeln!(out, "{:<18} ok       sha256 {got}", m.name)?;
@@ -76,6 +78,12 @@ pub fn verify(data_dir: &Path, names: &[String], out: &mut impl Write) -> Result
     }
     if !bad.is_empty() {
         bail!("{}", bad.join("; "));
+    }
+    if present == 0 {
+        bail!(
+            "no dataset file is in {} (nothing verified); give --data-dir or set NEARDUP_DATA_DIR",
+            data_dir.display()
+        );
     }
     Ok(())
 }

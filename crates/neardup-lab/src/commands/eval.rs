@@ -80,9 +80,30 @@ pub fn run(
         Some(p) => Truth::Pairs(pairs::load(p, &corpus)?),
         None => Truth::from_labels(corpus.labels()),
     };
-    let rows = eval::evaluate(&corpus, &truth, configs, seed)?;
-    match format {
-        OutputFormat::Csv => eval::write_csv(&rows, out),
-        OutputFormat::Json => eval::write_json(&rows, out),
+    if format == OutputFormat::Csv {
+        eval::write_csv_header(out)?;
     }
+    let mut failed = Vec::new();
+    for config in configs {
+        // Each row is out as soon as it is done: a later failure loses nothing.
+        let row = eval::evaluate_one(&corpus, &truth, config, seed);
+        match format {
+            OutputFormat::Csv => eval::write_csv_row(&row, out)?,
+            OutputFormat::Json => eval::write_json_row(&row, out)?,
+        }
+        out.flush()?;
+        if let Some(e) = &row.error {
+            eprintln!("neardup: {} ({}) failed: {e}", row.algorithm, row.params);
+            failed.push(row.algorithm.clone());
+        }
+    }
+    if !failed.is_empty() {
+        bail!(
+            "{} of {} configurations failed ({}); their rows carry the error",
+            failed.len(),
+            configs.len(),
+            failed.join(", ")
+        );
+    }
+    Ok(())
 }

@@ -33,6 +33,9 @@ pub fn run(
     let out = out
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("reports").join(&exp.name));
+    // Before any cell is computed: the report and the cache can be written.
+    crate::fsutil::check_dir(&out)?;
+    crate::fsutil::check_dir(cache)?;
     let t = Instant::now();
     let s = experiment::run_and_report(
         &exp,
@@ -66,6 +69,8 @@ pub fn reproduce(
                 .join(", ")
         );
     }
+    crate::fsutil::check_dir(out)?;
+    crate::fsutil::check_dir(cache)?;
     eprintln!(
         "neardup: data directory {}{}",
         data_dir.display(),

@@ -8,13 +8,28 @@ use crate::error::{LabError, Result};
 /// Loads a CSV corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let input = Input::open(path)?;
+    let gzip = input.gzip;
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(input.reader);
-    let headers = rdr
+    let mut headers = rdr
         .headers()
         .map_err(|e| LabError::line(path, 1, format!("cannot read the header row: {e}")))?
         .clone();
+    // A UTF-8 byte-order mark (Windows editors write one) is not part of the first name.
+    if headers.get(0).is_some_and(|h| h.starts_with('\u{FEFF}')) {
+        headers = headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                if i == 0 {
+                    h.trim_start_matches('\u{FEFF}')
+                } else {
+                    h
+                }
+            })
+            .collect();
+    }
     let column = |name: &str| headers.iter().position(|h| h == name);
     let f = &options.fields;
     let id_col = column(&f.id).ok_or_else(|| missing_column(path, "id", &f.id, &headers))?;
@@ -34,9 +49,25 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let mut record = csv::ByteRecord::new();
     loop {
         let line = rdr.position().line() as usize;
+        if options.limit.is_some_and(|l| builder.len() >= l) {
+            break;
+        }
         match rdr.read_byte_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
+            Err(e) if matches!(e.kind(), csv::ErrorKind::Io(_)) => {
+                let csv::ErrorKind::Io(io) = e.into_kind() else {
+                    unreachable!("matched above")
+                };
+                return Err(LabError::file(
+                    path,
+                    if gzip {
+                        format!("corrupt gzip data ({io})")
+                    } else {
+                        io.to_string()
+                    },
+                ));
+            }
             Err(e) => {
                 let line = e.position().map_or(line, |p| p.line() as usize);
                 builder.invalid(
@@ -70,9 +101,6 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
             Err(reason) => {
                 builder.invalid(options.skip_invalid, LabError::line(path, line, reason))?
             }
-        }
-        if options.limit.is_some_and(|l| builder.len() >= l) {
-            break;
         }
     }
     drop(rdr);
@@ -114,5 +142,9 @@ mod tests {
         std::fs::write(&p, "id,text\na,x\nb,y,extra\n").unwrap();
         let e = load(&p, &LoadOptions::default()).unwrap_err().to_string();
         assert!(e.contains("c.csv:3: malformed CSV"), "{e}");
+
+        // Regression (issue 15): a byte-order mark made the first column unknown.
+        std::fs::write(&p, "\u{FEFF}id,text\na,x\n").unwrap();
+        assert_eq!(load(&p, &LoadOptions::default()).unwrap().id(0), "a");
     }
 }

@@ -8,6 +8,9 @@ use serde_json::Value;
 use super::{Corpus, CorpusBuilder, LoadOptions, id_string, label_string, reader::Input, stem};
 use crate::error::{LabError, Result};
 
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// Loads a JSONL corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let mut input = Input::open(path)?;
@@ -16,26 +19,34 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let mut number = 0;
     loop {
         line.clear();
-        let n = input
-            .reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| LabError::io(path, e))?;
+        let n = match input.reader.read_until(b'\n', &mut line) {
+            Ok(n) => n,
+            Err(e) => return Err(input.read_error(path, e)),
+        };
         if n == 0 {
             break;
         }
         number += 1;
+        if number == 1 && line.starts_with(BOM) {
+            // A UTF-8 byte-order mark (Windows editors write one) is not content.
+            line.drain(..BOM.len());
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match parse_record(&line, options) {
-            Ok(None) => {}
-            Ok(Some((id, text, label))) => builder.push(number, id, &text, label.as_deref())?,
-            Err(reason) => {
-                builder.invalid(options.skip_invalid, LabError::line(path, number, reason))?
-            }
-        }
         if options.limit.is_some_and(|l| builder.len() >= l) {
             break;
+        }
+        let outcome = match parse_record(&line, options) {
+            Ok(None) => Ok(()),
+            Ok(Some((id, text, label))) => builder.push(number, id, &text, label.as_deref()),
+            Err(reason) => {
+                builder.invalid(options.skip_invalid, LabError::line(path, number, reason))
+            }
+        };
+        if let Err(e) = outcome {
+            // Garbage from a damaged gzip stream looks like bad records: blame the stream.
+            return Err(super::reader::damaged_or(&mut input, path, e));
         }
     }
     let sha = if options.limit.is_some() {
@@ -190,6 +201,55 @@ mod tests {
         let c = load(&p, &opts).unwrap();
         assert_eq!((c.len(), c.skipped), (2, 2));
         assert!(c.first_skip.unwrap().contains(":2:"));
+    }
+
+    #[test]
+    fn byte_order_mark_is_not_content() {
+        let d = tmp();
+        let p = write(
+            &d,
+            "bom.jsonl",
+            b"\xEF\xBB\xBF{\"id\": 1, \"text\": \"a\"}\n",
+        );
+        assert_eq!(load(&p, &LoadOptions::default()).unwrap().text(0), "a");
+    }
+
+    /// Regression (issue 15): a damaged gzip body decompresses into garbage before its
+    /// checksum fails, and the garbage was reported as malformed JSON.
+    #[test]
+    fn corrupt_gzip_is_reported_as_such() {
+        let d = tmp();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        for i in 0..2000 {
+            writeln!(
+                gz,
+                "{{\"id\": {i}, \"text\": \"document number {i} with some words\"}}"
+            )
+            .unwrap();
+        }
+        let mut bytes = gz.finish().unwrap();
+        let mid = bytes.len() / 2;
+        for b in &mut bytes[mid..mid + 40] {
+            *b ^= 0x5a;
+        }
+        let p = write(&d, "damaged.jsonl.gz", &bytes);
+        let e = load(&p, &LoadOptions::default()).unwrap_err().to_string();
+        assert!(e.contains("damaged.jsonl.gz") && e.contains("gzip"), "{e}");
+    }
+
+    #[test]
+    fn limit_counts_documents() {
+        let d = tmp();
+        let p = write(&d, "three.jsonl", b"{\"id\": 1, \"text\": \"a\"}\n{\"id\": 2, \"text\": \"b\"}\n{\"id\": 3, \"text\": \"c\"}\n");
+        let opts = |l| LoadOptions {
+            limit: Some(l),
+            ..LoadOptions::default()
+        };
+        assert_eq!(load(&p, &opts(2)).unwrap().len(), 2);
+        assert!(
+            load(&p, &opts(0)).is_err(),
+            "no document is an empty corpus, not one"
+        );
     }
 
     #[test]

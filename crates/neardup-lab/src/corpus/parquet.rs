@@ -55,11 +55,30 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
             .map_err(|e| LabError::file(path, e.to_string()))?
             .clone())
     };
+    // Text must be text: a column of numbers is a wrong --text-field, not a corpus (JSONL
+    // rejects numbers as text too). Ids may be integers.
+    let text_type = df
+        .column(&f.text)
+        .map_err(|e| LabError::file(path, e.to_string()))?
+        .dtype()
+        .clone();
+    if !matches!(text_type, DataType::String | DataType::Null) {
+        return Err(LabError::file(
+            path,
+            format!(
+                "text column `{}` holds {text_type} values, not text (choose the text column with --text-field)",
+                f.text
+            ),
+        ));
+    }
     let ids = as_strings(&f.id)?;
     let texts = as_strings(&f.text)?;
     let labels = label.as_deref().map(as_strings).transpose()?;
     let mut builder = CorpusBuilder::new(path);
     for row in 0..df.height() {
+        if options.limit.is_some_and(|l| builder.len() >= l) {
+            break;
+        }
         let Some(id) = ids.get(row) else {
             builder.invalid(
                 options.skip_invalid,
@@ -70,9 +89,6 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
         let text = texts.get(row).unwrap_or_default();
         let label = labels.as_ref().and_then(|l| l.get(row));
         builder.push(row + 1, id.to_string(), text, label)?;
-        if options.limit.is_some_and(|l| builder.len() >= l) {
-            break;
-        }
     }
     let sha = super::reader::sha256_file(path)?;
     builder.finish(stem(path), path.display().to_string(), sha)

@@ -33,6 +33,8 @@ impl<R: Read> Read for Tee<R> {
 pub struct Input {
     /// The content.
     pub reader: Box<dyn BufRead>,
+    /// Whether the content is gzip-decompressed.
+    pub gzip: bool,
     hasher: Arc<Mutex<Sha256>>,
     bar: ProgressBar,
 }
@@ -68,6 +70,7 @@ impl Input {
         };
         Ok(Input {
             reader,
+            gzip: gz,
             hasher,
             bar,
         })
@@ -76,10 +79,43 @@ impl Input {
     /// Reads whatever is left (so the checksum covers the whole file) and returns the hex
     /// SHA-256 of the raw bytes.
     pub fn finish(mut self) -> io::Result<String> {
-        io::copy(&mut self.reader, &mut io::sink())?;
+        io::copy(&mut self.reader, &mut io::sink()).map_err(|e| {
+            if self.gzip {
+                io::Error::new(e.kind(), format!("corrupt gzip data ({e})"))
+            } else {
+                e
+            }
+        })?;
         self.bar.finish_and_clear();
         let digest = self.hasher.lock().expect("hasher lock").clone().finalize();
         Ok(hex(&digest))
+    }
+}
+
+impl Input {
+    /// A read error on `path`, called what it is for gzip input.
+    pub fn read_error(&self, path: &Path, e: io::Error) -> LabError {
+        if self.gzip {
+            LabError::file(path, format!("corrupt gzip data ({e})"))
+        } else {
+            LabError::io(path, e)
+        }
+    }
+}
+
+/// A malformed record in a gzip input may be the damage of a corrupt stream: read the rest,
+/// and when the decompressor fails, report the stream, not the record. Returns `record_error`
+/// otherwise.
+pub fn damaged_or(input: &mut Input, path: &Path, record_error: LabError) -> LabError {
+    if !input.gzip {
+        return record_error;
+    }
+    match io::copy(&mut input.reader, &mut io::sink()) {
+        Err(e) => LabError::file(
+            path,
+            format!("corrupt gzip data ({e}); {record_error} is likely part of the damage"),
+        ),
+        Ok(_) => record_error,
     }
 }
 

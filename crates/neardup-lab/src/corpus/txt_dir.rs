@@ -16,12 +16,15 @@ pub fn load(dir: &Path, options: &LoadOptions) -> Result<Corpus> {
     let by_dir = options.fields.label.as_deref() == Some("dir");
     let mut listing = sha2::Sha256::default();
     for (n, file) in files.iter().enumerate() {
+        if options.limit.is_some_and(|l| builder.len() >= l) {
+            break;
+        }
         let rel = file.strip_prefix(dir).unwrap_or(file);
         let id = rel.with_extension("").to_string_lossy().replace('\\', "/");
         let text = match neardup::error::read_text_file(file) {
             Ok(t) => t,
             Err(e) => {
-                builder.invalid(options.skip_invalid, LabError::file(file, e.to_string()))?;
+                builder.invalid(options.skip_invalid, e.into())?;
                 continue;
             }
         };
@@ -35,9 +38,6 @@ pub fn load(dir: &Path, options: &LoadOptions) -> Result<Corpus> {
             .flatten()
             .filter(|p| !p.is_empty());
         builder.push(n + 1, id, &text, label.as_deref())?;
-        if options.limit.is_some_and(|l| builder.len() >= l) {
-            break;
-        }
     }
     use sha2::Digest;
     let sha = super::reader::hex(&listing.finalize());

@@ -97,8 +97,39 @@ fn selected(seed: u64, i: usize, fraction: f64) -> bool {
         || SplitMix64::new(mix64(seed ^ 0x5e1e_c7ed ^ (i as u64) << 20)).next_f64() < fraction
 }
 
-/// Derives the edited corpus (in parallel; output identical for any thread count).
-pub fn derive(corpus: &Corpus, model: &EditModel, opts: DeriveOptions) -> Result<Vec<Record>> {
+/// The random stream of copy `c` of source `i`. Copies up to 65,536 per source keep the
+/// layout every committed corpus was derived with; beyond, streams come from a hash, so no
+/// two copies share one.
+fn stream(i: usize, c: usize) -> u64 {
+    if c < 1 << 16 {
+        (i as u64) << 16 | c as u64
+    } else {
+        1 << 63 | mix64((i as u64) << 32 | c as u64) >> 1
+    }
+}
+
+/// Records made in parallel at a time by [`derive_each`]: memory is bounded by this many
+/// records, whatever `copies` is.
+const BLOCK: usize = 4096;
+
+/// What [`derive_each`] wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Derived {
+    /// Records in all.
+    pub records: usize,
+    /// Edited copies among them.
+    pub copies: usize,
+}
+
+/// Calls `sink` with every record of the derived corpus in order — each source, then its
+/// copies — making them in parallel a block at a time (output identical for any thread
+/// count; memory bounded by the block, not by `copies`).
+pub fn derive_each(
+    corpus: &Corpus,
+    model: &EditModel,
+    opts: DeriveOptions,
+    mut sink: impl FnMut(Record) -> Result<()>,
+) -> Result<Derived> {
     if !(0.0..=1.0).contains(&opts.fraction) {
         return Err(LabError::file(
             Path::new(&corpus.source),
@@ -107,43 +138,77 @@ pub fn derive(corpus: &Corpus, model: &EditModel, opts: DeriveOptions) -> Result
     }
     let vocab = vocabulary(corpus);
     let donors = corpus.texts();
-    let per_source: Vec<Vec<Record>> = (0..corpus.len())
-        .into_par_iter()
-        .map(|i| {
-            let id = corpus.id(i);
-            let chosen = selected(opts.seed, i, opts.fraction) && opts.copies > 0;
-            let label = corpus.label(i).map(|l| corpus.label_name(l).to_string());
-            let cluster = label.or_else(|| chosen.then(|| id.to_string()));
-            let mut out = vec![Record {
+    let cluster_of = |i: usize, chosen: bool| {
+        let label = corpus.label(i).map(|l| corpus.label_name(l).to_string());
+        label.or_else(|| chosen.then(|| corpus.id(i).to_string()))
+    };
+    let make = |(i, copy): (usize, Option<usize>)| -> Record {
+        let id = corpus.id(i);
+        let chosen = selected(opts.seed, i, opts.fraction) && opts.copies > 0;
+        match copy {
+            None => Record {
                 id: id.to_string(),
                 text: corpus.text(i).to_string(),
-                cluster: cluster.clone(),
+                cluster: cluster_of(i, chosen),
                 source: None,
                 edits: vec![],
-            }];
-            if chosen {
+            },
+            Some(c) => {
                 let ctx = EditContext {
                     vocabulary: &vocab.words,
                     characters: &vocab.characters,
                     donors: &donors,
                     source: i,
                 };
-                for c in 0..opts.copies {
-                    let (text, edits) =
-                        model.apply(corpus.text(i), &ctx, opts.seed, (i as u64) << 16 | c as u64);
-                    out.push(Record {
-                        id: format!("{id}~{}", c + 1),
-                        text,
-                        cluster: cluster.clone(),
-                        source: Some(id.to_string()),
-                        edits,
-                    });
+                let (text, edits) = model.apply(corpus.text(i), &ctx, opts.seed, stream(i, c));
+                Record {
+                    id: format!("{id}~{}", c + 1),
+                    text,
+                    cluster: cluster_of(i, true),
+                    source: Some(id.to_string()),
+                    edits,
                 }
             }
-            out
-        })
-        .collect();
-    Ok(per_source.into_iter().flatten().collect())
+        }
+    };
+    let items = (0..corpus.len()).flat_map(|i| {
+        let copies = if selected(opts.seed, i, opts.fraction) {
+            opts.copies
+        } else {
+            0
+        };
+        std::iter::once((i, None)).chain((0..copies).map(move |c| (i, Some(c))))
+    });
+    let mut done = Derived::default();
+    let mut block = Vec::with_capacity(BLOCK);
+    let mut flush = |block: &mut Vec<(usize, Option<usize>)>, done: &mut Derived| -> Result<()> {
+        let records: Vec<Record> = block.par_iter().map(|&item| make(item)).collect();
+        block.clear();
+        for r in records {
+            done.records += 1;
+            done.copies += r.source.is_some() as usize;
+            sink(r)?;
+        }
+        Ok(())
+    };
+    for item in items {
+        block.push(item);
+        if block.len() == BLOCK {
+            flush(&mut block, &mut done)?;
+        }
+    }
+    flush(&mut block, &mut done)?;
+    Ok(done)
+}
+
+/// Derives the edited corpus into memory (see [`derive_each`]).
+pub fn derive(corpus: &Corpus, model: &EditModel, opts: DeriveOptions) -> Result<Vec<Record>> {
+    let mut out = Vec::new();
+    derive_each(corpus, model, opts, |r| {
+        out.push(r);
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// The derived records as a labelled corpus (in memory; no file).
@@ -162,17 +227,6 @@ pub fn to_corpus(records: &[Record], name: &str, source: &str) -> Result<Corpus>
         source.to_string(),
         crate::corpus::reader::hex(&sha.finalize()),
     )
-}
-
-/// Writes records as JSONL atomically (a temporary file renamed into place).
-pub fn write_jsonl(records: &[Record], path: &Path) -> Result<()> {
-    crate::fsutil::write_atomic(path, |w| {
-        for r in records {
-            serde_json::to_writer(&mut *w, r).map_err(std::io::Error::other)?;
-            w.write_all(b"\n")?;
-        }
-        Ok(())
-    })
 }
 
 #[cfg(test)]
@@ -228,5 +282,18 @@ mod tests {
         );
         let c = to_corpus(&recs, "x", "test").unwrap();
         assert_eq!(c.len(), recs.len());
+    }
+
+    /// Copies beyond 65,536 per source get their own random streams (they used to repeat
+    /// the streams of the next source's copies).
+    #[test]
+    fn copy_streams_never_repeat() {
+        let mut seen = std::collections::HashSet::new();
+        for i in [0usize, 1, 2, 70_000] {
+            for c in (0..200).chain(65_530..65_600).chain(131_070..131_080) {
+                assert!(seen.insert(stream(i, c)), "source {i} copy {c}");
+            }
+        }
+        assert_eq!(stream(3, 7), 3 << 16 | 7, "the committed corpora's layout");
     }
 }

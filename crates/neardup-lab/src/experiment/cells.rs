@@ -94,6 +94,32 @@ pub struct CellResult {
     pub queries: Vec<QueryResult>,
     /// Set when the algorithm failed; the rest is then empty.
     pub error: Option<String>,
+    /// The limits a failed cell ran under: a later run retries it when they changed (a cell
+    /// is never stored as a result of a limit it no longer has).
+    #[serde(default)]
+    pub limits: Option<Limits>,
+    /// The index's warnings (statistics from few documents…).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+}
+
+/// The resource limits a cell ran under.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    /// The pair limit.
+    pub max_pairs: u64,
+    /// The memory limit in bytes, if any.
+    pub max_memory: Option<u64>,
+}
+
+impl Limits {
+    /// The limits of this process.
+    pub fn current() -> neardup::Result<Limits> {
+        Ok(Limits {
+            max_pairs: neardup::pairs::limit()?,
+            max_memory: neardup::resources::memory_limit()?,
+        })
+    }
 }
 
 /// What a cell's key is made of.
@@ -170,11 +196,6 @@ impl Cache {
     pub fn cell(&self, key: &str) -> Option<CellResult> {
         let bytes = std::fs::read(self.cell_path(key)).ok()?;
         serde_json::from_slice(&bytes).ok()
-    }
-
-    /// Whether a cell is stored.
-    pub fn has_cell(&self, key: &str) -> bool {
-        self.cell(key).is_some()
     }
 
     /// Stores a cell atomically.

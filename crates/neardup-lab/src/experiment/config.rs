@@ -60,7 +60,7 @@ struct FileSpec {
     #[serde(default)]
     charts: Vec<Spanned<String>>,
     #[serde(default)]
-    truth: TruthSpec,
+    truth: Option<TruthFileSpec>,
     datasets: Spanned<Vec<DatasetFileSpec>>,
     #[serde(default)]
     edits: Option<Spanned<EditsFileSpec>>,
@@ -69,6 +69,18 @@ struct FileSpec {
 
 fn default_seeds() -> Spanned<Vec<u64>> {
     Spanned::new(0..0, vec![1])
+}
+
+/// `[truth]` as written, with the position of each key for errors.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TruthFileSpec {
+    #[serde(default)]
+    shingle: Option<neardup::features::ShingleKind>,
+    #[serde(default)]
+    k: Option<Spanned<usize>>,
+    #[serde(default)]
+    similarity_floor: Option<Spanned<f64>>,
 }
 
 /// Features and floor of the exact-similarity ground truth.
@@ -284,14 +296,32 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
             ));
         }
     }
-    if !(spec.truth.similarity_floor > 0.0 && spec.truth.similarity_floor <= 1.0)
-        || spec.truth.k == 0
-    {
-        return Err(LabError::line(
-            path,
-            1,
-            "[truth]: k must be ≥ 1 and similarity_floor in (0, 1]",
-        ));
+    let mut truth = TruthSpec::default();
+    if let Some(t) = &spec.truth {
+        if let Some(shingle) = t.shingle {
+            truth.shingle = shingle;
+        }
+        if let Some(k) = &t.k {
+            truth.k = *k.get_ref();
+            if truth.k == 0 || truth.k > 64 {
+                return Err(at(
+                    k.span().start,
+                    format!("[truth] k = {} is outside 1..=64", truth.k),
+                ));
+            }
+        }
+        if let Some(floor) = &t.similarity_floor {
+            truth.similarity_floor = *floor.get_ref();
+            if !(truth.similarity_floor > 0.0 && truth.similarity_floor <= 1.0) {
+                return Err(at(
+                    floor.span().start,
+                    format!(
+                        "[truth] similarity_floor = {} is outside (0, 1]",
+                        truth.similarity_floor
+                    ),
+                ));
+            }
+        }
     }
     if spec.datasets.get_ref().is_empty() {
         return Err(at(
@@ -358,7 +388,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
         description: spec.description,
         seeds: spec.seeds.into_inner(),
         charts: spec.charts.into_iter().map(Spanned::into_inner).collect(),
-        truth: spec.truth,
+        truth,
         datasets,
         edits,
         algorithms,
@@ -699,5 +729,15 @@ query = { min_similarity = [0.5, 0.7] }
         );
         let e = err(&GOOD.replace("num_perm = 64", "num_perm = 0"));
         assert!(e.contains("num_perm"), "{e}");
+        // Regression (issue 15): [truth] errors pointed at line 1.
+        let truth = GOOD.replace(
+            "[[datasets]]",
+            "[truth]\nk = 5\nsimilarity_floor = 1.5\n\n[[datasets]]",
+        );
+        let e = err(&truth);
+        assert!(
+            e.contains("x.toml:9:") && e.contains("similarity_floor = 1.5 is outside (0, 1]"),
+            "{e}"
+        );
     }
 }

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use neardup::minhash::lsh::pack;
+use neardup::pairs::pack;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use neardup::detector::{ParamMap, ScoredPair};
 use serde::Serialize;
 
-use super::cells::{Cache, CellResult, PairColumns, QueryResult, key};
+use super::cells::{Cache, CellResult, Limits, PairColumns, QueryResult, key};
 use super::config::{EditSpec, Experiment};
 use super::corpora::{CorpusTruth, Unavailable, base_corpus, edited, exact_jaccard, shingle_sets};
 use crate::eval::auc_sample;
@@ -67,8 +67,11 @@ pub struct RunOutcome {
     pub computed: usize,
     /// Cells found in the cache.
     pub cached: usize,
-    /// Cells whose algorithm failed (also stored, with their error).
+    /// Cells whose algorithm failed, now or in an earlier run under the same limits (stored
+    /// with their error; reported every time).
     pub failed: Vec<String>,
+    /// Warnings of the indexes, each once, with the cells that gave it.
+    pub warnings: Vec<(String, usize)>,
     /// Datasets that could not be used.
     pub unavailable: Vec<Unavailable>,
 }
@@ -76,6 +79,7 @@ pub struct RunOutcome {
 /// Runs every cell that is not cached (all of them with `force`).
 pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
     let cache = Cache::new(&opts.cache);
+    let limits = Limits::current()?;
     let mut outcome = RunOutcome::default();
     let total_cells = exp.datasets.len()
         * exp.edits.len()
@@ -143,9 +147,33 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
                             key: k.clone(),
                         });
                         bar.inc(1);
-                        if !opts.force && cache.has_cell(&k) {
-                            outcome.cached += 1;
-                            continue;
+                        let describe = |e: &str| {
+                            format!(
+                                "{} on {} ({}, seed {seed}): {e}",
+                                alg.label,
+                                dataset.label,
+                                edit.spec()
+                            )
+                        };
+                        if let Some(cached) = cache.cell(&k).filter(|_| !opts.force) {
+                            match &cached.error {
+                                None => {
+                                    note_warnings(&mut outcome, &cached.warnings);
+                                    outcome.cached += 1;
+                                    continue;
+                                }
+                                Some(e) if cached.limits.as_ref() == Some(&limits) => {
+                                    outcome.failed.push(describe(e));
+                                    outcome.cached += 1;
+                                    continue;
+                                }
+                                Some(_) => bar.suspend(|| {
+                                    eprintln!(
+                                        "neardup: retrying cell {k} ({} on {}): it failed under other limits",
+                                        alg.label, dataset.label
+                                    )
+                                }),
+                            }
                         }
                         bar.set_message(format!("{} {} {}", exp.name, alg.label, dataset.label));
                         let sets = sets.get_or_insert_with(|| shingle_sets(&corpus, &exp.truth));
@@ -162,6 +190,7 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
                             seed,
                             &corpus.sha256,
                         );
+                        let mut cell = cell;
                         if let Some(e) = &cell.error {
                             bar.suspend(|| {
                                 eprintln!(
@@ -169,13 +198,15 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
                                     k, alg.name, dataset.label
                                 )
                             });
-                            outcome.failed.push(format!(
-                                "{} on {} ({}, seed {seed}): {e}",
-                                alg.label,
-                                dataset.label,
-                                edit.spec()
-                            ));
+                            outcome.failed.push(describe(e));
+                            cell.limits = Some(limits.clone());
                         }
+                        for w in &cell.warnings {
+                            if !outcome.warnings.iter().any(|(seen, _)| seen == w) {
+                                bar.suspend(|| eprintln!("neardup: warning: {w}"));
+                            }
+                        }
+                        note_warnings(&mut outcome, &cell.warnings);
                         cache.put_cell(&cell)?;
                         outcome.computed += 1;
                         simulate_kill(outcome.computed);
@@ -187,6 +218,16 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
     }
     bar.finish_and_clear();
     Ok(outcome)
+}
+
+/// Counts each warning once per cell.
+fn note_warnings(outcome: &mut RunOutcome, warnings: &[String]) {
+    for w in warnings {
+        match outcome.warnings.iter_mut().find(|(seen, _)| seen == w) {
+            Some((_, n)) => *n += 1,
+            None => outcome.warnings.push((w.clone(), 1)),
+        }
+    }
 }
 
 /// Test hook: with `NEARDUP_KILL_AFTER_CELLS=n` the process exits abruptly (no cleanup, like
@@ -238,6 +279,8 @@ fn execute(
         stats: ParamMap::new(),
         queries: Vec::new(),
         error: None,
+        limits: None,
+        warnings: Vec::new(),
     };
     let result = (|| -> anyhow::Result<()> {
         let detector = neardup::registry::detector(algorithm, given)?;
@@ -246,6 +289,7 @@ fn execute(
         cell.build_peak_bytes = built.peak_bytes;
         cell.index_bytes = built.index_bytes;
         cell.stats = built.index.stats();
+        cell.warnings = built.index.warnings();
         if let Some(sample) = auc_sample(truth, docs.len(), built.index.as_ref(), seed) {
             cell.roc_auc = roc_auc(&sample);
             cell.pr_auc = average_precision(&sample);

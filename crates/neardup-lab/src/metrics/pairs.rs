@@ -3,7 +3,7 @@
 //! F1 = 2·TP / (2·TP + FP + FN), which is 0 (not undefined) when nothing is reported.
 //! Precision is undefined (empty) when nothing is reported; recall when nothing is positive.
 
-use neardup::minhash::lsh::pack;
+use neardup::pairs::pack;
 
 use super::{EvalInput, Metric, ratio};
 use crate::truth::Truth;

@@ -26,7 +26,7 @@ pub use tables::Table;
 /// Where and on what a report was produced.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunInfo {
-    /// Git revision of the working tree (with `+dirty` when it has uncommitted changes).
+    /// Git revision the binary was built from (with `+dirty` for uncommitted changes).
     pub revision: String,
     /// CPU model, cores and memory.
     pub machine: String,
@@ -35,26 +35,10 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
-    /// Reads the revision and machine of this process.
+    /// The revision this binary was built from and the machine it runs on.
     pub fn current() -> RunInfo {
-        let git = |args: &[&str]| {
-            std::process::Command::new("git")
-                .args(args)
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        };
-        let revision = match git(&["rev-parse", "--short=12", "HEAD"]) {
-            Some(rev) => {
-                let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                    .is_some_and(|s| !s.is_empty());
-                if dirty { format!("{rev}+dirty") } else { rev }
-            }
-            None => "unknown (not a git checkout)".into(),
-        };
         RunInfo {
-            revision,
+            revision: crate::REVISION.to_string(),
             machine: machine(),
             version: env!("CARGO_PKG_VERSION").into(),
         }
@@ -138,6 +122,9 @@ pub struct ExperimentReport {
     pub unavailable: Vec<Unavailable>,
     /// Cells whose algorithm failed.
     pub failed: Vec<String>,
+    /// The indexes' warnings, with the number of cells that gave each.
+    #[serde(default)]
+    pub warnings: Vec<(String, usize)>,
     /// Number of result rows.
     pub rows: usize,
     /// Revision and machine.
@@ -180,6 +167,7 @@ impl ExperimentReport {
             corpora: corpora.into_values().collect(),
             unavailable: outcome.unavailable.clone(),
             failed: outcome.failed.clone(),
+            warnings: outcome.warnings.clone(),
             rows: results.rows.len(),
             run,
         }
@@ -222,9 +210,16 @@ impl ExperimentReport {
             }
         }
         if !self.failed.is_empty() {
-            s.push_str("## Failed cells\n\n");
+            s.push_str("## Failed cells\n\nStored as failures: a later run reports them again, and retries them when the limits they failed under (`--max-pairs`, `--max-memory`), their parameters or the code change.\n\n");
             for f in &self.failed {
                 let _ = writeln!(s, "- {f}");
+            }
+            s.push('\n');
+        }
+        if !self.warnings.is_empty() {
+            s.push_str("## Warnings\n\n");
+            for (w, n) in &self.warnings {
+                let _ = writeln!(s, "- {w} ({n} cell{})", if *n == 1 { "" } else { "s" });
             }
             s.push('\n');
         }

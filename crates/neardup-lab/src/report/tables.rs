@@ -142,6 +142,21 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
             best.insert(key, (build.clone(), query.clone(), means));
         }
     }
+    // A configuration whose every cell failed keeps its row, marked, instead of vanishing.
+    for r in rows.iter().filter(|r| r.error.is_some()) {
+        let li = order
+            .iter()
+            .position(|l| *l == r.cell.label)
+            .unwrap_or(usize::MAX);
+        best.entry((group(r), li, r.cell.label.clone()))
+            .or_insert_with(|| {
+                (
+                    r.build_params.clone(),
+                    "failed (see Failed cells)".into(),
+                    vec![None; METRICS.len()],
+                )
+            });
+    }
     let mut tables = Vec::new();
     let several_edits = exp.edits.len() > 1;
     tables.push(Table {

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use crate::detector::{Algorithm, ScoredPair};
 use crate::error::Result;
 use crate::keyjoin::shared_keys;
-use crate::minhash::lsh::unpack;
+use crate::pairs::unpack;
+use crate::resources::{self, Estimate};
 use crate::text::Normalization;
 
 /// Build parameters of `exact`.
@@ -87,6 +88,10 @@ impl Algorithm for Exact {
             (Some(x), Some(y)) if x == y => 1.0,
             _ => 0.0,
         })
+    }
+
+    fn memory(_: &Self::Params, docs: usize, _: usize) -> Estimate {
+        resources::signatures(docs, 24, "hashes").plus(resources::join_keys(docs, 24))
     }
 
     fn index_bytes(index: &Self::Index) -> usize {

@@ -15,6 +15,7 @@ use super::supershingles::{Supershingles, SupershinglesParams, SupershinglesQuer
 use crate::detector::{Algorithm, ScoredPair};
 use crate::error::Result;
 use crate::features::FeatureParams;
+use crate::resources::Estimate;
 use crate::text::CjkUnit;
 
 /// Build parameters of `henzinger`.
@@ -171,6 +172,14 @@ impl Algorithm for Henzinger {
             min_agreement: q.min_agreement,
         };
         RandomProjection::score(&p.c(), &index.c, &cq, a, b)
+    }
+
+    fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {
+        Supershingles::memory(&p.b(), docs, text_bytes).plus(RandomProjection::memory(
+            &p.c(),
+            docs,
+            text_bytes,
+        ))
     }
 
     fn index_bytes(index: &Self::Index) -> usize {

@@ -32,7 +32,8 @@ use crate::error::{Error, Result, check_unit_band};
 use crate::features::statistics::{Statistics, StatisticsFeatures, term_key, terms};
 use crate::hash::{SplitMix64, derive_seed, mix64};
 use crate::keyjoin::{key128, shared_keys};
-use crate::minhash::lsh::unpack;
+use crate::pairs::unpack;
+use crate::resources::{self, Estimate};
 use crate::text::{Normalization, WordParams};
 
 /// Build parameters of `imatch`.
@@ -252,6 +253,15 @@ impl Algorithm for IMatch {
         let l = index.lexicons;
         let same = (0..l).filter(|&i| matches!((index.signatures[a * l + i], index.signatures[b * l + i]), (Some(x), Some(y)) if x == y)).count();
         Some(same as f64 / l as f64)
+    }
+
+    fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {
+        let e = resources::signatures(docs, (p.extra_lexicons + 1) * 24, "signatures");
+        if p.idf_from.is_none() {
+            e.plus(resources::statistics(text_bytes))
+        } else {
+            e
+        }
     }
 
     fn index_bytes(index: &Self::Index) -> usize {

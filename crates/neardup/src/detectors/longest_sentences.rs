@@ -16,7 +16,8 @@ use crate::detector::{Algorithm, ScoredPair};
 use crate::error::{Error, Result};
 use crate::hash::hash_bytes;
 use crate::keyjoin::shared_keys;
-use crate::minhash::lsh::unpack;
+use crate::pairs::unpack;
+use crate::resources::{self, Estimate};
 use crate::text::{Normalization, sentences};
 
 /// Build parameters of `longest-sentences`.
@@ -157,6 +158,11 @@ impl Algorithm for LongestSentences {
         let (fa, fb) = (&index.prints[a], &index.prints[b]);
         let shared = crate::features::similarity::intersection_size(fa, fb);
         Some(share(shared, fa, fb))
+    }
+
+    fn memory(p: &Self::Params, docs: usize, _: usize) -> Estimate {
+        resources::signatures(docs, p.sentences * 8 + 24, "fingerprints")
+            .plus(resources::join_keys(docs * p.sentences, 24))
     }
 
     fn index_bytes(index: &Self::Index) -> usize {

@@ -19,6 +19,7 @@ use crate::hash::derive_seed;
 use crate::minhash::banding::tune;
 use crate::minhash::lsh::{Banding, candidate_pairs};
 use crate::minhash::{Signatures, SketchKind, Sketcher};
+use crate::resources::{self, Estimate};
 
 /// How candidates are checked before they are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -178,6 +179,20 @@ impl Algorithm for MinHashLsh {
         })
     }
 
+    fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {
+        let e = resources::signatures(docs, p.num_perm * 4, "signatures")
+            .plus(resources::join_keys(docs, 16));
+        if p.verify == Verify::Exact {
+            // Shingle sets for exact verification: about one 8-byte shingle per 6 bytes.
+            e.plus(Estimate::new(
+                text_bytes as u64 * 4 / 3,
+                format!("shingle sets {text_bytes} B of text × 4/3"),
+            ))
+        } else {
+            e
+        }
+    }
+
     fn index_bytes(index: &Self::Index) -> usize {
         index.signatures.heap_bytes()
             + index.candidates.capacity() * 8
@@ -243,7 +258,12 @@ mod tests {
         assert!(err(json!({"min_similarity": -1.0})).contains("min_similarity"));
         assert!(err(json!({"bands": 4})).contains("rows"));
         assert!(err(json!({"colour": 1})).contains("no parameter `colour`"));
-        assert!(err(json!({"k": "five"})).contains("invalid type"));
+        // Regression (issue 15): a value of the wrong type names its parameter.
+        let e = err(json!({"k": "five"}));
+        assert!(
+            e.contains("parameter `k` of `minhash-lsh`") && e.contains("invalid type"),
+            "{e}"
+        );
         assert!(err(json!({"sketch": "fast"})).contains("unknown variant"));
     }
 

@@ -15,6 +15,7 @@ use crate::features::FeatureParams;
 use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeatures, shingles};
 use crate::hamming::design::Design;
 use crate::hash::derive_seed;
+use crate::resources::{self, Estimate};
 use crate::simhash::{Fingerprints, SignSketcher, Weighting, Weights};
 use crate::text::CjkUnit;
 
@@ -178,6 +179,16 @@ impl Algorithm for SimHash {
             return Some(0.0);
         }
         Some(1.0 - index.fps.distance(a, b) as f64 / p.bits as f64)
+    }
+
+    fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {
+        let e = resources::signatures(docs, p.bits as usize / 8, "fingerprints")
+            .plus(resources::join_keys(docs, p.bits as usize / 8 + 8));
+        if p.weighting == Weighting::Tfidf && p.idf_from.is_none() {
+            e.plus(resources::statistics(text_bytes))
+        } else {
+            e
+        }
     }
 
     fn index_bytes(index: &Self::Index) -> usize {

@@ -73,8 +73,6 @@
 //! when the corpus is too small for the spot statistics to mean anything (see
 //! `features::statistics`).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -86,7 +84,8 @@ use crate::features::similarity::jaccard;
 use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeatures};
 use crate::hash::{hash_bytes, hash_sequence};
 use crate::join::{lengths_compatible, prefix_len};
-use crate::minhash::lsh::pack;
+use crate::pairs::{Budget, pack};
+use crate::resources::{self, Estimate};
 use crate::text::{Language, Normalization, WordParams, is_stopword_in};
 
 /// The authors' released antecedent list (../shared/PUBLISHED.md): articles and forms of be,
@@ -385,8 +384,8 @@ pub fn partition_starts(min_size: usize, max_size: usize, tau: f64) -> Vec<usize
 }
 
 /// Every pair of sets with Jaccard ≥ τ: partitioned, prefix-filtered, exact. Fails with
-/// [`Error::TooManyPairs`] as soon as more than `limit` pairs are found.
-pub fn partitioned_join(sets: &[Vec<u64>], tau: f64, limit: u64) -> Result<Vec<(u64, f64)>> {
+/// [`Error::TooManyPairs`] as soon as more pairs are found than `budget` allows.
+pub fn partitioned_join(sets: &[Vec<u64>], tau: f64, budget: &Budget) -> Result<Vec<(u64, f64)>> {
     let live: Vec<usize> = (0..sets.len()).filter(|&i| !sets[i].is_empty()).collect();
     if live.len() < 2 {
         return Ok(Vec::new());
@@ -411,13 +410,11 @@ pub fn partitioned_join(sets: &[Vec<u64>], tau: f64, limit: u64) -> Result<Vec<(
             v
         })
         .collect();
-    let found = AtomicU64::new(0);
-    let over = AtomicBool::new(false);
     let mut out: Vec<(u64, f64)> = (0..members.len())
         .into_par_iter()
         .flat_map_iter(|pi| {
             let mut pairs = Vec::new();
-            if over.load(Ordering::Relaxed) {
+            if budget.exceeded() {
                 return pairs;
             }
             // Index partitions pi and pi + 1; probe with pi.
@@ -452,25 +449,20 @@ pub fn partitioned_join(sets: &[Vec<u64>], tau: f64, limit: u64) -> Result<Vec<(
                     let jac = jaccard(&sets[i], &sets[j]);
                     if jac >= tau {
                         pairs.push((pack(i.min(j) as u32, i.max(j) as u32), jac));
-                        if found.fetch_add(1, Ordering::Relaxed) + 1 > limit {
-                            over.store(true, Ordering::Relaxed);
+                        if budget.spend(1).is_err() {
                             return pairs;
                         }
                     }
                 }
-                if over.load(Ordering::Relaxed) {
+                if budget.exceeded() {
                     return pairs;
                 }
             }
             pairs
         })
         .collect();
-    if over.load(Ordering::Relaxed) {
-        return Err(Error::TooManyPairs {
-            what: "the SpotSigs join".into(),
-            pairs: found.load(Ordering::Relaxed),
-            limit,
-        });
+    if budget.exceeded() {
+        return Err(budget.error());
     }
     out.sort_unstable_by_key(|p| p.0);
     Ok(out)
@@ -557,10 +549,10 @@ impl Algorithm for SpotSigs {
 
     fn query(_: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
         Ok(
-            partitioned_join(&index.sets, q.threshold, crate::error::pair_limit())?
+            partitioned_join(&index.sets, q.threshold, &Budget::new("the SpotSigs join")?)?
                 .into_iter()
                 .map(|(pair, j)| {
-                    let (a, b) = crate::minhash::lsh::unpack(pair);
+                    let (a, b) = crate::pairs::unpack(pair);
                     ScoredPair { a, b, score: j }
                 })
                 .collect(),
@@ -577,6 +569,16 @@ impl Algorithm for SpotSigs {
         index
             .scorable
             .then(|| jaccard(&index.sets[a], &index.sets[b]))
+    }
+
+    fn memory(_: &Self::Params, _: usize, text_bytes: usize) -> Estimate {
+        // Spots: at most one per two words (8 B each, ~12 B of text), kept, labelled and as
+        // rarest-first prefixes, plus their document frequencies.
+        Estimate::new(
+            text_bytes as u64 * 2,
+            format!("spots {text_bytes} B of text × 2"),
+        )
+        .plus(resources::statistics(text_bytes))
     }
 
     fn index_bytes(index: &Self::Index) -> usize {
@@ -602,6 +604,10 @@ mod tests {
     use proptest::prelude::*;
     use serde_json::json;
 
+    fn unlimited() -> Budget {
+        Budget::with_limit("test", u64::MAX)
+    }
+
     proptest! {
         // Oracle: the partitioned, pruned join equals brute-force all-pairs Jaccard ≥ τ.
         #[test]
@@ -610,7 +616,7 @@ mod tests {
             tau in 0.05f64..=1.0,
         ) {
             let sets: Vec<Vec<u64>> = raw.into_iter().map(|s| s.into_iter().collect()).collect();
-            prop_assert_eq!(partitioned_join(&sets, tau, u64::MAX).unwrap(), jaccard_join_brute(&sets, tau));
+            prop_assert_eq!(partitioned_join(&sets, tau, &unlimited()).unwrap(), jaccard_join_brute(&sets, tau));
         }
 
         // The partition bound: every pair that reaches τ lies in one or two neighbouring
@@ -636,7 +642,7 @@ mod tests {
             tau in 0.1f64..=1.0,
         ) {
             let labelled: Vec<Vec<u64>> = raw.iter().map(|v| { let mut v = v.clone(); label_occurrences(&mut v); v }).collect();
-            let got = partitioned_join(&labelled, tau, u64::MAX).unwrap();
+            let got = partitioned_join(&labelled, tau, &unlimited()).unwrap();
             let mut oracle = Vec::new();
             for a in 0..raw.len() {
                 for b in a + 1..raw.len() {
@@ -819,12 +825,14 @@ mod tests {
     fn pair_limit_applies_during_the_join() {
         // 300 identical sets: 44,850 pairs; the join stops soon after the limit.
         let sets: Vec<Vec<u64>> = vec![(0..10).collect(); 300];
-        let e = partitioned_join(&sets, 0.5, 1000).unwrap_err();
+        let e = partitioned_join(&sets, 0.5, &Budget::with_limit("the SpotSigs join", 1000))
+            .unwrap_err();
         assert!(
             matches!(e, Error::TooManyPairs { limit: 1000, pairs, .. } if pairs > 1000 && pairs < 44_850),
             "{e}"
         );
-        assert_eq!(partitioned_join(&sets, 0.5, 44_850).unwrap().len(), 44_850);
+        let enough = Budget::with_limit("the SpotSigs join", 44_850);
+        assert_eq!(partitioned_join(&sets, 0.5, &enough).unwrap().len(), 44_850);
     }
 
     #[test]

@@ -14,9 +14,10 @@ use crate::detector::{Algorithm, ScoredPair};
 use crate::error::{Error, Result};
 use crate::features::FeatureParams;
 use crate::hash::derive_seed;
-use crate::minhash::lsh::unpack;
 use crate::minhash::supershingles::Supershingles as Layout;
 use crate::minhash::{MinHasher, Signatures, Sketcher};
+use crate::pairs::unpack;
+use crate::resources::{self, Estimate};
 
 /// Build parameters of `supershingles`.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -149,6 +150,11 @@ impl Algorithm for Supershingles {
         b: usize,
     ) -> Option<f64> {
         Some(index.signatures.estimate(a, b))
+    }
+
+    fn memory(p: &Self::Params, docs: usize, _: usize) -> Estimate {
+        resources::signatures(docs, p.min_values * 4, "signatures")
+            .plus(resources::join_keys(docs, 16))
     }
 
     fn index_bytes(index: &Self::Index) -> usize {

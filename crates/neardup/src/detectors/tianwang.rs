@@ -31,7 +31,8 @@ use crate::detector::{Algorithm, ScoredPair};
 use crate::error::{Error, Result};
 use crate::features::statistics::{Statistics, StatisticsFeatures, term_key, terms};
 use crate::keyjoin::{key128, shared_keys};
-use crate::minhash::lsh::unpack;
+use crate::pairs::unpack;
+use crate::resources::{self, Estimate};
 use crate::text::{Normalization, WordParams, is_stopword_in};
 
 /// Build parameters of `tianwang`.
@@ -277,6 +278,15 @@ impl Algorithm for Tianwang {
         } else {
             1.0 - sim(wa, wb)
         })
+    }
+
+    fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {
+        let e = resources::signatures(docs, p.keywords * 16 + 40, "keywords");
+        if p.idf_from.is_none() {
+            e.plus(resources::statistics(text_bytes))
+        } else {
+            e
+        }
     }
 
     fn index_bytes(index: &Self::Index) -> usize {

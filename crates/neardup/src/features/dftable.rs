@@ -182,9 +182,9 @@ impl DfTable {
 
     /// Reads the table at `path`.
     pub fn read(path: &Path) -> Result<DfTable> {
-        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+        let bytes = std::fs::read(path).map_err(|io| Error::Io {
             path: path.to_path_buf(),
-            source,
+            io,
         })?;
         DfTable::from_bytes(path, &bytes)
     }

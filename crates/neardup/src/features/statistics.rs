@@ -204,9 +204,9 @@ fn load(path: &Path, description: &str, algorithm: &str) -> Result<Arc<DocFreq>>
     static CACHE: OnceLock<Mutex<Loaded>> = OnceLock::new();
     let modified = std::fs::metadata(path)
         .and_then(|m| m.modified())
-        .map_err(|source| Error::Io {
+        .map_err(|io| Error::Io {
             path: path.to_path_buf(),
-            source,
+            io,
         })?;
     let key = (path.to_path_buf(), description.to_string());
     let cache = CACHE.get_or_init(Default::default);

@@ -4,7 +4,7 @@
 use rayon::prelude::*;
 
 use super::Bits;
-use crate::minhash::lsh::pack;
+use crate::pairs::pack;
 
 /// Every pair (i < j) with distance ≤ k, packed and sorted.
 pub fn all_pairs<B: Bits>(fps: &[B], k: u32) -> Vec<u64> {

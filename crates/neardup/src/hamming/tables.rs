@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::Bits;
 use super::design::{Design, Range, Table, best_for_join};
 use crate::error::{Error, Result};
-use crate::minhash::lsh::pack;
+use crate::pairs::{Budget, pack};
 
 /// `fp` with `table`'s prefix ranges moved to the top, the other ranges after them.
 #[inline]
@@ -202,7 +202,11 @@ pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<
     check_width::<B>(design)?;
     check_distance(design, k)?;
     let masks: Vec<B> = design.tables.iter().map(prefix_mask).collect();
-    let per_table: Vec<Vec<u64>> = design
+    // Pairs are spent from the budget in batches as they are found (an atomic add per pair
+    // would be the join's hottest instruction), so the join stops soon after the limit.
+    const BATCH: u64 = 1024;
+    let budget = Budget::new("the Hamming join")?;
+    let per_table: Vec<Result<Vec<u64>>> = design
         .tables
         .par_iter()
         .enumerate()
@@ -215,6 +219,7 @@ pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<
                 .collect();
             let sorted = radix_sort(keyed, if p <= 64 { p } else { 64 });
             let mut pairs = Vec::new();
+            let mut unspent = 0u64;
             for run in sorted.chunk_by(|x, y| x.0 == y.0) {
                 if run.len() < 2 {
                     continue;
@@ -228,17 +233,23 @@ pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<
                             && !masks[..t].iter().any(|&m| fa.agree_on(fb, m))
                         {
                             pairs.push(if a < b { pack(a, b) } else { pack(b, a) });
+                            unspent += 1;
+                            if unspent == BATCH {
+                                budget.spend(BATCH)?;
+                                unspent = 0;
+                            }
                         }
+                    }
+                    if budget.exceeded() {
+                        return Err(budget.error());
                     }
                 }
             }
-            pairs
+            budget.spend(unspent)?;
+            Ok(pairs)
         })
         .collect();
-    crate::error::check_pairs(
-        "the Hamming join",
-        per_table.iter().map(|t| t.len() as u64).sum(),
-    )?;
+    let per_table = per_table.into_iter().collect::<Result<Vec<_>>>()?;
     let mut all = per_table.concat();
     all.par_sort_unstable();
     Ok(all)

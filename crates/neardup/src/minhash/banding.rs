@@ -64,6 +64,20 @@ pub struct Tuned {
 /// Picks (b, r) with b·r ≤ `num_perm` minimizing `w·FP + (1 − w)·FN` around `target`, where
 /// `w = false_positive_weight` (0.5 weighs both errors equally, as datasketch does).
 pub fn tune(target: f64, num_perm: usize, false_positive_weight: f64) -> Result<Tuned> {
+    // Remembered per process: validation, every build and every cell of a grid ask again.
+    type Memo = std::collections::HashMap<(u64, usize, u64), Tuned>;
+    static MEMO: std::sync::OnceLock<std::sync::Mutex<Memo>> = std::sync::OnceLock::new();
+    let key = (target.to_bits(), num_perm, false_positive_weight.to_bits());
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(t) = memo.lock().expect("tuner memo").get(&key) {
+        return Ok(*t);
+    }
+    let tuned = tune_uncached(target, num_perm, false_positive_weight)?;
+    memo.lock().expect("tuner memo").insert(key, tuned);
+    Ok(tuned)
+}
+
+fn tune_uncached(target: f64, num_perm: usize, false_positive_weight: f64) -> Result<Tuned> {
     crate::error::check_unit_threshold("lsh", "threshold", target)?;
     if num_perm == 0 {
         return Err(Error::invalid("lsh", "num_perm", "must be at least 1"));
@@ -78,9 +92,22 @@ pub fn tune(target: f64, num_perm: usize, false_positive_weight: f64) -> Result<
     let w = false_positive_weight;
     let mut best: Option<(f64, Tuned)> = None;
     for bands in 1..=num_perm {
+        // For fixed b the false-positive area only shrinks with r: when even the largest r
+        // leaves w·FP at or above the best error, no r of this b can win (exact).
+        if let Some((e, _)) = &best
+            && w * false_positive_area(target, bands, num_perm / bands) >= *e
+        {
+            continue;
+        }
         for rows in 1..=num_perm / bands {
-            let fp = false_positive_area(target, bands, rows);
+            // For fixed b the false-negative area only grows with r (s^r shrinks), so once it
+            // alone reaches the best error no larger r can win: an exact cut that keeps the
+            // scan at O(num_perm) integrals instead of O(num_perm · ln num_perm).
             let fn_ = false_negative_area(target, bands, rows);
+            if best.as_ref().is_some_and(|(e, _)| (1.0 - w) * fn_ >= *e) {
+                break;
+            }
+            let fp = false_positive_area(target, bands, rows);
             let err = w * fp + (1.0 - w) * fn_;
             if best.as_ref().is_none_or(|(e, _)| err < *e) {
                 best = Some((
@@ -220,6 +247,33 @@ mod tests {
         // (../shared/peers/README.md).
         let t = tune(0.8, 128, 0.5).unwrap();
         assert_eq!((t.bands, t.rows), (9, 13), "{t:?}");
+    }
+
+    /// Oracle: the pruned scan picks exactly what the full scan of every (b, r) picks.
+    #[test]
+    fn pruned_tuner_equals_full_scan() {
+        fn full(target: f64, n: usize, w: f64) -> (usize, usize) {
+            let mut best = (f64::INFINITY, (0, 0));
+            for b in 1..=n {
+                for r in 1..=n / b {
+                    let e = w * false_positive_area(target, b, r)
+                        + (1.0 - w) * false_negative_area(target, b, r);
+                    if e < best.0 {
+                        best = (e, (b, r));
+                    }
+                }
+            }
+            best.1
+        }
+        for (t, n, w) in [
+            (0.8, 128, 0.5),
+            (0.5, 200, 0.5),
+            (0.9, 64, 0.2),
+            (0.3, 100, 0.8),
+        ] {
+            let got = tune(t, n, w).unwrap();
+            assert_eq!((got.bands, got.rows), full(t, n, w), "t={t} n={n} w={w}");
+        }
     }
 
     #[test]

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 use super::Signatures;
 use crate::error::Result;
 use crate::hash::hash_sequence;
+use crate::pairs::{Budget, run_pairs};
 
 /// A banding of a signature: `bands` bands of `rows` consecutive rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,48 +54,29 @@ impl Banding {
     }
 }
 
-/// A pair of document indices packed as `a << 32 | b` with `a < b`: sorts by (a, b).
-#[inline]
-pub fn pack(a: u32, b: u32) -> u64 {
-    debug_assert!(a < b);
-    ((a as u64) << 32) | b as u64
-}
-
-/// Unpacks [`pack`].
-#[inline]
-pub fn unpack(p: u64) -> (u32, u32) {
-    ((p >> 32) as u32, p as u32)
-}
-
 /// Every (pair, band) collision: a packed pair appears once for each band in which its two
-/// signatures agree. Empty documents take no part. Sorted. Fails when the collisions would
-/// exceed the pair limit (`error::pair_limit`).
+/// signatures agree. Empty documents take no part. Sorted. Collisions are spent from the
+/// pair budget as they are found (`pairs::Budget`), so too loose a banding fails before it
+/// fills memory.
 pub fn band_collisions(signatures: &Signatures, banding: &Banding) -> Result<Vec<u64>> {
+    let budget = Budget::new("LSH banding")?;
     let per_band: Vec<Result<Vec<u64>>> = (0..banding.bands)
         .into_par_iter()
         .map(|band| {
+            if budget.exceeded() {
+                return Err(budget.error());
+            }
             let mut keyed: Vec<(u64, u32)> = (0..signatures.len())
                 .filter(|&i| !signatures.is_empty_doc(i))
                 .map(|i| (banding.key(signatures.row(i), band), i as u32))
                 .collect();
             keyed.sort_unstable();
-            crate::error::check_pairs(
-                "LSH banding",
-                crate::error::pairs_in_runs(keyed.chunk_by(|x, y| x.0 == y.0).map(<[_]>::len)),
-            )?;
             let mut pairs = Vec::new();
-            for run in keyed.chunk_by(|x, y| x.0 == y.0) {
-                for (i, &(_, a)) in run.iter().enumerate() {
-                    for &(_, b) in &run[i + 1..] {
-                        pairs.push(pack(a, b));
-                    }
-                }
-            }
+            run_pairs(&keyed, &budget, &mut pairs)?;
             Ok(pairs)
         })
         .collect();
     let per_band = per_band.into_iter().collect::<Result<Vec<_>>>()?;
-    crate::error::check_pairs("LSH banding", per_band.iter().map(|b| b.len() as u64).sum())?;
     let mut all = per_band.concat();
     all.par_sort_unstable();
     Ok(all)
@@ -154,6 +136,7 @@ mod tests {
     use super::*;
     use crate::hash::SplitMix64;
     use crate::minhash::{MinHasher, banding::candidate_probability};
+    use crate::pairs::pack;
     use proptest::prelude::*;
 
     /// The oracle: every pair, every band, compare the band's values directly.

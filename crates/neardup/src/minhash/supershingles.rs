@@ -97,7 +97,7 @@ impl Supershingles {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::minhash::lsh::pack;
+    use crate::pairs::pack;
     use proptest::prelude::*;
 
     proptest! {
