@@ -31,6 +31,20 @@ bench-peers docs="20000":
 ci:
     bash .ci/run
 
+# Fuzz every target for `seconds` each (cargo install cargo-fuzz; stable Rust with
+# RUSTC_BOOTSTRAP=1 for the sanitizer flags). Crashes land in fuzz/artifacts/<target>/.
+fuzz seconds="600":
+    cd fuzz && for t in $(RUSTC_BOOTSTRAP=1 cargo fuzz list); do \
+        RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" -- -max_total_time={{seconds}} -rss_limit_mb=4096; \
+    done
+
+# Install the CLI (with shell completions and manual pages) like a real tool.
+install root="$HOME/.local":
+    cargo install --path crates/neardup-lab --root {{root}} --locked
+    mkdir -p {{root}}/share/man/man1 {{root}}/share/bash-completion/completions
+    {{root}}/bin/neardup man --output {{root}}/share/man/man1
+    {{root}}/bin/neardup completions bash > {{root}}/share/bash-completion/completions/neardup
+
 # Cost against corpus size (10k, 100k, 1M documents): reports/scaling/.
 bench-scaling:
     cargo run --release -p neardup-lab -- run experiments/extra/scaling.toml --out reports/scaling --data-dir {{data}}

@@ -81,8 +81,8 @@ pub enum Command {
     Edit {
         /// The source corpus.
         input: PathBuf,
-        /// Edit model: `kind=rate[,kind=rate…]`, applied in order. Kinds: substitute, insert,
-        /// delete, swap, reorder, shuffle, typo, noise, boilerplate, truncate, append.
+        /// Edit model: `kind=rate[,kind=rate…]`, applied in order (the kinds are listed
+        /// below).
         #[arg(long)]
         edits: String,
         /// Seed of the edits and of the choice of sources.
@@ -147,7 +147,9 @@ pub enum Command {
         #[arg(long = "only", value_name = "NAME")]
         only: Vec<String>,
     },
-    /// Time one task on a corpus; print one JSON line in the schema of ../shared/peers.
+    /// Time one task on a corpus; print one JSON line in the peer benchmark kit's schema
+    /// (tool, task, docs, mb, seconds, docs_per_s, …), so neardup and its peers compare in one
+    /// file.
     Bench {
         /// Corpus (JSONL with `id` and `text`).
         #[arg(long)]
@@ -187,6 +189,19 @@ pub enum Command {
         /// What to do.
         #[command(subcommand)]
         command: IdfCommand,
+    },
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
+    ///
+    /// For example: `neardup completions bash > ~/.local/share/bash-completion/completions/neardup`.
+    Completions {
+        /// The shell.
+        shell: clap_complete::Shell,
+    },
+    /// Write the manual pages (neardup.1 and one per subcommand) into a directory.
+    Man {
+        /// Where to write them (created if missing).
+        #[arg(long, default_value = "man")]
+        output: PathBuf,
     },
     /// Hamming search design.
     Hamming {
@@ -234,6 +249,31 @@ pub enum IdfCommand {
         /// The table.
         table: PathBuf,
     },
+}
+
+/// The command line with the help that is computed from the registries: the edit kinds
+/// with what their rate means, the algorithms. (Used for parsing, completions and man pages,
+/// so they all say the same.)
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let kinds: Vec<String> = crate::edits::KINDS
+        .iter()
+        .map(|k| format!("  {:<12} {}", k.name(), k.rate_meaning()))
+        .collect();
+    let algorithms: Vec<String> = neardup::registry::algorithms()
+        .iter()
+        .map(|a| format!("  {:<18} {}", a.name, a.summary))
+        .collect();
+    Cli::command()
+        .mut_subcommand("edit", |c| {
+            c.after_help(format!("Edit kinds (rate = …):\n{}", kinds.join("\n")))
+        })
+        .mut_subcommand("eval", |c| {
+            c.after_help(format!(
+                "Algorithms (`neardup algorithms` lists their parameters):\n{}",
+                algorithms.join("\n")
+            ))
+        })
 }
 
 /// A size with an optional unit (`4GiB`, `500MB`, bytes).

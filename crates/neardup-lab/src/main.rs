@@ -3,14 +3,14 @@
 use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches};
+use clap::FromArgMatches;
 use neardup_lab::cli::{Cli, Command, DatasetsCommand, HammingCommand, IdfCommand, LshCommand};
 use neardup_lab::commands;
 use neardup_lab::corpus::manifest::data_dir;
 use neardup_lab::edits::derive::DeriveOptions;
 
 fn main() -> ExitCode {
-    let matches = Cli::command().get_matches();
+    let matches = neardup_lab::cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -183,6 +183,16 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             }
             IdfCommand::Show { table } => commands::idf::show(&table, &mut out)?,
         },
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut neardup_lab::cli::command(), "neardup", &mut out)
+        }
+        Command::Man { output } => {
+            let pages = commands::man::write(&neardup_lab::cli::command(), &output)?;
+            eprintln!(
+                "neardup: wrote {pages} manual pages to {}",
+                output.display()
+            );
+        }
         Command::Hamming {
             command:
                 HammingCommand::Tune {

@@ -9,5 +9,6 @@ pub mod eval;
 pub mod hamming;
 pub mod idf;
 pub mod lsh;
+pub mod man;
 pub mod run;
 pub mod similarity;

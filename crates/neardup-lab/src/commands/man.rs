@@ -1,0 +1,23 @@
+//! `neardup man --output DIR`: manual pages from the command line's own definition
+//! (clap_mangen), `neardup.1` and `neardup-<subcommand>.1` for every subcommand.
+
+use std::path::Path;
+
+use anyhow::Result;
+
+/// Writes the pages of `cmd` and its subcommands into `dir`; returns how many.
+pub fn write(cmd: &clap::Command, dir: &Path) -> Result<usize> {
+    crate::fsutil::check_dir(dir)?;
+    let mut written = 0;
+    let mut todo = vec![(cmd.clone(), cmd.get_name().to_string())];
+    while let Some((c, name)) = todo.pop() {
+        let mut page = Vec::new();
+        clap_mangen::Man::new(c.clone().name(name.clone())).render(&mut page)?;
+        crate::fsutil::write_bytes(&dir.join(format!("{name}.1")), &page)?;
+        written += 1;
+        for sub in c.get_subcommands().filter(|s| s.get_name() != "help") {
+            todo.push((sub.clone(), format!("{name}-{}", sub.get_name())));
+        }
+    }
+    Ok(written)
+}

@@ -1,0 +1,20 @@
+//! The PARQUET loader on arbitrary bytes: an error naming the file, never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use neardup_lab::corpus::{Format, LoadOptions, load};
+
+fuzz_target!(|data: &[u8]| {
+    let path = std::env::temp_dir().join(format!("neardup-fuzz-{}.parquet", std::process::id()));
+    std::fs::write(&path, data).expect("temporary file");
+    for skip_invalid in [false, true] {
+        let options = LoadOptions {
+            format: Some(Format::Parquet),
+            skip_invalid,
+            ..LoadOptions::default()
+        };
+        if let Err(e) = load(&path, &options) {
+            assert!(e.to_string().contains("neardup-fuzz"), "unnamed error: {e}");
+        }
+    }
+});
