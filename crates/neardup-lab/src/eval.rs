@@ -1,10 +1,10 @@
 //! `neardup eval`: run algorithm configurations on one corpus and score them.
 //!
-//! Output columns (the contract): `algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,
-//! f1,ari,roc_auc,seconds,docs_per_s,error`, empty where a metric does not apply. `--format
-//! json` prints one JSON object per configuration with every metric column. Each row is
-//! printed as soon as its configuration is done; a configuration that fails gets a row with
-//! its `error` and the others still run.
+//! Output columns (the contract): `algorithm,params,docs`, every column of
+//! `metrics::METRICS` in order, and `error`; empty where a metric does not apply. `--format
+//! json` prints one JSON object per configuration with the same fields and the index's
+//! `stats`. Each row is printed as soon as its configuration is done; a configuration that
+//! fails gets a row with its `error` and the others still run.
 
 use std::io::Write;
 
@@ -14,28 +14,17 @@ use neardup::pairs::pack;
 
 use crate::corpus::Corpus;
 use crate::harness;
-use crate::metrics::{EvalInput, compute_all};
+use crate::metrics::{EvalInput, Kind, ScoredSample, compute_all};
 use crate::params::render_params;
 use crate::truth::Truth;
 
-/// Columns of `neardup eval`'s CSV.
-pub const EVAL_COLUMNS: &[&str] = &[
-    "algorithm",
-    "params",
-    "docs",
-    "true_pairs",
-    "tp",
-    "fp",
-    "fn",
-    "precision",
-    "recall",
-    "f1",
-    "ari",
-    "roc_auc",
-    "seconds",
-    "docs_per_s",
-    "error",
-];
+/// Columns of `neardup eval`'s CSV: the configuration, every metric column, the error.
+pub fn eval_columns() -> Vec<&'static str> {
+    let mut c = vec!["algorithm", "params", "docs"];
+    c.extend(crate::metrics::columns().map(|m| m.name));
+    c.push("error");
+    c
+}
 
 /// Largest number of positive (and of negative) pairs scored for the AUC columns.
 pub const AUC_SAMPLE: usize = 20_000;
@@ -98,7 +87,7 @@ pub fn evaluate_one(corpus: &Corpus, truth: &Truth, config: &Config, seed: u64) 
             text_bytes: corpus.text_bytes(),
             truth,
             predicted: &queried.pairs,
-            scored: scored.as_deref(),
+            scored: scored.as_ref(),
             seconds: built.seconds + queried.seconds,
             peak_bytes: Some(built.peak_bytes.max(built.index_bytes + queried.peak_bytes)),
         };
@@ -134,40 +123,45 @@ pub fn auc_sample(
     docs: usize,
     index: &dyn Index,
     seed: u64,
-) -> Option<Vec<(bool, f64)>> {
+) -> Option<ScoredSample> {
     if docs < 2 || index.score(0, 1).is_none() {
         return None;
     }
     let score = |a: u32, b: u32| index.score(a as usize, b as usize).unwrap_or(0.0);
+    let mut sample = ScoredSample::default();
+    let mut add = |positive: bool, s: f64| {
+        if positive {
+            sample.positive.push(s)
+        } else {
+            sample.negative.push(s)
+        }
+    };
     match truth {
-        Truth::Pairs(listed) => Some(
-            listed
-                .iter()
-                .map(|p| (p.positive(), score(p.a, p.b)))
-                .collect(),
-        ),
+        Truth::Pairs(listed) => {
+            for p in listed {
+                add(p.positive(), score(p.a, p.b));
+            }
+            Some(sample)
+        }
         Truth::Clusters { positives, .. } => {
             if positives.is_empty() {
                 return None;
             }
             let total_pairs = docs as u64 * (docs as u64 - 1) / 2;
             if total_pairs <= 2 * AUC_SAMPLE as u64 {
-                let mut all = Vec::with_capacity(total_pairs as usize);
                 for a in 0..docs as u32 {
                     for b in a + 1..docs as u32 {
-                        all.push((positives.binary_search(&pack(a, b)).is_ok(), score(a, b)));
+                        add(positives.binary_search(&pack(a, b)).is_ok(), score(a, b));
                     }
                 }
-                return Some(all);
+                return Some(sample);
             }
             let take = positives.len().min(AUC_SAMPLE);
             let step = positives.len() as f64 / take as f64;
-            let mut obs: Vec<(bool, f64)> = (0..take)
-                .map(|i| {
-                    let (a, b) = neardup::pairs::unpack(positives[(i as f64 * step) as usize]);
-                    (true, score(a, b))
-                })
-                .collect();
+            for i in 0..take {
+                let (a, b) = neardup::pairs::unpack(positives[(i as f64 * step) as usize]);
+                add(true, score(a, b));
+            }
             let negatives_available = total_pairs - positives.len() as u64;
             let want = (take.max(1000) as u64).min(negatives_available) as usize;
             let mut rng = SplitMix64::new(seed ^ 0xa0c);
@@ -180,19 +174,19 @@ pub fn auc_sample(
                 if a == b || positives.binary_search(&pack(a.min(b), a.max(b))).is_ok() {
                     continue;
                 }
-                obs.push((false, score(a.min(b), a.max(b))));
+                add(false, score(a.min(b), a.max(b)));
                 drawn += 1;
             }
-            Some(obs)
+            Some(sample)
         }
     }
 }
 
-/// Formats a metric value for CSV: integers without decimals, others with 6.
+/// Formats a metric value for CSV: counts without decimals, others with 6.
 pub fn format_value(column: &str, v: Option<f64>) -> String {
     match v {
         None => String::new(),
-        Some(x) if matches!(column, "true_pairs" | "tp" | "fp" | "fn" | "docs") => {
+        Some(x) if crate::metrics::column(column).is_some_and(|c| c.kind == Kind::Count) => {
             format!("{}", x as u64)
         }
         Some(x) => format!("{x:.6}"),
@@ -202,7 +196,7 @@ pub fn format_value(column: &str, v: Option<f64>) -> String {
 /// The contract CSV's header.
 pub fn write_csv_header(out: &mut impl Write) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    w.write_record(EVAL_COLUMNS)?;
+    w.write_record(eval_columns())?;
     w.flush()?;
     Ok(())
 }
@@ -211,8 +205,8 @@ pub fn write_csv_header(out: &mut impl Write) -> anyhow::Result<()> {
 pub fn write_csv_row(r: &Row, out: &mut impl Write) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
     let mut rec = vec![r.algorithm.clone(), r.params.clone(), r.docs.to_string()];
-    for c in &EVAL_COLUMNS[3..EVAL_COLUMNS.len() - 1] {
-        rec.push(format_value(c, r.get(c)));
+    for c in crate::metrics::columns() {
+        rec.push(format_value(c.name, r.get(c.name)));
     }
     rec.push(r.error.clone().unwrap_or_default());
     w.write_record(&rec)?;

@@ -38,6 +38,22 @@ fn fixture(name: &str) -> String {
         .to_string()
 }
 
+/// The named fields of the first data row of `neardup eval`'s CSV.
+fn eval_fields<'a>(out: &'a str, names: &[&str]) -> Vec<&'a str> {
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    names
+        .iter()
+        .map(|n| {
+            row[header
+                .iter()
+                .position(|h| h == n)
+                .unwrap_or_else(|| panic!("no column {n}"))]
+        })
+        .collect()
+}
+
 fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("neardup-cli-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
@@ -146,21 +162,47 @@ fn eval_tiny_fixture_hand_computed_row() {
     let mut args = vec!["eval", "--corpus", corpus.as_str()];
     args.extend_from_slice(TINY_ARGS);
     let out = ok(&args);
-    let mut lines = out.lines();
+    // The columns: the configuration, every metric of the registry in order, the error.
+    let mut expected = vec!["algorithm", "params", "docs"];
+    expected.extend(neardup_lab::metrics::columns().map(|c| c.name));
+    expected.push("error");
+    assert_eq!(out.lines().next().unwrap(), expected.join(","));
     assert_eq!(
-        lines.next().unwrap(),
-        "algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,f1,ari,roc_auc,seconds,docs_per_s,error"
+        eval_fields(&out, &["algorithm", "params"]),
+        [
+            "minhash-lsh",
+            "bands=64 k=1 rows=2 threshold=0.6 verify=exact"
+        ]
     );
-    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
-    assert_eq!(row[0], "minhash-lsh");
-    assert_eq!(row[1], "bands=64 k=1 rows=2 threshold=0.6 verify=exact");
     assert_eq!(
-        &row[2..12],
+        eval_fields(
+            &out,
+            &[
+                "docs",
+                "true_pairs",
+                "tp",
+                "fp",
+                "fn",
+                "precision",
+                "recall",
+                "f1",
+                "ari",
+                "roc_auc"
+            ]
+        ),
         [
             "6", "4", "2", "2", "2", "0.500000", "0.500000", "0.500000", "0.318182", "0.659091"
         ]
     );
-    assert!(row[12].parse::<f64>().unwrap() >= 0.0);
+    // 4 pairs, clusters {a1,a2} and {b1,b2,c}: 3 documents removed.
+    assert_eq!(
+        eval_fields(
+            &out,
+            &["reported_pairs", "clusters", "docs_removed", "error"]
+        ),
+        ["4", "2", "3", ""]
+    );
+    assert!(eval_fields(&out, &["seconds"])[0].parse::<f64>().unwrap() >= 0.0);
 }
 
 /// With --pairs only listed pairs count: a1–a2 (dup, reported) TP, a1–a3 (dup, missed) FN,
@@ -179,9 +221,22 @@ fn eval_with_labelled_pairs() {
     ];
     args.extend_from_slice(TINY_ARGS);
     let out = ok(&args);
-    let row: Vec<&str> = out.lines().nth(1).unwrap().split(',').collect();
     assert_eq!(
-        &row[2..12],
+        eval_fields(
+            &out,
+            &[
+                "docs",
+                "true_pairs",
+                "tp",
+                "fp",
+                "fn",
+                "precision",
+                "recall",
+                "f1",
+                "ari",
+                "roc_auc"
+            ]
+        ),
         [
             "6", "2", "1", "1", "1", "0.500000", "0.500000", "0.500000", "", "0.500000"
         ]
@@ -372,9 +427,11 @@ fn shared_bible_loads_with_labels() {
         "--param",
         "threshold=0.3",
     ]);
-    let row: Vec<&str> = out.lines().nth(1).unwrap().split(',').collect();
-    assert_eq!(row[2], "5945");
-    assert_eq!(row[3], "11890"); // 1,189 clusters of 5 → 10 pairs each
+    // 1,189 clusters of 5 → 10 pairs each
+    assert_eq!(
+        eval_fields(&out, &["docs", "true_pairs"]),
+        ["5945", "11890"]
+    );
 }
 
 /// Manku et al.'s designs for f = 64, k = 3, 2^34 fingerprints (../shared/PUBLISHED.md).

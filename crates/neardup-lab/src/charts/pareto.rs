@@ -47,7 +47,7 @@ impl Chart for Pareto {
             .collect();
         let mut pts: Vec<(f64, f64, usize)> = Vec::new();
         for r in input.results.rows.iter().filter(|r| r.error.is_none()) {
-            if let (Some(x), Some(y)) = (r.docs_per_s, r.metric("recall")) {
+            if let (Some(x), Some(y)) = (r.metric("docs_per_s"), r.metric("recall")) {
                 let li = labels.iter().position(|l| *l == r.cell.label).unwrap_or(0);
                 pts.push((x.max(1.0), y, li));
             }

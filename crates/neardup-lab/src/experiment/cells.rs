@@ -20,7 +20,7 @@ use crate::error::{LabError, Result};
 use crate::fsutil::write_bytes;
 
 /// Bump when the meaning of stored results changes.
-pub const CACHE_VERSION: u32 = 1;
+pub const CACHE_VERSION: u32 = 2;
 
 include!(concat!(env!("OUT_DIR"), "/code_fingerprint.rs"));
 
@@ -83,10 +83,10 @@ pub struct CellResult {
     pub build_peak_bytes: u64,
     /// Heap bytes the index holds.
     pub index_bytes: u64,
-    /// ROC-AUC of the index's scores (see `eval::auc_sample`), if it scores pairs.
-    pub roc_auc: Option<f64>,
-    /// PR-AUC of the same sample.
-    pub pr_auc: Option<f64>,
+    /// The index's scores of a sample of pairs (see `eval::auc_sample`), if it scores pairs:
+    /// ranking metrics are computed from it afterwards, like every other metric.
+    #[serde(default)]
+    pub scored: Option<crate::metrics::ScoredSample>,
     /// Counts the algorithm reports about its index (documents without a signature…).
     #[serde(default)]
     pub stats: ParamMap,

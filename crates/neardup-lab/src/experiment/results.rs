@@ -7,17 +7,14 @@
 //! | `experiment`, `dataset`, `edit`, `rate`, `edit_spec`, `seed` | where the corpus came from |
 //! | `docs`, `corpus_sha256` | the corpus |
 //! | `algorithm`, `label`, `build_params`, `query_params` | the configuration (grid keys only) |
-//! | `reported_pairs` | pairs the algorithm reported |
-//! | `true_pairs`, `tp`, `fp`, `fn`, `precision`, `recall`, `f1` | pair-level metrics |
-//! | `ari`, `bcubed_precision`, `bcubed_recall` | cluster-level metrics |
-//! | `roc_auc`, `pr_auc` | ranking quality of the index's scores |
+//! | every quality and count column of `metrics::METRICS`, in order | see `metrics` |
 //! | `stats` | what the index reports about itself, e.g. `unsigned_docs=12` (I-Match) |
 //! | `error` | the algorithm's error when the cell failed (metrics empty) |
 //! | `cell` | cache key of the raw result |
 //!
-//! Timing and memory go to `timing.csv` (`cell`, `query_params`, `build_seconds`,
-//! `query_seconds`, `seconds`, `docs_per_s`, `mb_per_s`, `peak_mb`, `index_mb`), so that
-//! everything else is byte-identical when an experiment is rerun.
+//! Timing and memory go to `timing.csv` (`cell`, `label`, `query_params`, `build_seconds`,
+//! `query_seconds`, every cost column of `metrics::METRICS`, `index_mb`), so that everything
+//! else is byte-identical when an experiment is rerun.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -29,15 +26,9 @@ use super::cells::{Cache, CellResult};
 use super::corpora::CorpusTruth;
 use super::runner::{PlannedCell, RunOutcome};
 use crate::error::{LabError, Result};
-use crate::metrics::{EvalInput, compute_all};
+use crate::metrics::{EvalInput, Kind, compute_all};
 use crate::params::render_params;
 use crate::truth::Truth;
-
-/// Metric columns that describe cost; they live in the timing table.
-const COST_COLUMNS: &[&str] = &["seconds", "docs_per_s", "mb_per_s", "peak_mb"];
-
-/// Metric columns that are counts, written as integers.
-const COUNT_COLUMNS: &[&str] = &["true_pairs", "tp", "fp", "fn"];
 
 /// One row of the results.
 #[derive(Debug, Clone)]
@@ -56,20 +47,12 @@ pub struct ResultRow {
     pub build_full: neardup::detector::ParamMap,
     /// Documents.
     pub docs: usize,
-    /// Pairs reported.
-    pub reported_pairs: usize,
-    /// Quality metrics (cost columns removed).
+    /// Every metric column's value (quality, count and cost), in `metrics::METRICS` order.
     pub metrics: Vec<(&'static str, Option<f64>)>,
     /// Build seconds.
     pub build_seconds: f64,
     /// Query seconds.
     pub query_seconds: f64,
-    /// Documents per second (build + query).
-    pub docs_per_s: Option<f64>,
-    /// Megabytes of text per second.
-    pub mb_per_s: Option<f64>,
-    /// Peak heap MB.
-    pub peak_mb: f64,
     /// Index heap MB.
     pub index_mb: f64,
     /// The algorithm's error, if it failed.
@@ -79,7 +62,7 @@ pub struct ResultRow {
 }
 
 impl ResultRow {
-    /// A quality metric.
+    /// A metric column's value.
     pub fn metric(&self, name: &str) -> Option<f64> {
         self.metrics
             .iter()
@@ -130,23 +113,10 @@ pub fn collect(outcome: &RunOutcome, cache_dir: &Path) -> Result<Results> {
                 text_bytes: corpus.text_bytes,
                 truth,
                 predicted: &predicted,
-                scored: None,
+                scored: cell.scored.as_ref(),
                 seconds,
                 peak_bytes: Some(cell.build_peak_bytes.max(cell.index_bytes + q.peak_bytes)),
             };
-            let all = compute_all(&input);
-            let cost = |name: &str| all.iter().find(|(c, _)| *c == name).and_then(|(_, v)| *v);
-            // AUC needs the index's scores of pairs it did not report: computed when the cell
-            // ran, stored with it.
-            let metrics = all
-                .iter()
-                .filter(|(c, _)| !COST_COLUMNS.contains(c))
-                .map(|&(c, v)| match c {
-                    "roc_auc" => (c, cell.roc_auc),
-                    "pr_auc" => (c, cell.pr_auc),
-                    _ => (c, v),
-                })
-                .collect();
             results.rows.push(ResultRow {
                 cell: planned.clone(),
                 query_index: qi,
@@ -155,13 +125,9 @@ pub fn collect(outcome: &RunOutcome, cache_dir: &Path) -> Result<Results> {
                 query_full: q.params.clone(),
                 build_full: cell.params.clone(),
                 docs: corpus.docs,
-                reported_pairs: q.pairs.len(),
-                metrics,
+                metrics: compute_all(&input),
                 build_seconds: cell.build_seconds,
                 query_seconds: q.seconds,
-                docs_per_s: cost("docs_per_s"),
-                mb_per_s: cost("mb_per_s"),
-                peak_mb: cost("peak_mb").unwrap_or(0.0),
                 index_mb: cell.index_bytes as f64 / 1e6,
                 error: None,
                 stats: render_params(&cell.stats),
@@ -181,13 +147,9 @@ fn failed_row(planned: &PlannedCell, cell: &CellResult, corpus: &CorpusTruth) ->
         query_full: Default::default(),
         build_full: cell.params.clone(),
         docs: corpus.docs,
-        reported_pairs: 0,
         metrics: Vec::new(),
         build_seconds: 0.0,
         query_seconds: 0.0,
-        docs_per_s: None,
-        mb_per_s: None,
-        peak_mb: 0.0,
         index_mb: 0.0,
         error: cell.error.clone(),
         stats: String::new(),
@@ -223,7 +185,7 @@ pub fn costs_by_size<'a>(rows: impl IntoIterator<Item = &'a ResultRow>) -> Costs
             .entry(r.docs)
             .or_default();
         e.0 += r.build_seconds + r.query_seconds;
-        e.1 += r.peak_mb;
+        e.1 += r.metric("peak_mb").unwrap_or(0.0);
         e.2 += 1;
     }
     sums.into_iter()
@@ -243,14 +205,6 @@ pub fn costs_by_size<'a>(rows: impl IntoIterator<Item = &'a ResultRow>) -> Costs
                 .collect();
             (config, sizes)
         })
-        .collect()
-}
-
-/// The quality columns of the results table, in order.
-pub fn metric_columns() -> Vec<&'static str> {
-    crate::metrics::all_columns()
-        .into_iter()
-        .filter(|c| !COST_COLUMNS.contains(c))
         .collect()
 }
 
@@ -281,30 +235,25 @@ pub fn results_frame(experiment: &str, rows: &[ResultRow]) -> PolarsResult<DataF
         Column::new("label".into(), s(&|r| r.cell.label.clone())),
         Column::new("build_params".into(), s(&|r| r.build_params.clone())),
         Column::new("query_params".into(), s(&|r| r.query_params.clone())),
-        Column::new(
-            "reported_pairs".into(),
-            rows.iter()
-                .map(|r| r.reported_pairs as u64)
-                .collect::<Vec<u64>>(),
-        ),
     ];
-    for m in metric_columns() {
-        if COUNT_COLUMNS.contains(&m) {
-            columns.push(Column::new(
-                m.into(),
+    for m in crate::metrics::columns() {
+        match m.kind {
+            Kind::Count => columns.push(Column::new(
+                m.name.into(),
                 rows.iter()
-                    .map(|r| r.metric(m).map(|v| v as u64))
+                    .map(|r| r.metric(m.name).map(|v| v as u64))
                     .collect::<Vec<Option<u64>>>(),
-            ));
-        } else {
-            columns.push(Column::new(
-                m.into(),
+            )),
+            Kind::Quality => columns.push(Column::new(
+                m.name.into(),
                 rows.iter()
-                    .map(|r| r.metric(m))
+                    .map(|r| r.metric(m.name))
                     .collect::<Vec<Option<f64>>>(),
-            ));
+            )),
+            Kind::Cost => {}
         }
     }
+    columns.push(Column::new("stats".into(), s(&|r| r.stats.clone())));
     columns.push(Column::new(
         "error".into(),
         rows.iter()
@@ -323,39 +272,33 @@ pub fn results_frame(experiment: &str, rows: &[ResultRow]) -> PolarsResult<DataF
 pub fn timing_frame(rows: &[ResultRow]) -> PolarsResult<DataFrame> {
     let f =
         |g: &dyn Fn(&ResultRow) -> Option<f64>| rows.iter().map(g).collect::<Vec<Option<f64>>>();
-    DataFrame::new(
-        rows.len(),
-        vec![
-            Column::new(
-                "cell".into(),
-                rows.iter()
-                    .map(|r| r.cell.key.clone())
-                    .collect::<Vec<String>>(),
-            ),
-            Column::new(
-                "label".into(),
-                rows.iter()
-                    .map(|r| r.cell.label.clone())
-                    .collect::<Vec<String>>(),
-            ),
-            Column::new(
-                "query_params".into(),
-                rows.iter()
-                    .map(|r| r.query_params.clone())
-                    .collect::<Vec<String>>(),
-            ),
-            Column::new("build_seconds".into(), f(&|r| Some(r.build_seconds))),
-            Column::new("query_seconds".into(), f(&|r| Some(r.query_seconds))),
-            Column::new(
-                "seconds".into(),
-                f(&|r| Some(r.build_seconds + r.query_seconds)),
-            ),
-            Column::new("docs_per_s".into(), f(&|r| r.docs_per_s)),
-            Column::new("mb_per_s".into(), f(&|r| r.mb_per_s)),
-            Column::new("peak_mb".into(), f(&|r| Some(r.peak_mb))),
-            Column::new("index_mb".into(), f(&|r| Some(r.index_mb))),
-        ],
-    )
+    let mut columns = vec![
+        Column::new(
+            "cell".into(),
+            rows.iter()
+                .map(|r| r.cell.key.clone())
+                .collect::<Vec<String>>(),
+        ),
+        Column::new(
+            "label".into(),
+            rows.iter()
+                .map(|r| r.cell.label.clone())
+                .collect::<Vec<String>>(),
+        ),
+        Column::new(
+            "query_params".into(),
+            rows.iter()
+                .map(|r| r.query_params.clone())
+                .collect::<Vec<String>>(),
+        ),
+        Column::new("build_seconds".into(), f(&|r| Some(r.build_seconds))),
+        Column::new("query_seconds".into(), f(&|r| Some(r.query_seconds))),
+    ];
+    for m in crate::metrics::columns_of(Kind::Cost) {
+        columns.push(Column::new(m.name.into(), f(&|r| r.metric(m.name))));
+    }
+    columns.push(Column::new("index_mb".into(), f(&|r| Some(r.index_mb))));
+    DataFrame::new(rows.len(), columns)
 }
 
 /// Writes `results.csv`, `results.parquet` and `timing.csv` into `dir`, atomically.

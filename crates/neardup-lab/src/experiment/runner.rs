@@ -15,7 +15,6 @@ use super::config::{EditSpec, Experiment};
 use super::corpora::{CorpusTruth, Unavailable, base_corpus, edited, exact_jaccard, shingle_sets};
 use crate::eval::auc_sample;
 use crate::harness;
-use crate::metrics::auc::{average_precision, roc_auc};
 use crate::truth::Truth;
 
 /// Where things go.
@@ -274,8 +273,7 @@ fn execute(
         build_seconds: 0.0,
         build_peak_bytes: 0,
         index_bytes: 0,
-        roc_auc: None,
-        pr_auc: None,
+        scored: None,
         stats: ParamMap::new(),
         queries: Vec::new(),
         error: None,
@@ -290,10 +288,7 @@ fn execute(
         cell.index_bytes = built.index_bytes;
         cell.stats = built.index.stats();
         cell.warnings = built.index.warnings();
-        if let Some(sample) = auc_sample(truth, docs.len(), built.index.as_ref(), seed) {
-            cell.roc_auc = roc_auc(&sample);
-            cell.pr_auc = average_precision(&sample);
-        }
+        cell.scored = auc_sample(truth, docs.len(), built.index.as_ref(), seed);
         for (q, fq) in queries.iter().zip(full_queries) {
             let r = harness::query(algorithm, built.index.as_ref(), q, docs.len())?;
             cell.queries.push(QueryResult {

@@ -4,7 +4,7 @@
 //! singletons, or both one cluster) the clusterings are identical and ARI = 1, as scikit-learn
 //! defines it.
 
-use super::{EvalInput, Metric, contingency, predicted_clusters};
+use super::{Column, EvalInput, Kind, Metric, contingency, predicted_clusters};
 use crate::truth::Truth;
 
 /// Adjusted Rand index.
@@ -31,9 +31,12 @@ pub fn adjusted_rand_index(predicted: &[u32], truth: &[Option<u32>]) -> f64 {
     }
 }
 
+/// The columns this metric produces.
+const COLUMNS: &[Column] = &[Column::new("ari", "ARI", Kind::Quality, true)];
+
 impl Metric for AdjustedRand {
-    fn columns(&self) -> &'static [&'static str] {
-        &["ari"]
+    fn columns(&self) -> &'static [Column] {
+        COLUMNS
     }
     fn compute(&self, input: &EvalInput) -> Vec<Option<f64>> {
         match input.truth {

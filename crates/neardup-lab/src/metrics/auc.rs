@@ -5,7 +5,7 @@
 //! Σₖ (Rₖ − Rₖ₋₁) · Pₖ over distinct score thresholds, from the highest down (scikit-learn's
 //! `average_precision_score`). Both need positives and negatives in the sample.
 
-use super::{EvalInput, Metric};
+use super::{Column, EvalInput, Kind, Metric};
 
 /// ROC-AUC and PR-AUC.
 #[derive(Debug)]
@@ -60,13 +60,22 @@ pub fn average_precision(obs: &[(bool, f64)]) -> Option<f64> {
     Some(ap)
 }
 
+/// The columns this metric produces.
+const COLUMNS: &[Column] = &[
+    Column::new("roc_auc", "ROC-AUC", Kind::Quality, true),
+    Column::new("pr_auc", "PR-AUC", Kind::Quality, false),
+];
+
 impl Metric for Auc {
-    fn columns(&self) -> &'static [&'static str] {
-        &["roc_auc", "pr_auc"]
+    fn columns(&self) -> &'static [Column] {
+        COLUMNS
     }
     fn compute(&self, input: &EvalInput) -> Vec<Option<f64>> {
         match input.scored {
-            Some(obs) => vec![roc_auc(obs), average_precision(obs)],
+            Some(sample) => {
+                let obs = sample.observations();
+                vec![roc_auc(&obs), average_precision(&obs)]
+            }
             None => vec![None, None],
         }
     }

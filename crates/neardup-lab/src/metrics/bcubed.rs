@@ -3,7 +3,7 @@
 //! its predicted cluster and L its true one (unlabelled = singleton); both averaged over
 //! documents. From the contingency table: P = Σᵢⱼ nᵢⱼ² / |Cᵢ| / n, R = Σᵢⱼ nᵢⱼ² / |Lⱼ| / n.
 
-use super::{EvalInput, Metric, contingency, predicted_clusters};
+use super::{Column, EvalInput, Kind, Metric, contingency, predicted_clusters};
 use crate::truth::Truth;
 
 /// B-cubed precision and recall.
@@ -23,9 +23,15 @@ pub fn bcubed(predicted: &[u32], truth: &[Option<u32>]) -> (f64, f64) {
     (p / n, r / n)
 }
 
+/// The columns this metric produces.
+const COLUMNS: &[Column] = &[
+    Column::new("bcubed_precision", "B³ precision", Kind::Quality, true),
+    Column::new("bcubed_recall", "B³ recall", Kind::Quality, false),
+];
+
 impl Metric for BCubed {
-    fn columns(&self) -> &'static [&'static str] {
-        &["bcubed_precision", "bcubed_recall"]
+    fn columns(&self) -> &'static [Column] {
+        COLUMNS
     }
     fn compute(&self, input: &EvalInput) -> Vec<Option<f64>> {
         match input.truth {

@@ -1,15 +1,23 @@
 //! Cost: seconds (build + query, measured by the runner), documents per second, megabytes
 //! (10⁶ bytes of text) per second, and peak heap in MB (10⁶ bytes) above the baseline.
 
-use super::{EvalInput, Metric, ratio};
+use super::{Column, EvalInput, Kind, Metric, ratio};
 
 /// Throughput and memory.
 #[derive(Debug)]
 pub struct Cost;
 
+/// The columns this metric produces.
+const COLUMNS: &[Column] = &[
+    Column::new("seconds", "seconds", Kind::Cost, false),
+    Column::new("docs_per_s", "docs/s", Kind::Cost, true),
+    Column::new("mb_per_s", "MB/s", Kind::Cost, true),
+    Column::new("peak_mb", "peak MB", Kind::Cost, true),
+];
+
 impl Metric for Cost {
-    fn columns(&self) -> &'static [&'static str] {
-        &["seconds", "docs_per_s", "mb_per_s", "peak_mb"]
+    fn columns(&self) -> &'static [Column] {
+        COLUMNS
     }
     fn compute(&self, input: &EvalInput) -> Vec<Option<f64>> {
         vec![

@@ -9,13 +9,21 @@
 //! * `bcubed` — B-cubed precision and recall (Bagga & Baldwin 1998) of the same clusterings.
 //! * `auc` — ROC-AUC (Mann–Whitney, ties count ½) and PR-AUC (average precision) of the
 //!   algorithm's scores over a scored sample of positive and negative pairs.
+//! * `clusters` — what was reported, in counts: pairs, clusters (connected components of two
+//!   or more documents) and documents a deduplication would remove; the figures an
+//!   unlabelled corpus can have.
 //! * `cost` — seconds, documents and megabytes (10⁶ bytes of text) per second, peak heap.
 //!
-//! Adding a metric = one file implementing [`Metric`] + one line in [`METRICS`].
+//! Each column declares its [`Kind`] — quality, count or cost — and whether it is a headline
+//! figure of the reports. `results.csv` (quality and counts), `timing.csv` (cost), `neardup
+//! eval`'s columns and the report tables are derived from [`METRICS`]; no other list of
+//! columns exists. Adding a metric = one file implementing [`Metric`] + one line in
+//! [`METRICS`].
 
 pub mod ari;
 pub mod auc;
 pub mod bcubed;
+pub mod clusters;
 pub mod cost;
 pub mod pairs;
 
@@ -34,24 +42,83 @@ pub struct EvalInput<'a> {
     pub truth: &'a Truth,
     /// Reported pairs, sorted by (a, b), unique.
     pub predicted: &'a [ScoredPair],
-    /// (is positive, score) of a pair sample, when the algorithm can score pairs.
-    pub scored: Option<&'a [(bool, f64)]>,
+    /// Scores of a pair sample, when the algorithm can score pairs.
+    pub scored: Option<&'a ScoredSample>,
     /// Build + query seconds.
     pub seconds: f64,
     /// Peak heap bytes above the baseline during build + query.
     pub peak_bytes: Option<u64>,
 }
 
-/// A metric: named columns and how to compute them (`None` = does not apply).
+/// Scores of a sample of pairs: those of true near-duplicates and those of other pairs (see
+/// `eval::auc_sample`). Stored with each cell, so ranking metrics need no rerun.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ScoredSample {
+    /// Scores of positive pairs.
+    pub positive: Vec<f64>,
+    /// Scores of negative pairs.
+    pub negative: Vec<f64>,
+}
+
+impl ScoredSample {
+    /// (is positive, score) observations.
+    pub fn observations(&self) -> Vec<(bool, f64)> {
+        self.positive
+            .iter()
+            .map(|&s| (true, s))
+            .chain(self.negative.iter().map(|&s| (false, s)))
+            .collect()
+    }
+}
+
+/// What a column measures, which decides where it is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// How good the reported pairs or scores are (`results.csv`).
+    Quality,
+    /// A count (`results.csv`, written as an integer).
+    Count,
+    /// Time or memory (`timing.csv`: it changes from run to run).
+    Cost,
+}
+
+/// One output column of a metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Column {
+    /// Name in CSV and JSON.
+    pub name: &'static str,
+    /// Header in report tables.
+    pub title: &'static str,
+    /// Where it is written.
+    pub kind: Kind,
+    /// Whether the report's summary tables show it (quality: the best-configuration table;
+    /// count: the table of unlabelled corpora; cost: the timing table).
+    pub headline: bool,
+}
+
+impl Column {
+    /// A column.
+    pub const fn new(name: &'static str, title: &'static str, kind: Kind, headline: bool) -> Self {
+        Column {
+            name,
+            title,
+            kind,
+            headline,
+        }
+    }
+}
+
+/// A metric: columns and how to compute them (`None` = does not apply).
 pub trait Metric: Sync {
-    /// Column names it produces.
-    fn columns(&self) -> &'static [&'static str];
+    /// The columns it produces.
+    fn columns(&self) -> &'static [Column];
     /// One value per column.
     fn compute(&self, input: &EvalInput) -> Vec<Option<f64>>;
 }
 
 /// The registered metrics, in column order.
 pub const METRICS: &[&dyn Metric] = &[
+    &clusters::Reported,
     &pairs::PairCounts,
     &ari::AdjustedRand,
     &bcubed::BCubed,
@@ -63,16 +130,23 @@ pub const METRICS: &[&dyn Metric] = &[
 pub fn compute_all(input: &EvalInput) -> Vec<(&'static str, Option<f64>)> {
     METRICS
         .iter()
-        .flat_map(|m| m.columns().iter().copied().zip(m.compute(input)))
+        .flat_map(|m| m.columns().iter().map(|c| c.name).zip(m.compute(input)))
         .collect()
 }
 
-/// All metric column names, in order.
-pub fn all_columns() -> Vec<&'static str> {
-    METRICS
-        .iter()
-        .flat_map(|m| m.columns().iter().copied())
-        .collect()
+/// Every column, in order.
+pub fn columns() -> impl Iterator<Item = &'static Column> {
+    METRICS.iter().flat_map(|m| m.columns().iter())
+}
+
+/// The columns of one kind, in order.
+pub fn columns_of(kind: Kind) -> impl Iterator<Item = &'static Column> {
+    columns().filter(move |c| c.kind == kind)
+}
+
+/// The column called `name`.
+pub fn column(name: &str) -> Option<&'static Column> {
+    columns().find(|c| c.name == name)
 }
 
 /// `num / den`, or `None` when `den` is 0.

@@ -2,10 +2,13 @@
 //!
 //! F1 = 2·TP / (2·TP + FP + FN), which is 0 (not undefined) when nothing is reported.
 //! Precision is undefined (empty) when nothing is reported; recall when nothing is positive.
+//! A truth without any positive pair (an unlabelled corpus) leaves precision, recall and F1
+//! undefined: every reported pair would count as a false positive, and "precision 0" would
+//! say the algorithm is wrong when nobody knows.
 
 use neardup::pairs::pack;
 
-use super::{EvalInput, Metric, ratio};
+use super::{Column, EvalInput, Kind, Metric, ratio};
 use crate::truth::Truth;
 
 /// TP/FP/FN and the derived rates.
@@ -51,21 +54,34 @@ pub fn confusion(input: &EvalInput) -> (u64, u64, u64) {
     }
 }
 
+/// The columns this metric produces.
+const COLUMNS: &[Column] = &[
+    Column::new("true_pairs", "true pairs", Kind::Count, false),
+    Column::new("tp", "TP", Kind::Count, false),
+    Column::new("fp", "FP", Kind::Count, false),
+    Column::new("fn", "FN", Kind::Count, false),
+    Column::new("precision", "precision", Kind::Quality, true),
+    Column::new("recall", "recall", Kind::Quality, true),
+    Column::new("f1", "F1", Kind::Quality, true),
+];
+
 impl Metric for PairCounts {
-    fn columns(&self) -> &'static [&'static str] {
-        &["true_pairs", "tp", "fp", "fn", "precision", "recall", "f1"]
+    fn columns(&self) -> &'static [Column] {
+        COLUMNS
     }
     fn compute(&self, input: &EvalInput) -> Vec<Option<f64>> {
         let (tp, fp, fn_) = confusion(input);
         let (tpf, fpf, fnf) = (tp as f64, fp as f64, fn_ as f64);
+        let positives = input.truth.positives();
+        let labelled = positives > 0;
         vec![
-            Some(input.truth.positives() as f64),
+            Some(positives as f64),
             Some(tpf),
             Some(fpf),
             Some(fnf),
-            ratio(tpf, tpf + fpf),
+            ratio(tpf, tpf + fpf).filter(|_| labelled),
             ratio(tpf, tpf + fnf),
-            ratio(2.0 * tpf, 2.0 * tpf + fpf + fnf),
+            ratio(2.0 * tpf, 2.0 * tpf + fpf + fnf).filter(|_| labelled),
         ]
     }
 }
@@ -130,5 +146,13 @@ mod tests {
         let predicted = [sp(0, 1), sp(0, 2), sp(4, 5)];
         let v = PairCounts.compute(&input(&truth, &predicted));
         assert_eq!(v[..4], [Some(2.0), Some(1.0), Some(1.0), Some(1.0)]);
+    }
+
+    /// Regression (issue 12): an unlabelled corpus reported precision 0 for every pair.
+    #[test]
+    fn unlabelled_truth_leaves_precision_undefined() {
+        let truth = Truth::from_labels(&[None, None, None]);
+        let v = PairCounts.compute(&input(&truth, &[sp(0, 1)]));
+        assert_eq!((v[2], v[4], v[5], v[6]), (Some(1.0), None, None, None));
     }
 }

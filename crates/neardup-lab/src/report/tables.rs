@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::experiment::config::Experiment;
 use crate::experiment::results::{ResultRow, SizeCost, costs_by_size};
+use crate::metrics::Kind;
 
 /// A titled table of strings.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -89,17 +90,69 @@ fn or_defaults(s: &str) -> String {
     }
 }
 
+/// The headline columns of a kind, from the metric registry.
+fn headline(kind: Kind) -> Vec<&'static crate::metrics::Column> {
+    crate::metrics::columns_of(kind)
+        .filter(|c| c.headline)
+        .collect()
+}
+
+/// The numeric parameters a grid sweeps over at least three values, with their extremes.
+fn swept_extremes(points: &[neardup::detector::ParamMap]) -> Vec<(String, f64, f64)> {
+    let mut keys: Vec<&String> = points.iter().flat_map(|p| p.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    keys.into_iter()
+        .filter_map(|k| {
+            let mut v: Vec<f64> = points
+                .iter()
+                .filter_map(|p| p.get(k).and_then(|x| x.as_f64()))
+                .collect();
+            v.sort_by(f64::total_cmp);
+            v.dedup();
+            (v.len() >= 3).then(|| (k.clone(), v[0], v[v.len() - 1]))
+        })
+        .collect()
+}
+
+/// `params` with every swept value that is an extreme of its grid marked "(edge)".
+fn mark_edges(
+    params: &str,
+    full: &neardup::detector::ParamMap,
+    swept: &[(String, f64, f64)],
+) -> (String, bool) {
+    let mut edge = false;
+    let marked = params
+        .split(' ')
+        .filter(|kv| !kv.is_empty())
+        .map(|kv| {
+            let key = kv.split('=').next().unwrap_or("");
+            let at_edge = swept.iter().any(|(k, lo, hi)| {
+                k == key
+                    && full
+                        .get(k)
+                        .and_then(|v| v.as_f64())
+                        .is_some_and(|v| v == *lo || v == *hi)
+            });
+            edge |= at_edge;
+            if at_edge {
+                format!("{kv} (edge)")
+            } else {
+                kv.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    (or_defaults(&marked), edge)
+}
+
 /// Quality tables: the best configuration per (dataset, algorithm) by mean F1 (means over
-/// seeds and edit models), and, with several edit kinds, mean recall per edit kind.
+/// seeds and edit models), with best points on the edge of their grid flagged; for corpora
+/// without ground truth, what each configuration reports in counts; and, with several edit
+/// kinds, mean recall per edit kind. Columns come from the metric registry's headlines.
 pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
-    const METRICS: [&str; 6] = [
-        "precision",
-        "recall",
-        "f1",
-        "ari",
-        "bcubed_precision",
-        "roc_auc",
-    ];
+    let quality = headline(Kind::Quality);
+    let counts = headline(Kind::Count);
     // With a few edit models each gets its own rows; with a grid of them, they are pooled.
     let per_edit = exp.edits.len() <= 4;
     let group = |r: &ResultRow| {
@@ -109,37 +162,75 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
             r.cell.dataset.clone()
         }
     };
-    // (group, label, build, query) → metric → values
-    let mut configs: BTreeMap<(String, String, String, String), Vec<Vec<f64>>> = BTreeMap::new();
-    let order: Vec<&str> = exp.algorithms.iter().map(|a| a.label.as_str()).collect();
+    // A group has ground truth when any of its corpora has a true pair.
+    let mut labelled: BTreeMap<String, bool> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.error.is_none()) {
+        *labelled.entry(group(r)).or_default() |= r.metric("true_pairs").unwrap_or(0.0) > 0.0;
+    }
+    let order: Vec<&str> = exp.algorithms.iter().map(|a| a.label.as_str()).collect();
+    // (group, label, build, query) → column → values, and a representative row
+    type Acc<'r> = (Vec<Vec<f64>>, &'r ResultRow);
+    let mut configs: BTreeMap<(String, String, String, String), Acc> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.error.is_none()) {
+        let g = group(r);
+        let cols = if labelled[&g] { &quality } else { &counts };
         let e = configs
             .entry((
-                group(r),
+                g,
                 r.cell.label.clone(),
                 r.build_params.clone(),
                 r.query_params.clone(),
             ))
-            .or_insert_with(|| vec![Vec::new(); METRICS.len()]);
-        for (i, m) in METRICS.iter().enumerate() {
-            if let Some(v) = r.metric(m) {
-                e[i].push(v);
+            .or_insert_with(|| (vec![Vec::new(); cols.len()], r));
+        for (i, c) in cols.iter().enumerate() {
+            if let Some(v) = r.metric(c.name) {
+                e.0[i].push(v);
             }
         }
     }
-    /// (build, query, metric means) of the best grid point so far.
+    let f1 = quality.iter().position(|c| c.name == "f1");
+    /// (build, query, column means) of the best grid point so far.
     type Best = (String, String, Vec<Option<f64>>);
     let mut best: BTreeMap<(String, usize, String), Best> = BTreeMap::new();
-    for ((dataset, label, build, query), values) in &configs {
+    let mut any_edge = false;
+    let mut unlabelled_rows = Vec::new();
+    for ((g, label, build, query), (values, rep)) in &configs {
         let means: Vec<Option<f64>> = values.iter().map(|v| mean(v)).collect();
         let li = order.iter().position(|l| l == label).unwrap_or(usize::MAX);
-        let key = (dataset.clone(), li, label.clone());
-        let better = match best.get(&key) {
-            None => true,
-            Some((_, _, old)) => means[2].unwrap_or(-1.0) > old[2].unwrap_or(-1.0),
-        };
-        if better {
-            best.insert(key, (build.clone(), query.clone(), means));
+        if !labelled[g] {
+            let mut row = vec![
+                g.clone(),
+                label.clone(),
+                or_defaults(build),
+                or_defaults(query),
+            ];
+            row.extend(
+                means
+                    .iter()
+                    .map(|v| v.map_or("–".into(), |x| format!("{x:.0}"))),
+            );
+            unlabelled_rows.push((li, row));
+            continue;
+        }
+        let key = (g.clone(), li, label.clone());
+        let score = |m: &[Option<f64>]| f1.and_then(|i| m[i]).unwrap_or(-1.0);
+        if best
+            .get(&key)
+            .is_none_or(|(_, _, old)| score(&means) > score(old))
+        {
+            let grid = exp.algorithms.get(li);
+            let (b, eb) = mark_edges(
+                build,
+                &rep.build_full,
+                &grid.map_or_else(Vec::new, |a| swept_extremes(&a.builds)),
+            );
+            let (q, eq) = mark_edges(
+                query,
+                &rep.query_full,
+                &grid.map_or_else(Vec::new, |a| swept_extremes(&a.queries)),
+            );
+            any_edge |= eb || eq;
+            best.insert(key, (b, q, means));
         }
     }
     // A configuration whose every cell failed keeps its row, marked, instead of vanishing.
@@ -153,38 +244,74 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
                 (
                     r.build_params.clone(),
                     "failed (see Failed cells)".into(),
-                    vec![None; METRICS.len()],
+                    vec![None; quality.len()],
                 )
             });
     }
     let mut tables = Vec::new();
     let several_edits = exp.edits.len() > 1;
-    tables.push(Table {
-        title: "Best configuration per dataset and algorithm".into(),
-        note: format!(
-            "For each {} and algorithm, the grid point with the highest mean F1{}. Pair-level precision, recall and \
-             F1; ARI and B-cubed precision of the clusters (connected components of reported pairs); ROC-AUC of the \
-             algorithm's scores. A dash: undefined (no pair reported, or no true pair to find).",
-            if per_edit { "dataset · edit model" } else { "dataset" },
-            match (several_edits && !per_edit, exp.seeds.len() > 1) {
-                (true, true) => " (means over edit models and seeds)",
-                (true, false) => " (means over edit models)",
-                (false, true) => " (means over seeds)",
-                (false, false) => "",
-            }
-        ),
-        columns: [if per_edit { "corpus" } else { "dataset" }, "algorithm", "build", "query", "precision", "recall", "F1", "ARI", "B³ precision", "ROC-AUC"]
-            .map(String::from)
-            .to_vec(),
-        rows: best
-            .iter()
-            .map(|((dataset, _, label), (build, query, m))| {
-                let mut row = vec![dataset.clone(), label.clone(), or_defaults(build), or_defaults(query)];
-                row.extend(m.iter().map(|v| fmt(*v)));
-                row
-            })
-            .collect(),
-    });
+    if !best.is_empty() {
+        let mut columns: Vec<String> = [
+            if per_edit { "corpus" } else { "dataset" },
+            "algorithm",
+            "build",
+            "query",
+        ]
+        .map(String::from)
+        .to_vec();
+        columns.extend(quality.iter().map(|c| c.title.to_string()));
+        tables.push(Table {
+            title: "Best configuration per dataset and algorithm".into(),
+            note: format!(
+                "For each {} and algorithm, the grid point with the highest mean F1{}. Pair-level precision, recall and \
+                 F1; ARI and B-cubed precision of the clusters (connected components of reported pairs); ROC-AUC of the \
+                 algorithm's scores. A dash: undefined (no pair reported, or no true pair to find).{}",
+                if per_edit { "dataset · edit model" } else { "dataset" },
+                match (several_edits && !per_edit, exp.seeds.len() > 1) {
+                    (true, true) => " (means over edit models and seeds)",
+                    (true, false) => " (means over edit models)",
+                    (false, true) => " (means over seeds)",
+                    (false, false) => "",
+                },
+                if any_edge {
+                    " \"(edge)\": the best value is the smallest or largest its grid tried, so a better one may lie beyond \
+                     the grid."
+                } else {
+                    ""
+                }
+            ),
+            columns,
+            rows: best
+                .iter()
+                .map(|((dataset, _, label), (build, query, m))| {
+                    let mut row = vec![dataset.clone(), label.clone(), or_defaults(build), or_defaults(query)];
+                    row.extend(m.iter().map(|v| fmt(*v)));
+                    row
+                })
+                .collect(),
+        });
+    }
+    if !unlabelled_rows.is_empty() {
+        unlabelled_rows.sort_by(|a, b| (&a.1[0], a.0).cmp(&(&b.1[0], b.0)));
+        let mut columns: Vec<String> = [
+            if per_edit { "corpus" } else { "dataset" },
+            "algorithm",
+            "build",
+            "query",
+        ]
+        .map(String::from)
+        .to_vec();
+        columns.extend(counts.iter().map(|c| c.title.to_string()));
+        tables.push(Table {
+            title: "Corpora without ground truth: what each configuration reports".into(),
+            note: "No pair of these corpora is known to be a near-duplicate, so precision and recall are undefined; \
+                   the counts say how much each configuration would remove: reported pairs, clusters (connected \
+                   components of two or more documents) and documents removed when one per cluster is kept."
+                .into(),
+            columns,
+            rows: unlabelled_rows.into_iter().map(|(_, r)| r).collect(),
+        });
+    }
     let kinds: Vec<&str> = {
         let mut k: Vec<&str> = exp
             .edits
@@ -252,9 +379,11 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
     tables
 }
 
-/// Timing table: mean throughput and memory per (dataset, algorithm, build point).
+/// Timing table: mean build seconds, the headline cost columns and the index's memory per
+/// (dataset, algorithm, build point).
 pub fn timing_tables(rows: &[ResultRow]) -> Vec<Table> {
-    let mut agg: BTreeMap<(String, String, String), [Vec<f64>; 5]> = BTreeMap::new();
+    let cost = headline(Kind::Cost);
+    let mut agg: BTreeMap<(String, String, String), Vec<Vec<f64>>> = BTreeMap::new();
     for r in rows
         .iter()
         .filter(|r| r.error.is_none() && r.query_index == 0)
@@ -265,28 +394,35 @@ pub fn timing_tables(rows: &[ResultRow]) -> Vec<Table> {
                 r.cell.label.clone(),
                 r.build_params.clone(),
             ))
-            .or_default();
+            .or_insert_with(|| vec![Vec::new(); cost.len() + 2]);
         e[0].push(r.build_seconds);
-        if let Some(d) = r.docs_per_s {
-            e[1].push(d);
+        for (i, c) in cost.iter().enumerate() {
+            if let Some(v) = r.metric(c.name) {
+                e[i + 1].push(v);
+            }
         }
-        if let Some(m) = r.mb_per_s {
-            e[2].push(m);
-        }
-        e[3].push(r.peak_mb);
-        e[4].push(r.index_mb);
+        e[cost.len() + 1].push(r.index_mb);
     }
+    let mut columns: Vec<String> = ["dataset", "algorithm", "build", "build s"]
+        .map(String::from)
+        .to_vec();
+    columns.extend(cost.iter().map(|c| c.title.to_string()));
+    columns.push("index MB".into());
     let mut tables = vec![Table {
         title: "Throughput and memory".into(),
         note: "Means over the cells of each configuration (first query point): build seconds, documents and MB of text per \
                second for build + query, peak heap above the baseline during the cell, and heap held by the index."
             .into(),
-        columns: ["dataset", "algorithm", "build", "build s", "docs/s", "MB/s", "peak MB", "index MB"].map(String::from).to_vec(),
+        columns,
         rows: agg
             .into_iter()
             .map(|((d, l, b), v)| {
-                let f = |i: usize, p: usize| mean(&v[i]).map_or("–".into(), |x| format!("{x:.p$}"));
-                vec![d, l, or_defaults(&b), f(0, 3), f(1, 0), f(2, 1), f(3, 1), f(4, 1)]
+                let mut row = vec![d, l, or_defaults(&b)];
+                row.extend(v.iter().enumerate().map(|(i, x)| {
+                    let decimals = if i == 0 { 3 } else if i == 1 { 0 } else { 1 };
+                    mean(x).map_or("–".into(), |m| format!("{m:.decimals$}"))
+                }));
+                row
             })
             .collect(),
     }];
