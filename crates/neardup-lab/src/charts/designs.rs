@@ -9,7 +9,8 @@ use std::path::Path;
 use neardup::hamming::design::candidates;
 use plotters::prelude::*;
 
-use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
+use super::style::{self, Look};
+use super::{Chart, ChartFile, ChartInput, label_font};
 
 /// Tables vs candidates per probe vs memory.
 #[derive(Debug)]
@@ -64,18 +65,23 @@ impl Chart for Designs {
                 (a.min(p.2), b.max(p.2))
             });
         let mmax = pts.iter().map(|p| p.3).fold(0.0, f64::max);
-        let size = (1100u32, 560u32);
+        let entries: Vec<(String, Look)> = ks
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (format!("k = {k}"), Look::nth(i)))
+            .collect();
+        let size = (1100u32 + style::LEGEND_WIDTH, 560u32);
         let (svg, png) = crate::draw_both!(
             dir,
             "designs",
             size,
             |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                let (top, body) = root.split_vertically(50);
-                top.titled(
+                let body = style::titled(
+                    root,
                     "Permuted-table designs for f = 64 bits, 2^34 fingerprints",
-                    title_font(),
                 )?;
-                let (left, right) = body.split_horizontally(size.0 / 2);
+                let plots = style::with_legend(&body, &entries)?;
+                let (left, right) = plots.split_horizontally(550);
                 let mut a = ChartBuilder::on(&left)
                     .caption("fingerprints returned per probe", label_font())
                     .margin(12)
@@ -87,6 +93,7 @@ impl Chart for Designs {
                     )?;
                 a.configure_mesh()
                     .x_desc("tables (log scale)")
+                    .x_label_formatter(&style::whole)
                     .y_desc("log2 expected matches per probe, 2^(34 − p)")
                     .axis_desc_style(("sans-serif", 14))
                     .draw()?;
@@ -98,24 +105,24 @@ impl Chart for Designs {
                     .build_cartesian_2d((1f64..tmax * 2.0).log_scale(), 0.0..mmax * 1.1)?;
                 b.configure_mesh()
                     .x_desc("tables (log scale)")
+                    .x_label_formatter(&style::whole)
                     .y_desc("terabytes (f/8 + 4 bytes per entry)")
                     .axis_desc_style(("sans-serif", 14))
                     .draw()?;
                 for (i, &k) in ks.iter().enumerate() {
-                    let c = colour(i);
+                    let look = Look::nth(i);
                     let mine: Vec<&(u32, f64, f64, f64, String)> =
                         pts.iter().filter(|p| p.0 == k).collect();
-                    a.draw_series(mine.iter().map(|p| Circle::new((p.1, p.2), 5, c.filled())))?;
+                    let at: Vec<(f64, f64)> = mine.iter().map(|p| (p.1, p.2)).collect();
+                    style::draw_markers(&mut a, &at, look, 5)?;
                     a.draw_series(
                         mine.iter()
                             .map(|p| Text::new(p.4.clone(), (p.1, p.2 + 0.4), ("sans-serif", 12))),
                     )?;
                     // The legend lives in the memory panel, whose upper left is empty.
-                    b.draw_series(mine.iter().map(|p| Circle::new((p.1, p.3), 5, c.filled())))?
-                        .label(format!("k = {k}"))
-                        .legend(move |(x, y)| Circle::new((x + 8, y), 5, c.filled()));
+                    let at: Vec<(f64, f64)> = mine.iter().map(|p| (p.1, p.3)).collect();
+                    style::draw_markers(&mut b, &at, look, 5)?;
                 }
-                super::legend(&mut b, SeriesLabelPosition::UpperLeft, 14)?;
                 Ok(())
             }
         );

@@ -1,7 +1,8 @@
 //! Charts, one file per chart kind, drawn with plotters as SVG and PNG from stored results.
 //!
 //! Every chart implements [`Chart`] and is listed once in [`CHARTS`]; experiments name the
-//! kinds they want. Text uses DejaVu Sans embedded in the binary, so PNGs look the same on
+//! kinds they want. Series keep one look (colour, marker, dashes) in every chart, legends sit
+//! beside the plots, titles fit ([`style`]). Text uses DejaVu Sans embedded in the binary, so PNGs look the same on
 //! every machine and need no system fonts. Files are written atomically.
 
 pub mod designs;
@@ -10,6 +11,7 @@ pub mod pr_curve;
 pub mod robustness;
 pub mod scaling;
 pub mod scurve;
+pub mod style;
 pub mod tradeoff;
 
 use std::collections::HashMap;
@@ -142,52 +144,9 @@ macro_rules! draw_both {
     }};
 }
 
-/// A distinct, readable colour for series `i`.
-pub fn colour(i: usize) -> RGBColor {
-    const C: [RGBColor; 10] = [
-        RGBColor(31, 119, 180),
-        RGBColor(214, 39, 40),
-        RGBColor(44, 160, 44),
-        RGBColor(255, 127, 14),
-        RGBColor(148, 103, 189),
-        RGBColor(140, 86, 75),
-        RGBColor(227, 119, 194),
-        RGBColor(127, 127, 127),
-        RGBColor(188, 189, 34),
-        RGBColor(23, 190, 207),
-    ];
-    C[i % C.len()]
-}
-
-/// Title font.
-pub fn title_font() -> TextStyle<'static> {
-    ("sans-serif", 24).into_font().into()
-}
-
 /// Axis label font.
 pub fn label_font() -> TextStyle<'static> {
     ("sans-serif", 16).into_font().into()
-}
-
-/// Draws a chart's legend: readable font, a translucent white box with a black border.
-pub fn legend<'a, DB, CT>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    position: SeriesLabelPosition,
-    font_size: u32,
-) -> anyhow::Result<()>
-where
-    DB: DrawingBackend + 'a,
-    DB::ErrorType: 'static,
-    CT: plotters::coord::CoordTranslate,
-{
-    chart
-        .configure_series_labels()
-        .position(position)
-        .label_font(("sans-serif", font_size))
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .draw()?;
-    Ok(())
 }
 
 /// A file-name-safe form of a label.

@@ -1,18 +1,19 @@
-//! Recall against throughput across all algorithm configurations, with the Pareto front (no
-//! other configuration is both faster and better). Drawn from timings, so it differs between
-//! runs and machines.
+//! Pareto: recall against throughput, one point per configuration and corpus, with the front
+//! of configurations no other beats on both; one panel per dataset.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::{Chart, ChartFile, ChartInput, colour, title_font};
+use super::style::{self, Looks};
+use super::{Chart, ChartFile, ChartInput, label_font};
 
-/// Recall vs throughput.
+/// Recall against throughput.
 #[derive(Debug)]
 pub struct Pareto;
 
-/// Indices of the points on the upper-right Pareto front of (x, y), sorted by x.
+/// Indices of the Pareto front of (x, y) points, both to maximize, in increasing x.
 pub fn front(points: &[(f64, f64)]) -> Vec<usize> {
     let mut idx: Vec<usize> = (0..points.len()).collect();
     idx.sort_by(|&a, &b| {
@@ -39,65 +40,79 @@ impl Chart for Pareto {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        let labels: Vec<&str> = input
-            .experiment
-            .algorithms
-            .iter()
-            .map(|a| a.label.as_str())
-            .collect();
-        let mut pts: Vec<(f64, f64, usize)> = Vec::new();
+        // dataset → (docs/s, recall, series)
+        let mut panels: BTreeMap<String, Vec<(f64, f64, String)>> = BTreeMap::new();
         for r in input.results.rows.iter().filter(|r| r.error.is_none()) {
             if let (Some(x), Some(y)) = (r.metric("docs_per_s"), r.metric("recall")) {
-                let li = labels.iter().position(|l| *l == r.cell.label).unwrap_or(0);
-                pts.push((x.max(1.0), y, li));
+                panels.entry(r.cell.dataset.clone()).or_default().push((
+                    x.max(1.0),
+                    y,
+                    input.series_name(r),
+                ));
             }
         }
-        if pts.is_empty() {
+        if panels.is_empty() {
             return Ok(Vec::new());
         }
-        let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
-        let f = front(&xy);
-        let (xmin, xmax) = xy.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| {
-            (a.min(p.0), b.max(p.0))
-        });
+        let looks = Looks::of(input.experiment);
+        let series: Vec<&str> = looks
+            .names()
+            .filter(|n| panels.values().flatten().any(|p| p.2 == *n))
+            .collect();
+        let mut entries: Vec<(String, style::Look)> = series
+            .iter()
+            .map(|s| (s.to_string(), looks.get(s)))
+            .collect();
+        entries.push(("Pareto front".into(), style::Look::nth(7)));
+        let (xmin, xmax) = panels
+            .values()
+            .flatten()
+            .fold((f64::INFINITY, 0.0f64), |(a, b), p| {
+                (a.min(p.0), b.max(p.0))
+            });
+        let n = panels.len();
+        let cols = n.min(2);
+        let rows = n.div_ceil(cols);
+        let plot_h = (480 * rows as u32).max(24 + 20 * entries.len() as u32);
+        let size = (560 * cols as u32 + style::LEGEND_WIDTH, plot_h + 60);
+        let title = "Recall against throughput";
         let (svg, png) = crate::draw_both!(
             dir,
             "pareto",
-            super::SIZE,
+            size,
             |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                let mut chart = ChartBuilder::on(root)
-                    .caption("Recall against throughput", title_font())
-                    .margin(16)
-                    .x_label_area_size(50)
-                    .y_label_area_size(60)
-                    .build_cartesian_2d(((xmin / 2.0)..(xmax * 2.0)).log_scale(), 0.0..1.02)?;
-                chart
-                    .configure_mesh()
-                    .x_desc("throughput (documents per second, build + query, log scale)")
-                    .y_desc("recall")
-                    .axis_desc_style(("sans-serif", 16))
-                    .draw()?;
-                for (li, label) in labels.iter().enumerate() {
-                    let c = colour(li);
-                    let mine: Vec<(f64, f64)> = pts
-                        .iter()
-                        .filter(|p| p.2 == li)
-                        .map(|p| (p.0, p.1))
-                        .collect();
-                    if mine.is_empty() {
-                        continue;
-                    }
+                let body = style::titled(root, title)?;
+                let plots = style::with_legend(&body, &entries)?;
+                for (panel, (dataset, pts)) in plots.split_evenly((rows, cols)).iter().zip(&panels)
+                {
+                    let mut chart = ChartBuilder::on(panel)
+                        .caption(dataset.as_str(), label_font())
+                        .margin(12)
+                        .x_label_area_size(50)
+                        .y_label_area_size(60)
+                        .build_cartesian_2d(((xmin / 2.0)..(xmax * 2.0)).log_scale(), 0.0..1.02)?;
                     chart
-                        .draw_series(mine.iter().map(|&p| Circle::new(p, 4, c.filled())))?
-                        .label(*label)
-                        .legend(move |(x, y)| Circle::new((x + 10, y), 4, c.filled()));
+                        .configure_mesh()
+                        .x_desc("documents per second, build + query (log scale)")
+                        .y_desc("recall")
+                        .x_label_formatter(&style::whole)
+                        .axis_desc_style(("sans-serif", 14))
+                        .draw()?;
+                    for name in &series {
+                        let mine: Vec<(f64, f64)> = pts
+                            .iter()
+                            .filter(|p| p.2 == *name)
+                            .map(|p| (p.0, p.1))
+                            .collect();
+                        style::draw_markers(&mut chart, &mine, looks.get(name), 5)?;
+                    }
+                    let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
+                    let line: Vec<(f64, f64)> = front(&xy).into_iter().map(|i| xy[i]).collect();
+                    chart.draw_series(LineSeries::new(
+                        line,
+                        style::Look::nth(7).colour.stroke_width(1),
+                    ))?;
                 }
-                let line: Vec<(f64, f64)> = f.iter().map(|&i| xy[i]).collect();
-                chart
-                    .draw_series(LineSeries::new(line, BLACK.stroke_width(1)))?
-                    .label("Pareto front")
-                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK));
-                super::legend(&mut chart, SeriesLabelPosition::LowerLeft, 14)?;
                 Ok(())
             }
         );
@@ -105,8 +120,9 @@ impl Chart for Pareto {
             title: "Recall against throughput".into(),
             svg,
             png,
-            caption: "Each point is one configuration on one corpus; the line joins the configurations no other beats on both \
-                      axes. Throughput is wall-clock on the machine named below (all cores)."
+            caption: "One panel per dataset. Each point is one configuration on one corpus; the grey line joins the \
+                      configurations no other beats on both axes. Throughput is wall-clock on the machine named below (all \
+                      cores)."
                 .into(),
             timing: true,
         }])

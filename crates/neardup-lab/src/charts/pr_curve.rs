@@ -7,7 +7,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::{Chart, ChartFile, ChartInput, colour, title_font};
+use super::style::{self, Looks};
+use super::{Chart, ChartFile, ChartInput, label_font};
 
 /// Precision–recall curves.
 #[derive(Debug)]
@@ -37,8 +38,9 @@ impl Chart for PrCurve {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        // series → (observations, positives)
-        let mut series: BTreeMap<String, (Vec<(f64, bool)>, usize)> = BTreeMap::new();
+        // dataset → series → (observations, positives)
+        type Series = BTreeMap<String, (Vec<(f64, bool)>, usize)>;
+        let mut panels: BTreeMap<String, Series> = BTreeMap::new();
         for planned in input
             .results
             .rows
@@ -46,6 +48,7 @@ impl Chart for PrCurve {
             .filter(|r| r.query_index == 0 && r.error.is_none())
         {
             let cell = &input.results.cells[&planned.cell.key];
+            // The loosest query point reports the most pairs: the curve's full extent.
             let Some(q) = cell.queries.iter().max_by_key(|q| q.pairs.len()) else {
                 continue;
             };
@@ -54,8 +57,11 @@ impl Chart for PrCurve {
             if positives == 0 {
                 continue;
             }
-            let name = input.series_name(planned);
-            let e = series.entry(name).or_default();
+            let e = panels
+                .entry(planned.cell.dataset.clone())
+                .or_default()
+                .entry(input.series_name(planned))
+                .or_default();
             e.1 += positives;
             for i in 0..q.pairs.len() {
                 let (a, b) = (q.pairs.a[i] as usize, q.pairs.b[i] as usize);
@@ -65,37 +71,65 @@ impl Chart for PrCurve {
                 ));
             }
         }
-        if series.is_empty() {
+        if panels.is_empty() {
             return Ok(Vec::new());
         }
+        let looks = Looks::of(input.experiment);
+        let series: Vec<&str> = looks
+            .names()
+            .filter(|n| panels.values().any(|m| m.contains_key(*n)))
+            .collect();
+        let entries: Vec<(String, style::Look)> = series
+            .iter()
+            .map(|s| (s.to_string(), looks.get(s)))
+            .collect();
+        let n = panels.len();
+        let cols = n.min(2);
+        let rows = n.div_ceil(cols);
+        let plot_h = (480 * rows as u32).max(24 + 20 * entries.len() as u32);
+        let size = (560 * cols as u32 + style::LEGEND_WIDTH, plot_h + 60);
+        let title = "Precision–recall over score cutoffs";
         let (svg, png) = crate::draw_both!(
             dir,
             "pr-curve",
-            super::SIZE,
+            size,
             |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                let mut chart = ChartBuilder::on(root)
-                    .caption("Precision–recall over score cutoffs", title_font())
-                    .margin(16)
-                    .x_label_area_size(50)
-                    .y_label_area_size(60)
-                    .build_cartesian_2d(0.0..1.0, 0.0..1.02)?;
-                chart
-                    .configure_mesh()
-                    .x_desc("recall (share of true pairs reported above the cutoff)")
-                    .y_desc("precision")
-                    .axis_desc_style(("sans-serif", 16))
-                    .draw()?;
-                for (i, (name, (obs, positives))) in series.iter().enumerate() {
-                    let c = colour(i);
-                    let pts = curve(obs.clone(), *positives);
+                let body = style::titled(root, title)?;
+                let plots = style::with_legend(&body, &entries)?;
+                for (panel, (dataset, data)) in plots.split_evenly((rows, cols)).iter().zip(&panels)
+                {
+                    let mut chart = ChartBuilder::on(panel)
+                        .caption(dataset.as_str(), label_font())
+                        .margin(12)
+                        .x_label_area_size(50)
+                        .y_label_area_size(60)
+                        .build_cartesian_2d(0.0..1.0, 0.0..1.02)?;
                     chart
-                        .draw_series(LineSeries::new(pts, c.stroke_width(2)))?
-                        .label(name.as_str())
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                        });
+                        .configure_mesh()
+                        .x_desc("recall (share of true pairs reported above the cutoff)")
+                        .y_desc("precision")
+                        .axis_desc_style(("sans-serif", 14))
+                        .draw()?;
+                    for name in &series {
+                        let Some((obs, positives)) = data.get(*name) else {
+                            continue;
+                        };
+                        let look = looks.get(name);
+                        let pts = curve(obs.clone(), *positives);
+                        if look.dashed {
+                            chart.draw_series(std::iter::once(
+                                plotters::element::DashedPathElement::new(
+                                    pts.into_iter(),
+                                    8,
+                                    5,
+                                    look.stroke(),
+                                ),
+                            ))?;
+                        } else {
+                            chart.draw_series(LineSeries::new(pts, look.stroke()))?;
+                        }
+                    }
                 }
-                super::legend(&mut chart, SeriesLabelPosition::LowerLeft, 14)?;
                 Ok(())
             }
         );
@@ -103,8 +137,9 @@ impl Chart for PrCurve {
             title: "Precision–recall curves".into(),
             svg,
             png,
-            caption: "Reported pairs ranked by each algorithm's own score; each cutoff gives one point. A curve ends at the \
-                      recall of its loosest query setting: pairs never reported cannot be recovered by a cutoff."
+            caption: "One panel per dataset. Reported pairs ranked by each algorithm's own score; each cutoff gives one \
+                      point. A curve ends at the recall of its loosest query setting: pairs never reported cannot be recovered \
+                      by a cutoff."
                 .into(),
             timing: false,
         }])

@@ -1,14 +1,15 @@
-//! Robustness: recall against edit rate, one panel per edit kind, a line per algorithm
-//! configuration (mean over seeds; first query point of each grid).
+//! Robustness: recall against edit rate, one panel per edit kind, one line per algorithm
+//! configuration (first query point of its grid, mean over seeds).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
+use super::style::{self, Looks};
+use super::{Chart, ChartFile, ChartInput, label_font};
 
-/// Recall vs edit rate per edit kind.
+/// Recall against edit rate.
 #[derive(Debug)]
 pub struct Robustness;
 
@@ -18,7 +19,7 @@ impl Chart for Robustness {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        // kind → series → rate → recalls
+        // edit kind → series → rate → recalls
         let mut data: BTreeMap<String, BTreeMap<String, BTreeMap<u64, Vec<f64>>>> = BTreeMap::new();
         for r in &input.results.rows {
             if r.query_index != 0
@@ -31,10 +32,9 @@ impl Chart for Robustness {
             let Some(recall) = r.metric("recall") else {
                 continue;
             };
-            let series = input.series_name(r);
             data.entry(r.cell.edit.clone())
                 .or_default()
-                .entry(series)
+                .entry(input.series_name(r))
                 .or_default()
                 .entry(r.cell.rate.to_bits())
                 .or_default()
@@ -43,33 +43,35 @@ impl Chart for Robustness {
         if data.is_empty() {
             return Ok(Vec::new());
         }
+        let looks = Looks::of(input.experiment);
         let kinds: Vec<&String> = data.keys().collect();
         let cols = kinds.len().min(3);
         let rows = kinds.len().div_ceil(cols);
-        let all_series: Vec<String> = {
-            let mut s: Vec<String> = data.values().flat_map(|m| m.keys().cloned()).collect();
-            s.sort();
-            s.dedup();
-            s
-        };
+        let series: Vec<&str> = looks
+            .names()
+            .filter(|n| data.values().any(|m| m.contains_key(*n)))
+            .collect();
         let max_rate = data
             .values()
             .flat_map(|m| m.values())
             .flat_map(|r| r.keys())
             .map(|&b| f64::from_bits(b))
             .fold(0.0, f64::max);
-        let legend_h = 20 + 22 * all_series.len().div_ceil(4) as u32;
-        let size = (400 * cols as u32 + 40, 330 * rows as u32 + 60 + legend_h);
+        let plot_h = (330 * rows as u32).max(24 + 20 * series.len() as u32);
+        let size = (400 * cols as u32 + style::LEGEND_WIDTH, plot_h + 60);
+        let title = "Recall against edit rate, per edit kind";
+        let entries: Vec<(String, style::Look)> = series
+            .iter()
+            .map(|s| (s.to_string(), looks.get(s)))
+            .collect();
         let (svg, png) = crate::draw_both!(
             dir,
             "robustness",
             size,
             |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                let (top, body) = root.split_vertically(60);
-                top.titled("Recall against edit rate, per edit kind", title_font())?;
-                let (panels_area, legend_area) = body.split_vertically(size.1 - 60 - legend_h);
-                let panels = panels_area.split_evenly((rows, cols));
-                for (panel, kind) in panels.iter().zip(&kinds) {
+                let body = style::titled(root, title)?;
+                let plots = style::with_legend(&body, &entries)?;
+                for (panel, kind) in plots.split_evenly((rows, cols)).iter().zip(&kinds) {
                     let mut chart = ChartBuilder::on(panel)
                         .caption(kind.as_str(), label_font())
                         .margin(8)
@@ -83,8 +85,8 @@ impl Chart for Robustness {
                         .label_style(("sans-serif", 12))
                         .axis_desc_style(("sans-serif", 13))
                         .draw()?;
-                    for (si, name) in all_series.iter().enumerate() {
-                        let Some(points) = data[*kind].get(name) else {
+                    for name in &series {
+                        let Some(points) = data[*kind].get(*name) else {
                             continue;
                         };
                         let pts: Vec<(f64, f64)> = points
@@ -93,22 +95,8 @@ impl Chart for Robustness {
                                 (f64::from_bits(r), v.iter().sum::<f64>() / v.len() as f64)
                             })
                             .collect();
-                        let c = colour(si);
-                        chart.draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?;
-                        chart.draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                        style::draw_series(&mut chart, &pts, looks.get(name))?;
                     }
-                }
-                // One shared legend under the panels.
-                let n = all_series.len().max(1);
-                let per_row = n.min(4);
-                for (si, name) in all_series.iter().enumerate() {
-                    let x = 20 + (si % per_row) as i32 * (size.0 as i32 - 40) / per_row as i32;
-                    let y = 10 + (si / per_row) as i32 * 22;
-                    legend_area.draw(&Rectangle::new(
-                        [(x, y + 4), (x + 24, y + 8)],
-                        colour(si).filled(),
-                    ))?;
-                    legend_area.draw(&Text::new(name.clone(), (x + 30, y), ("sans-serif", 14)))?;
                 }
                 Ok(())
             }

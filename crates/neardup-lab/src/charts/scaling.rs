@@ -7,7 +7,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
+use super::style::{self, Looks};
+use super::{Chart, ChartFile, ChartInput, label_font};
 use crate::experiment::results::{SizeCost, costs_by_size};
 
 /// Seconds and memory against documents.
@@ -52,16 +53,21 @@ impl Chart for Scaling {
             .fold((f64::INFINITY, 0.0f64), |(a, b), c| {
                 (a.min(peak(c)), b.max(peak(c)))
             });
-        let labels: Vec<&String> = data.keys().collect();
-        let size = (1200u32, 600u32);
+        let looks = Looks::of(input.experiment);
+        let labels: Vec<&str> = looks.names().filter(|n| data.contains_key(*n)).collect();
+        let entries: Vec<(String, style::Look)> = labels
+            .iter()
+            .map(|l| (l.to_string(), looks.get(l)))
+            .collect();
+        let size = (1200u32 + style::LEGEND_WIDTH, 600u32);
         let (svg, png) = crate::draw_both!(
             dir,
             "scaling",
             size,
             |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                let (top, body) = root.split_vertically(50);
-                top.titled("Cost against corpus size", title_font())?;
-                let (left, right) = body.split_horizontally(size.0 / 2);
+                let body = style::titled(root, "Cost against corpus size")?;
+                let plots = style::with_legend(&body, &entries)?;
+                let (left, right) = plots.split_horizontally(600);
                 let x = || ((dmin as f64 / 1.5)..(dmax as f64 * 1.5)).log_scale();
                 let mut a = ChartBuilder::on(&left)
                     .caption("wall seconds (build + query)", label_font())
@@ -72,6 +78,7 @@ impl Chart for Scaling {
                 a.configure_mesh()
                     .x_desc("documents (log scale)")
                     .y_desc("seconds (log scale)")
+                    .x_label_formatter(&style::whole)
                     .axis_desc_style(("sans-serif", 14))
                     .draw()?;
                 let mut b = ChartBuilder::on(&right)
@@ -83,10 +90,10 @@ impl Chart for Scaling {
                 b.configure_mesh()
                     .x_desc("documents (log scale)")
                     .y_desc("MB (10^6 bytes, log scale)")
+                    .x_label_formatter(&style::whole)
                     .axis_desc_style(("sans-serif", 14))
                     .draw()?;
-                for (i, label) in labels.iter().enumerate() {
-                    let c = colour(i);
+                for label in &labels {
                     let secs: Vec<(f64, f64)> = data[*label]
                         .iter()
                         .map(|(&d, c)| (d as f64, c.seconds))
@@ -95,16 +102,9 @@ impl Chart for Scaling {
                         .iter()
                         .map(|(&d, c)| (d as f64, peak(c)))
                         .collect();
-                    a.draw_series(LineSeries::new(secs.clone(), c.stroke_width(2)))?
-                        .label(label.as_str())
-                        .legend(move |(x, y)| {
-                            PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                        });
-                    a.draw_series(secs.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
-                    b.draw_series(LineSeries::new(mem.clone(), c.stroke_width(2)))?;
-                    b.draw_series(mem.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                    style::draw_series(&mut a, &secs, looks.get(label))?;
+                    style::draw_series(&mut b, &mem, looks.get(label))?;
                 }
-                super::legend(&mut a, SeriesLabelPosition::UpperLeft, 12)?;
                 Ok(())
             }
         );

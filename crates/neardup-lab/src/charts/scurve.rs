@@ -13,7 +13,8 @@ use neardup::minhash::banding::candidate_probability;
 use neardup::pairs::pack;
 use plotters::prelude::*;
 
-use super::{Chart, ChartFile, ChartInput, colour, title_font, wilson};
+use super::style::{self, Look};
+use super::{Chart, ChartFile, ChartInput, wilson};
 
 /// Empirical vs theoretical S-curves.
 #[derive(Debug)]
@@ -72,17 +73,32 @@ impl Chart for SCurve {
             return Ok(Vec::new());
         }
         let lo = (floor / BIN).floor() * BIN;
+        let entries: Vec<(String, Look)> = bins
+            .keys()
+            .enumerate()
+            .map(|(i, &(b, r))| {
+                (
+                    format!(
+                        "b={b}, r={r} (threshold {:.2})",
+                        neardup::minhash::banding::threshold(b as usize, r as usize)
+                    ),
+                    Look::nth(i),
+                )
+            })
+            .collect();
+        let size = (super::SIZE.0 + style::LEGEND_WIDTH, super::SIZE.1);
         let (svg, png) =
             crate::draw_both!(
                 dir,
                 "scurve",
-                super::SIZE,
+                size,
                 |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                    let mut chart = ChartBuilder::on(root)
-                        .caption(
-                            "Candidate probability against true Jaccard similarity",
-                            title_font(),
-                        )
+                    let body = style::titled(
+                        root,
+                        "Candidate probability against true Jaccard similarity",
+                    )?;
+                    let plot = style::with_legend(&body, &entries)?;
+                    let mut chart = ChartBuilder::on(&plot)
                         .margin(16)
                         .x_label_area_size(50)
                         .y_label_area_size(60)
@@ -97,20 +113,13 @@ impl Chart for SCurve {
                     for (i, (&(b, r), data)) in bins.iter().enumerate() {
                         // Offset each series' markers a little so overlapping intervals stay visible.
                         let shift = (i as f64 - (series - 1.0) / 2.0) * BIN * 0.12;
-                        let c = colour(i);
+                        let look = Look::nth(i);
+                        let c = look.colour;
                         let curve: Vec<(f64, f64)> = (0..=200)
                             .map(|k| lo + (1.0 - lo) * k as f64 / 200.0)
                             .map(|s| (s, candidate_probability(s, b as usize, r as usize)))
                             .collect();
-                        chart
-                            .draw_series(LineSeries::new(curve, c.stroke_width(2)))?
-                            .label(format!(
-                                "b={b}, r={r}: 1 − (1 − s^r)^b, threshold {:.2}",
-                                neardup::minhash::banding::threshold(b as usize, r as usize)
-                            ))
-                            .legend(move |(x, y)| {
-                                PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                            });
+                        chart.draw_series(LineSeries::new(curve, look.stroke()))?;
                         for (&bin, &(k, n)) in data {
                             if n == 0 {
                                 continue;
@@ -125,14 +134,9 @@ impl Chart for SCurve {
                                 c.filled(),
                                 8,
                             )))?;
-                            chart.draw_series(std::iter::once(Circle::new(
-                                (x, k as f64 / n as f64),
-                                4,
-                                c.filled(),
-                            )))?;
+                            style::draw_markers(&mut chart, &[(x, k as f64 / n as f64)], look, 4)?;
                         }
                     }
-                    super::legend(&mut chart, SeriesLabelPosition::LowerRight, 15)?;
                     Ok(())
                 }
             );
@@ -150,8 +154,8 @@ impl Chart for SCurve {
             svg,
             png,
             caption: format!(
-                "Dots: share of pairs in each {BIN:.2}-wide similarity bin that shared at least one band, with 95 % Wilson \
-                 intervals; lines: the theoretical S-curve. Pairs counted: {}.",
+                "Markers: share of pairs in each {BIN:.2}-wide similarity bin that shared at least one band, with 95 % Wilson \
+                 intervals; lines: the theoretical S-curve 1 − (1 − s^r)^b. Pairs counted: {}.",
                 summary.join("; ")
             ),
             timing: false,

@@ -8,7 +8,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::{Chart, ChartFile, ChartInput, colour, label_font, title_font};
+use super::style::{self, Look};
+use super::{Chart, ChartFile, ChartInput, label_font};
 use crate::experiment::config::AlgorithmGrid;
 
 /// Precision / recall / F1 against a swept parameter.
@@ -97,7 +98,15 @@ impl Chart for Tradeoff {
             let n = panels.len().min(6);
             let cols = n.min(3);
             let rows = n.div_ceil(cols);
-            let size = (420 * cols as u32 + 40, 360 * rows as u32 + 60);
+            let size = (
+                420 * cols as u32 + style::LEGEND_WIDTH,
+                360 * rows as u32 + 60,
+            );
+            let entries: Vec<(String, Look)> = ["precision", "recall", "F1"]
+                .iter()
+                .enumerate()
+                .map(|(i, m)| (m.to_string(), Look::nth(i)))
+                .collect();
             let xs: Vec<f64> = panels
                 .values()
                 .flat_map(|m| m.keys().map(|&b| f64::from_bits(b)))
@@ -115,9 +124,9 @@ impl Chart for Tradeoff {
                 &stem,
                 size,
                 |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                    let (top, body) = root.split_vertically(60);
-                    top.titled(&title, title_font())?;
-                    for (area, (name, data)) in body
+                    let body = style::titled(root, &title)?;
+                    let plots = style::with_legend(&body, &entries)?;
+                    for (area, (name, data)) in plots
                         .split_evenly((rows, cols))
                         .iter()
                         .zip(panels.iter().take(n))
@@ -139,7 +148,7 @@ impl Chart for Tradeoff {
                             .y_desc("metric value")
                             .axis_desc_style(("sans-serif", 14))
                             .draw()?;
-                        for (mi, m) in ["precision", "recall", "F1"].iter().enumerate() {
+                        for mi in 0..3 {
                             let pts: Vec<(f64, f64)> = data
                                 .iter()
                                 .filter(|(_, v)| !v[mi].is_empty())
@@ -150,17 +159,8 @@ impl Chart for Tradeoff {
                                     )
                                 })
                                 .collect();
-                            let c = colour(mi);
-                            chart
-                                .draw_series(LineSeries::new(pts.clone(), c.stroke_width(2)))?
-                                .label(*m)
-                                .legend(move |(x, y)| {
-                                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                                });
-                            chart
-                                .draw_series(pts.iter().map(|&p| Circle::new(p, 3, c.filled())))?;
+                            style::draw_series(&mut chart, &pts, Look::nth(mi))?;
                         }
-                        super::legend(&mut chart, SeriesLabelPosition::LowerLeft, 13)?;
                     }
                     Ok(())
                 }
