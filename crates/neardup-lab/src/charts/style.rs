@@ -318,7 +318,7 @@ where
         }
         size -= 1;
     }
-    let (top, body) = area.split_vertically(16 + size as u32 * 2);
+    let (top, body) = area.split_vertically(16 + size * 2);
     top.titled(
         &fit(title, w as usize - 24, size),
         ("sans-serif", size).into_font(),
