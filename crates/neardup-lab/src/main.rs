@@ -184,7 +184,16 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             IdfCommand::Show { table } => commands::idf::show(&table, &mut out)?,
         },
         Command::Completions { shell } => {
-            clap_complete::generate(shell, &mut neardup_lab::cli::command(), "neardup", &mut out)
+            // clap_complete panics on a write error; render into memory and write ourselves, so
+            // `neardup completions bash | head` ends quietly like every other command.
+            let mut script = Vec::new();
+            clap_complete::generate(
+                shell,
+                &mut neardup_lab::cli::command(),
+                "neardup",
+                &mut script,
+            );
+            out.write_all(&script)?;
         }
         Command::Man { output } => {
             let pages = commands::man::write(&neardup_lab::cli::command(), &output)?;
