@@ -284,8 +284,9 @@ pub fn parse_size(s: &str) -> Result<u64, String> {
 /// `neardup hamming …`
 #[derive(Debug, Subcommand)]
 pub enum HammingCommand {
-    /// Candidate permuted-table designs as CSV
-    /// `tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes`.
+    /// Permuted-table designs (Manku et al. §3.1.1) for N fingerprints: tables, memory,
+    /// fingerprints examined per query, the cheapest design within `--memory`, and how many
+    /// unrelated pairs fall within k by chance.
     Tune {
         /// Fingerprint width f (32, 64, 128, 192, 256, 384, 512).
         #[arg(long)]
@@ -296,7 +297,25 @@ pub enum HammingCommand {
         /// Number of fingerprints N (a number or 2^D).
         #[arg(long, value_parser = crate::commands::hamming::parse_count)]
         fingerprints: f64,
+        /// Memory the tables may take (16GiB, 2TB…); the recommendation is the design that
+        /// examines the fewest fingerprints per query within it (default: no limit).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        memory: Option<u64>,
+        /// Output: a readable table with the recommendation, CSV, or JSON.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
+}
+
+/// How a tuner prints its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReportFormat {
+    /// Aligned columns and a recommendation, for people.
+    Text,
+    /// One row per candidate with a header, for spreadsheets.
+    Csv,
+    /// One JSON document, for programs.
+    Json,
 }
 
 /// `neardup lsh …`
@@ -311,7 +330,8 @@ pub enum LshCommand {
         #[arg(long)]
         rows: usize,
     },
-    /// Choose (b, r) with b·r ≤ num_perm for a target threshold (datasketch's weighted areas).
+    /// Choose (b, r) with b·r ≤ num_perm for a target threshold (datasketch's weighted areas),
+    /// with P(candidate) around the threshold and the permutations the banding leaves unused.
     Tune {
         /// Target Jaccard threshold in (0, 1].
         #[arg(long)]
@@ -322,6 +342,9 @@ pub enum LshCommand {
         /// Weight of the false-positive area in [0, 1]; false negatives get 1 − W.
         #[arg(long, default_value_t = 0.5)]
         false_positive_weight: f64,
+        /// Output: one `key=value` line followed by the probabilities, or JSON.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
     },
 }
 

@@ -208,15 +208,18 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
                     bits,
                     distance,
                     fingerprints,
+                    memory,
+                    format,
                 },
-        } => commands::hamming::tune(bits, distance, fingerprints, &mut out)?,
+        } => commands::hamming::tune(bits, distance, fingerprints, memory, format, &mut out)?,
         Command::Lsh { command } => match command {
             LshCommand::Scurve { bands, rows } => commands::lsh::scurve(bands, rows, &mut out)?,
             LshCommand::Tune {
                 threshold,
                 num_perm,
                 false_positive_weight,
-            } => commands::lsh::tune(threshold, num_perm, false_positive_weight, &mut out)?,
+                format,
+            } => commands::lsh::tune(threshold, num_perm, false_positive_weight, format, &mut out)?,
         },
     }
     out.flush()?;

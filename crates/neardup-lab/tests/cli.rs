@@ -95,8 +95,37 @@ fn scurve_contract() {
 fn tune_contract() {
     let out = ok(&["lsh", "tune", "--threshold", "0.8", "--num-perm", "128"]);
     assert!(out.starts_with("bands=9 rows=13 threshold=0.844"), "{out}");
-    assert!(out.contains(" false_positive_area=") && out.contains(" false_negative_area="));
-    assert_eq!(out.lines().count(), 1);
+    let first = out.lines().next().unwrap();
+    assert!(first.contains(" false_positive_area=") && first.contains(" false_negative_area="));
+    // 9 × 13 = 117 of 128 permutations are banded.
+    assert!(first.ends_with(" unused_permutations=11"), "{out}");
+    // P(candidate) at t − 0.1 … t + 0.1: 1 − (1 − s^13)^9.
+    let p = |s: f64| 1.0 - (1.0 - s.powi(13)).powi(9);
+    assert!(out.contains(&format!("0.70  {:>12.6}", p(0.7))), "{out}");
+    assert!(
+        out.contains(&format!("0.80  {:>12.6}  ← target", p(0.8))),
+        "{out}"
+    );
+    assert!(out.contains(&format!("0.90  {:>12.6}", p(0.9))), "{out}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&[
+        "lsh",
+        "tune",
+        "--threshold",
+        "0.8",
+        "--num-perm",
+        "128",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(
+        (json["bands"].as_u64(), json["rows"].as_u64()),
+        (Some(9), Some(13))
+    );
+    assert_eq!(json["unused_permutations"], 11);
+    let probs = json["candidate_probability"].as_array().unwrap();
+    assert_eq!(probs.len(), 5);
+    assert!((probs[0]["probability"].as_f64().unwrap() - p(0.7)).abs() < 1e-12);
     assert!(
         err(&["lsh", "tune", "--threshold", "1.5", "--num-perm", "128"]).contains("outside (0, 1]")
     );
@@ -446,16 +475,22 @@ fn hamming_tune_contract() {
         "3",
         "--fingerprints",
         "17179869184",
+        "--format",
+        "csv",
     ]);
     let mut lines = out.lines();
     assert_eq!(
         lines.next().unwrap(),
-        "tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes"
+        "tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes,\
+         examined_per_query,fits_memory,recommended"
     );
     let rows: Vec<Vec<String>> = lines
         .map(|l| l.split(',').map(String::from).collect())
         .collect();
-    assert!(rows.iter().all(|r| r.len() == 5));
+    assert!(rows.iter().all(|r| r.len() == 8));
+    // Without a budget every design fits and exactly one is recommended.
+    assert!(rows.iter().all(|r| r[6] == "true"));
+    assert_eq!(rows.iter().filter(|r| r[7] == "true").count(), 1);
     let find = |tables: &str| {
         rows.iter()
             .find(|r| r[0] == tables)
@@ -478,9 +513,64 @@ fn hamming_tune_contract() {
             "--distance",
             "3",
             "--fingerprints",
-            "2^34"
+            "2^34",
+            "--format",
+            "csv"
         ]),
         out
+    );
+    // A budget of 800 GiB at 2^34: 4 tables (768 GiB) fit, 10 do not; the text names the
+    // recommendation, its examined fingerprints and the chance pairs (C(2^34,2)·43745/2^64).
+    let text = ok(&[
+        "hamming",
+        "tune",
+        "--bits",
+        "64",
+        "--distance",
+        "3",
+        "--fingerprints",
+        "2^34",
+        "--memory",
+        "800GiB",
+    ]);
+    let recommended = text.lines().find(|l| l.ends_with("← recommended")).unwrap();
+    assert!(recommended.trim_start().starts_with("4 "), "{text}");
+    assert!(text.contains("Recommended: 4 tables"), "{text}");
+    assert!(text.contains("about 349,960 pairs"), "{text}");
+    assert!(text.contains("(over budget)"), "{text}");
+    let json: serde_json::Value = serde_json::from_str(&ok(&[
+        "hamming",
+        "tune",
+        "--bits",
+        "64",
+        "--distance",
+        "3",
+        "--fingerprints",
+        "2^34",
+        "--memory",
+        "800GiB",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
+    assert_eq!(json["recommended"]["tables"], 4);
+    assert_eq!(json["recommended"]["examined_per_query"], 4.0 * 262144.0);
+    // Nothing fits: the table is printed and the command fails naming the smallest need.
+    let e = err(&[
+        "hamming",
+        "tune",
+        "--bits",
+        "64",
+        "--distance",
+        "3",
+        "--fingerprints",
+        "2^34",
+        "--memory",
+        "1GB",
+    ]);
+    assert!(
+        e.contains("fits in --memory 1.0 GB") && e.contains("smallest needs"),
+        "{e}"
     );
     assert!(
         err(&[

@@ -1,32 +1,152 @@
-//! `neardup hamming tune --bits F --distance K --fingerprints N`: candidate permuted-table
-//! designs (Manku et al. §3.1.1) as CSV `tables,blocks,prefix_bits,expected_matches_per_probe,
-//! memory_bytes`.
+//! `neardup hamming tune --bits F --distance K --fingerprints N [--memory SIZE]`: the
+//! permuted-table designs of Manku et al. §3.1.1 for a corpus of N fingerprints, what each
+//! costs (memory, fingerprints examined per query), the cheapest within a memory budget, and
+//! the precision warning: how many unrelated pairs fall within k by chance.
 
 use std::io::Write;
 
 use anyhow::{Result, bail};
-use neardup::hamming::design::candidates;
+use neardup::hamming::design::{
+    Design, candidates, cheapest_within, examined_per_query, random_pairs_within,
+};
+use neardup::resources::human_bytes;
+use serde_json::json;
 
-/// Prints the design table.
-pub fn tune(bits: u32, distance: u32, fingerprints: f64, out: &mut impl Write) -> Result<()> {
+use crate::cli::ReportFormat;
+
+/// Prints the designs and the recommendation. Fails (after printing the table) when no design
+/// fits in `memory`.
+pub fn tune(
+    bits: u32,
+    distance: u32,
+    fingerprints: f64,
+    memory: Option<u64>,
+    format: ReportFormat,
+    out: &mut impl Write,
+) -> Result<()> {
     if !(fingerprints >= 1.0 && fingerprints.is_finite()) {
         bail!("--fingerprints must be a number ≥ 1 (e.g. 17179869184 or 2^34), not {fingerprints}");
     }
+    let n = fingerprints;
     let designs = candidates(bits, distance)?;
-    writeln!(
-        out,
-        "tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes"
-    )?;
-    for d in designs {
-        writeln!(
-            out,
-            "{},{},{},{},{}",
-            d.tables.len(),
-            d.blocks(),
-            d.min_prefix_bits(),
-            format_number(d.expected_matches(fingerprints)),
-            format_number(d.memory_bytes(fingerprints).round())
-        )?;
+    let budget = memory.map_or(f64::INFINITY, |m| m as f64);
+    let best = cheapest_within(bits, distance, n, budget)?;
+    let chance = random_pairs_within(bits, distance, n);
+    let fits = |d: &Design| d.memory_bytes(n) <= budget;
+    let is_best = |d: &Design| best.as_ref().is_some_and(|b| b == d);
+    match format {
+        ReportFormat::Csv => {
+            writeln!(
+                out,
+                "tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes,\
+                 examined_per_query,fits_memory,recommended"
+            )?;
+            for d in &designs {
+                writeln!(
+                    out,
+                    "{},{},{},{},{},{},{},{}",
+                    d.tables.len(),
+                    d.blocks(),
+                    d.min_prefix_bits(),
+                    format_number(d.expected_matches(n)),
+                    format_number(d.memory_bytes(n).round()),
+                    format_number(examined_per_query(d, n)),
+                    fits(d),
+                    is_best(d)
+                )?;
+            }
+        }
+        ReportFormat::Json => {
+            let row = |d: &Design| {
+                json!({
+                    "tables": d.tables.len(),
+                    "blocks": d.blocks(),
+                    "prefix_bits": d.min_prefix_bits(),
+                    "expected_matches_per_probe": d.expected_matches(n),
+                    "examined_per_query": examined_per_query(d, n),
+                    "memory_bytes": d.memory_bytes(n).round(),
+                    "memory": human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64),
+                    "fits_memory": fits(d),
+                })
+            };
+            let doc = json!({
+                "bits": bits,
+                "distance": distance,
+                "fingerprints": n,
+                "memory_budget_bytes": memory,
+                "random_pairs_within_distance": chance,
+                "recommended": best.as_ref().map(row),
+                "designs": designs.iter().map(row).collect::<Vec<_>>(),
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+        ReportFormat::Text => {
+            writeln!(
+                out,
+                "Permuted-table designs for f = {bits}, k = {distance}, N = {} fingerprints{}\n",
+                group(n),
+                memory.map_or(String::new(), |m| format!(
+                    ", memory budget {}",
+                    human_bytes(m)
+                ))
+            )?;
+            writeln!(
+                out,
+                "  tables  blocks  prefix bits  matches/probe  examined/query      memory"
+            )?;
+            for d in &designs {
+                let mark = if is_best(d) {
+                    "  ← recommended"
+                } else if !fits(d) {
+                    "  (over budget)"
+                } else {
+                    ""
+                };
+                writeln!(
+                    out,
+                    "  {:>6}  {:>6}  {:>11}  {:>13}  {:>14}  {:>10}{mark}",
+                    d.tables.len(),
+                    d.blocks(),
+                    d.min_prefix_bits(),
+                    group(d.expected_matches(n)),
+                    group(examined_per_query(d, n)),
+                    human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64),
+                )?;
+            }
+            writeln!(out)?;
+            if let Some(b) = &best {
+                writeln!(
+                    out,
+                    "Recommended: {} tables (blocks {}, {}-bit prefixes): about {} fingerprints \
+                     examined per query, {} of tables.",
+                    b.tables.len(),
+                    b.blocks(),
+                    b.min_prefix_bits(),
+                    group(examined_per_query(b, n)),
+                    human_bytes(b.memory_bytes(n).min(u64::MAX as f64) as u64)
+                )?;
+            }
+            writeln!(
+                out,
+                "Precision warning: among {} unrelated {bits}-bit fingerprints about {} pairs \
+                 fall within distance {distance} by chance.",
+                group(n),
+                group(chance)
+            )?;
+        }
+    }
+    if best.is_none() {
+        let smallest = designs
+            .iter()
+            .map(|d| d.memory_bytes(n))
+            .fold(f64::INFINITY, f64::min);
+        bail!(
+            "no design for f = {bits}, k = {distance} fits in --memory {}: the smallest needs {} \
+             for {} fingerprints",
+            human_bytes(memory.unwrap_or(0)),
+            human_bytes(smallest.min(u64::MAX as f64) as u64),
+            group(n)
+        );
     }
     Ok(())
 }
@@ -38,6 +158,28 @@ fn format_number(x: f64) -> String {
     } else {
         format!("{}", (x * 1e6).round() / 1e6)
     }
+}
+
+/// `17,179,869,184`, `0.25`, `3.5e21`: readable counts for the text table.
+fn group(x: f64) -> String {
+    if x >= 1e18 {
+        return format!("{x:.2e}");
+    }
+    if x > 0.0 && x < 0.01 {
+        return format!("{x:.1e}");
+    }
+    if x < 10.0 && x.fract() != 0.0 {
+        return format!("{x:.2}");
+    }
+    let digits = format!("{}", x.round() as u64);
+    let mut s = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            s.push(',');
+        }
+        s.push(c);
+    }
+    s
 }
 
 /// Parses `N` or `2^D`.

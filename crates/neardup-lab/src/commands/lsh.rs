@@ -4,6 +4,9 @@ use std::io::Write;
 
 use anyhow::Result;
 use neardup::minhash::banding;
+use serde_json::json;
+
+use crate::cli::ReportFormat;
 
 /// `similarity,probability` for s = 0.00, 0.05, …, 1.00 under `bands` × `rows`.
 pub fn scurve(bands: usize, rows: usize, out: &mut impl Write) -> Result<()> {
@@ -20,13 +23,83 @@ pub fn scurve(bands: usize, rows: usize, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-/// One line: the tuned banding for `threshold` within `num_perm` hashes.
-pub fn tune(threshold: f64, num_perm: usize, fp_weight: f64, out: &mut impl Write) -> Result<()> {
+/// Similarities at which `lsh tune` shows P(candidate): the threshold ± 0.05 and ± 0.1, inside
+/// [0, 1] — where a user sees how sharp the banding's step is.
+fn around(threshold: f64) -> Vec<f64> {
+    [-0.1, -0.05, 0.0, 0.05, 0.1]
+        .iter()
+        .map(|d| ((threshold + d) * 1e6).round() / 1e6)
+        .filter(|s| (0.0..=1.0).contains(s))
+        .collect()
+}
+
+/// The tuned banding for `threshold` within `num_perm` hashes: a `key=value` summary line then
+/// P(candidate) around the threshold (text), `similarity,probability` rows (CSV), or one JSON
+/// object.
+pub fn tune(
+    threshold: f64,
+    num_perm: usize,
+    fp_weight: f64,
+    format: ReportFormat,
+    out: &mut impl Write,
+) -> Result<()> {
     let t = banding::tune(threshold, num_perm, fp_weight)?;
-    writeln!(
-        out,
-        "bands={} rows={} threshold={:.6} false_positive_area={:.6} false_negative_area={:.6}",
-        t.bands, t.rows, t.threshold, t.false_positive_area, t.false_negative_area
-    )?;
+    let unused = num_perm - t.bands * t.rows;
+    let probabilities: Vec<(f64, f64)> = around(threshold)
+        .into_iter()
+        .map(|s| (s, banding::candidate_probability(s, t.bands, t.rows)))
+        .collect();
+    match format {
+        ReportFormat::Text => {
+            writeln!(
+                out,
+                "bands={} rows={} threshold={:.6} false_positive_area={:.6} \
+                 false_negative_area={:.6} unused_permutations={unused}",
+                t.bands, t.rows, t.threshold, t.false_positive_area, t.false_negative_area
+            )?;
+            writeln!(out)?;
+            writeln!(out, "  similarity  P(candidate)")?;
+            for (s, p) in &probabilities {
+                let mark = if (s - threshold).abs() < 1e-9 {
+                    "  ← target"
+                } else {
+                    ""
+                };
+                writeln!(out, "  {s:>10.2}  {p:>12.6}{mark}")?;
+            }
+            if unused > 0 {
+                writeln!(
+                    out,
+                    "\n{unused} of {num_perm} permutations are not in any band: a signature of \
+                     {} is enough, or they sharpen verification only.",
+                    t.bands * t.rows
+                )?;
+            }
+        }
+        ReportFormat::Csv => {
+            writeln!(out, "similarity,probability")?;
+            for (s, p) in &probabilities {
+                writeln!(out, "{s},{p:.6}")?;
+            }
+        }
+        ReportFormat::Json => {
+            let doc = json!({
+                "target_threshold": threshold,
+                "num_perm": num_perm,
+                "false_positive_weight": fp_weight,
+                "bands": t.bands,
+                "rows": t.rows,
+                "threshold": t.threshold,
+                "false_positive_area": t.false_positive_area,
+                "false_negative_area": t.false_negative_area,
+                "unused_permutations": unused,
+                "candidate_probability": probabilities
+                    .iter()
+                    .map(|(s, p)| json!({"similarity": s, "probability": p}))
+                    .collect::<Vec<_>>(),
+            });
+            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+        }
+    }
     Ok(())
 }

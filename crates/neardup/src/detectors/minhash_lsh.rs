@@ -4,8 +4,12 @@
 //! Build: shingle every document, sketch it (classic or one-permutation MinHash), band the
 //! signatures. Query: candidate pairs (equal key in ≥ 1 band) are verified — by the signature
 //! agreement (estimated Jaccard), by exact Jaccard of the shingle sets, or not at all — against
-//! `min_similarity` (default: the `threshold` the banding was tuned for). A pair is reported
-//! when its score is ≥ the cutoff.
+//! `min_similarity` (default: the build's `threshold`). A pair is reported when its score is
+//! ≥ the cutoff.
+//!
+//! `threshold` unset means 0.8 with a tuned banding; with explicit `bands` and `rows` it means
+//! the banding's own threshold (1/b)^(1/r), so the verification never silently disagrees with
+//! the banding the user asked for (a 20 × 5 banding verifies at 0.549, not at 0.8).
 //!
 //! Score: estimated Jaccard (exact Jaccard when `verify = "exact"`).
 
@@ -46,8 +50,9 @@ pub struct MinHashLshParams {
     /// Signature length. Default 128.
     pub num_perm: usize,
     /// Target Jaccard similarity in (0, 1]: the banding is tuned for it when `bands` and
-    /// `rows` are 0, and it is the default verification cutoff. Default 0.8.
-    pub threshold: f64,
+    /// `rows` are 0, and it is the default verification cutoff. Default: 0.8, or the banding's
+    /// threshold (1/b)^(1/r) when `bands` and `rows` are set.
+    pub threshold: Option<f64>,
     /// Number of bands; 0 = chosen by the tuner for `threshold`. Default 0.
     pub bands: usize,
     /// Rows per band; 0 = chosen by the tuner for `threshold`. Default 0.
@@ -64,7 +69,7 @@ impl Default for MinHashLshParams {
             features: FeatureParams::default(),
             sketch: SketchKind::Classic,
             num_perm: 128,
-            threshold: 0.8,
+            threshold: None,
             bands: 0,
             rows: 0,
             verify: Verify::Estimate,
@@ -82,12 +87,25 @@ pub struct MinHashLshQuery {
 }
 
 impl MinHashLshParams {
+    /// Default target when neither `threshold` nor a banding is given.
+    pub const DEFAULT_THRESHOLD: f64 = 0.8;
+
+    /// The target threshold: `threshold` if set, else the explicit banding's threshold, else
+    /// [`Self::DEFAULT_THRESHOLD`].
+    pub fn threshold(&self) -> f64 {
+        match (self.threshold, self.bands, self.rows) {
+            (Some(t), _, _) => t,
+            (None, b, r) if b > 0 && r > 0 => crate::minhash::banding::threshold(b, r),
+            _ => Self::DEFAULT_THRESHOLD,
+        }
+    }
+
     /// The banding: explicit, or tuned for `threshold` with equal false-positive and
     /// false-negative weights.
     pub fn banding(&self) -> Result<Banding> {
         let (b, r) = match (self.bands, self.rows) {
             (0, 0) => {
-                let t = tune(self.threshold, self.num_perm, 0.5)?;
+                let t = tune(self.threshold(), self.num_perm, 0.5)?;
                 (t.bands, t.rows)
             }
             (0, _) | (_, 0) => {
@@ -134,7 +152,9 @@ impl Algorithm for MinHashLsh {
         if p.num_perm == 0 {
             return Err(Error::invalid(Self::NAME, "num_perm", "must be at least 1"));
         }
-        check_unit_threshold(Self::NAME, "threshold", p.threshold)?;
+        if let Some(t) = p.threshold {
+            check_unit_threshold(Self::NAME, "threshold", t)?;
+        }
         p.banding()?;
         if let Some(m) = q.min_similarity {
             check_unit_threshold(Self::NAME, "min_similarity", m)?;
@@ -159,7 +179,7 @@ impl Algorithm for MinHashLsh {
     }
 
     fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
-        let cutoff = q.min_similarity.unwrap_or(p.threshold);
+        let cutoff = q.min_similarity.unwrap_or(p.threshold());
         Ok(scored_from_packed(&index.candidates, |a, b| {
             let s = Self::score(p, index, q, a as usize, b as usize)?;
             (p.verify == Verify::None || s >= cutoff).then_some(s)
@@ -218,6 +238,42 @@ mod tests {
     fn default_banding_is_tuned_for_threshold() {
         let b = MinHashLshParams::default().banding().unwrap();
         assert_eq!((b.bands(), b.rows()), (9, 13));
+    }
+
+    /// Explicit bands and rows move the verification cutoff to the banding's threshold;
+    /// an explicit `threshold` still wins (issue 12: it silently stayed 0.8).
+    #[test]
+    fn explicit_banding_sets_the_default_cutoff() {
+        let p = |v| -> MinHashLshParams { serde_json::from_value(v).unwrap() };
+        assert_eq!(p(json!({})).threshold(), 0.8);
+        let banded = p(json!({"bands": 20, "rows": 5}));
+        assert!((banded.threshold() - 0.05f64.powf(0.2)).abs() < 1e-12);
+        assert_eq!(
+            p(json!({"bands": 20, "rows": 5, "threshold": 0.7})).threshold(),
+            0.7
+        );
+        // Two documents at Jaccard 6/8 = 0.75 (word 1-shingles; candidates with probability
+        // 0.9955 under 20 × 5): reported by that banding verified exactly at its threshold
+        // 0.549, not at the 0.8 default.
+        let docs = ["a b c d e f g", "a b c d e f h"];
+        let pairs = |v| {
+            detector(v)
+                .unwrap()
+                .build(&docs)
+                .unwrap()
+                .query(&ParamMap::new())
+                .unwrap()
+                .len()
+        };
+        assert_eq!(
+            pairs(json!({"k": 1, "verify": "exact", "bands": 20, "rows": 5})),
+            1
+        );
+        assert_eq!(pairs(json!({"k": 1, "verify": "exact"})), 0);
+        assert_eq!(
+            pairs(json!({"k": 1, "verify": "exact", "bands": 20, "rows": 5, "threshold": 0.8})),
+            0
+        );
     }
 
     #[test]

@@ -322,6 +322,41 @@ pub fn candidates(bits: u32, distance: u32) -> Result<Vec<Design>> {
     Ok(out)
 }
 
+/// Expected pairs within Hamming distance `k` among `n` independent uniformly random
+/// `bits`-bit fingerprints: C(n, 2) · Σᵢ≤ₖ C(bits, i) / 2^bits. Unrelated documents look
+/// random to SimHash, so this is how many false pairs a corpus of `n` documents gets by
+/// chance — the precision warning of a design.
+pub fn random_pairs_within(bits: u32, k: u32, n: f64) -> f64 {
+    let mut p = 0.0;
+    let mut choose = 1.0f64; // C(bits, i)
+    for i in 0..=k.min(bits) {
+        if i > 0 {
+            choose *= (bits - i + 1) as f64 / i as f64;
+        }
+        p += choose;
+    }
+    p /= 2f64.powi(bits as i32);
+    n * (n - 1.0) / 2.0 * p
+}
+
+/// Fingerprints a query examines with `design` among `n`: every table's matches per probe.
+pub fn examined_per_query(design: &Design, n: f64) -> f64 {
+    design.tables.len() as f64 * design.expected_matches(n)
+}
+
+/// The design that examines the fewest fingerprints per query among those whose tables fit
+/// in `memory` bytes for `n` fingerprints (fewer tables break ties), if any fits.
+pub fn cheapest_within(bits: u32, distance: u32, n: f64, memory: f64) -> Result<Option<Design>> {
+    Ok(candidates(bits, distance)?
+        .into_iter()
+        .filter(|d| d.memory_bytes(n) <= memory)
+        .min_by(|a, b| {
+            examined_per_query(a, n)
+                .total_cmp(&examined_per_query(b, n))
+                .then(a.tables.len().cmp(&b.tables.len()))
+        }))
+}
+
 /// The design with the lowest modelled cost of an all-pairs join over `n` fingerprints:
 /// one sort per table (≈ n · log n) plus the candidate pairs checked, n²/2 · 2^−p per table.
 pub fn best_for_join(bits: u32, distance: u32, n: usize) -> Result<Design> {
@@ -346,6 +381,52 @@ pub fn best_for_join(bits: u32, distance: u32, n: usize) -> Result<Design> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Oracle: the expected random pairs within k equal the share of random pairs a seeded
+    /// simulation finds within k (32-bit fingerprints so the share is large enough to count).
+    #[test]
+    fn random_pairs_within_follows_simulation() {
+        const SEED: u64 = 404;
+        println!("random_pairs_within_follows_simulation: seed {SEED}");
+        let mut rng = crate::hash::SplitMix64::new(SEED);
+        let fps: Vec<u32> = (0..3000).map(|_| rng.next_u64() as u32).collect();
+        for k in [4u32, 6] {
+            let mut found = 0u64;
+            for a in 0..fps.len() {
+                for b in a + 1..fps.len() {
+                    found += ((fps[a] ^ fps[b]).count_ones() <= k) as u64;
+                }
+            }
+            let expected = random_pairs_within(32, k, fps.len() as f64);
+            let sd = expected.sqrt();
+            println!("k = {k}: {found} found, {expected:.1} expected");
+            assert!(
+                (found as f64 - expected).abs() < 4.0 * sd,
+                "k = {k}: {found} vs {expected}"
+            );
+        }
+        // At Manku's scale: 2^34 random 64-bit fingerprints have C(2^34, 2) · 43,745 / 2^64
+        // ≈ 349,960 pairs within k = 3 by chance (43,745 = C(64,0) + … + C(64,3)).
+        let p = random_pairs_within(64, 3, 2f64.powi(34));
+        assert!((p / 349_960.0 - 1.0).abs() < 1e-4, "{p}");
+    }
+
+    #[test]
+    fn cheapest_design_within_memory() {
+        let n = 2f64.powi(34);
+        let gib = |g: f64| g * (1u64 << 30) as f64;
+        // Unlimited memory: the design that examines the fewest fingerprints.
+        let best = cheapest_within(64, 3, n, f64::INFINITY).unwrap().unwrap();
+        let all = candidates(64, 3).unwrap();
+        assert!(
+            all.iter()
+                .all(|d| examined_per_query(d, n) >= examined_per_query(&best, n))
+        );
+        // A budget that fits four tables of 2^34 × 12 bytes but not ten.
+        let four = cheapest_within(64, 3, n, gib(800.0)).unwrap().unwrap();
+        assert!(four.memory_bytes(n) <= gib(800.0) && four.tables.len() <= 4);
+        assert!(cheapest_within(64, 3, n, 1e6).unwrap().is_none());
+    }
 
     /// Manku et al.'s designs for f = 64, k = 3, d = 34 (../shared/PUBLISHED.md).
     #[test]
