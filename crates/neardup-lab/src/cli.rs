@@ -77,6 +77,52 @@ pub enum Command {
         #[command(flatten)]
         input: CorpusArgs,
     },
+    /// Choose parameters from your own labelled pairs: sweep each algorithm's grid (shingles,
+    /// signature length, variants), pick the threshold with the best F1 (or the best recall at
+    /// --target-precision) with 95 % bootstrap intervals, rank the configurations and print the
+    /// recommended command.
+    ///
+    /// Labels: --pairs FILE (id_a,id_b[,label]) or, without it, the corpus's cluster labels:
+    /// every pair inside a cluster plus as many non-duplicates, the most similar cross-cluster
+    /// pairs (exact word 3-shingle Jaccard ≥ 0.3) and uniformly random ones.
+    Calibrate {
+        /// The corpus (JSONL[.gz], CSV[.gz], Parquet, or a directory of .txt files).
+        #[arg(long)]
+        corpus: PathBuf,
+        /// Labelled pairs CSV `id_a,id_b[,label]` (default: pairs from the cluster labels).
+        #[arg(long)]
+        pairs: Option<PathBuf>,
+        /// Algorithm to calibrate (repeatable; default: every registered one).
+        #[arg(long = "algorithm", value_name = "NAME")]
+        algorithms: Vec<String>,
+        /// `key=value` fixed for every grid point of the preceding --algorithm (repeatable).
+        #[arg(long = "param", value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// Highest recall among thresholds with at least this precision, instead of the
+        /// highest F1.
+        #[arg(long, value_name = "P")]
+        target_precision: Option<f64>,
+        /// Choose on the other pairs and report the chosen setting on this fraction (e.g. 0.3),
+        /// split per class with --seed.
+        #[arg(long, value_name = "FRACTION")]
+        holdout: Option<f64>,
+        /// Bootstrap resamples behind the 95 % intervals.
+        #[arg(long, default_value_t = 1000)]
+        bootstrap: usize,
+        /// Seed of the bootstrap, the holdout split and the sampled non-duplicates.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write a report here: README.md, calibration.json, charts/.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// Output: a ranking table with the recommendation, CSV, or JSON (one object per
+        /// configuration).
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+        /// How to read the corpus.
+        #[command(flatten)]
+        input: CorpusArgs,
+    },
     /// Derive edited copies of a corpus's documents with exact ground truth (JSONL output).
     Edit {
         /// The source corpus.

@@ -5,6 +5,7 @@
 //! tables, charts and reports. The algorithms themselves live in the `neardup` crate and are
 //! reached only through its registry, so nothing here changes when an algorithm is added.
 
+pub mod calibration;
 pub mod charts;
 pub mod cli;
 pub mod commands;

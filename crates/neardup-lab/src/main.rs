@@ -183,6 +183,37 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             }
             IdfCommand::Show { table } => commands::idf::show(&table, &mut out)?,
         },
+        Command::Calibrate {
+            corpus,
+            pairs,
+            target_precision,
+            holdout,
+            bootstrap,
+            seed,
+            out: out_dir,
+            format,
+            input,
+            ..
+        } => {
+            let algorithms = positioned(matches, &["calibrate"], "algorithms");
+            let params = positioned(matches, &["calibrate"], "params");
+            let configs = commands::eval::configs(&algorithms, &params)?;
+            let opts = commands::calibrate::Options {
+                corpus,
+                load: input.options(),
+                pairs,
+                algorithms: configs
+                    .into_iter()
+                    .map(|c| (c.algorithm, c.params))
+                    .collect(),
+                target_precision,
+                holdout,
+                bootstrap,
+                seed,
+                out: out_dir,
+            };
+            commands::calibrate::run(&opts, format, &mut out)?;
+        }
         Command::Completions { shell } => {
             // clap_complete panics on a write error; render into memory and write ourselves, so
             // `neardup completions bash | head` ends quietly like every other command.

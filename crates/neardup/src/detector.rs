@@ -86,6 +86,21 @@ pub trait Algorithm: Send + Sync + 'static {
         b: usize,
     ) -> Option<f64>;
 
+    /// Build parameters `neardup calibrate` sweeps by default, each a map over the defaults:
+    /// the choices that change what the score measures (shingle kind and size, signature
+    /// length, variant). Document the grid in the implementation.
+    fn calibration_grid() -> Vec<ParamMap> {
+        vec![ParamMap::new()]
+    }
+
+    /// Parameters under which the index reports exactly the (candidate) pairs whose
+    /// [`Algorithm::score`] is ≥ `threshold`: how a threshold calibrated on scores becomes a
+    /// command line. `None` when no parameter follows the score (the decision is made on
+    /// something else, such as Broder's supershingle votes).
+    fn threshold_params(_params: &Self::Params, _threshold: f64) -> Option<ParamMap> {
+        None
+    }
+
     /// The features whose document frequencies it reads (its collection statistics), if any:
     /// what `neardup idf build` counts for a reference table (`idf_from`).
     fn statistics(_params: &Self::Params) -> Option<StatisticsFeatures> {
@@ -124,6 +139,9 @@ pub trait Detector: Send + Sync + Debug {
     fn statistics(&self) -> Option<StatisticsFeatures>;
     /// The memory building over `docs` will need (see [`Algorithm::memory`]).
     fn memory(&self, docs: &[&str]) -> Estimate;
+    /// Parameters that report the pairs scoring ≥ `threshold` (see
+    /// [`Algorithm::threshold_params`]).
+    fn threshold_params(&self, threshold: f64) -> Option<ParamMap>;
 }
 
 /// A built index, type-erased.
@@ -276,6 +294,17 @@ impl<A: Algorithm> Detector for Configured<A> {
     fn memory(&self, docs: &[&str]) -> Estimate {
         A::memory(&self.params, docs.len(), docs.iter().map(|d| d.len()).sum())
     }
+    fn threshold_params(&self, threshold: f64) -> Option<ParamMap> {
+        A::threshold_params(&self.params, threshold)
+    }
+}
+
+/// A parameter map from `(name, value)` pairs: `params(&[("k", 3.into())])`.
+pub fn params(entries: &[(&str, Value)]) -> ParamMap {
+    entries
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .collect()
 }
 
 struct Built<A: Algorithm> {

@@ -17,6 +17,8 @@ pub struct AlgorithmInfo {
     pub build_defaults: ParamMap,
     /// Default query parameters.
     pub query_defaults: ParamMap,
+    /// Build parameters `neardup calibrate` sweeps (see [`Algorithm::calibration_grid`]).
+    pub calibration_grid: Vec<ParamMap>,
     make: fn(&ParamMap) -> Result<Box<dyn Detector>>,
 }
 
@@ -33,6 +35,7 @@ fn info<A: Algorithm>() -> AlgorithmInfo {
         summary: A::SUMMARY,
         build_defaults: to_map(&A::Params::default()),
         query_defaults: to_map(&A::Query::default()),
+        calibration_grid: A::calibration_grid(),
         make: |p| Ok(Box::new(Configured::<A>::from_params(p)?)),
     }
 }
@@ -180,6 +183,93 @@ mod tests {
                 })
             };
             assert_eq!(run(1), run(2), "{}", a.name);
+        }
+    }
+
+    /// Oracle for `neardup calibrate`: for every algorithm, every grid configuration and every
+    /// threshold equal to a pair's score, the threshold parameters report exactly the pairs
+    /// scoring ≥ t (a subset for minhash-lsh, which reports only banding candidates).
+    #[test]
+    fn threshold_params_report_the_pairs_scoring_at_least_t() {
+        const SEED: u64 = 77;
+        println!("threshold_params oracle: seed {SEED}");
+        let mut rng = crate::hash::SplitMix64::new(SEED);
+        let words: Vec<String> = (0..300).map(|i| format!("w{i}")).collect();
+        // 12 bases of six sentences; each with 3 copies that change 0–40 % of the words.
+        let mut docs = Vec::new();
+        for _ in 0..12 {
+            let base: Vec<&str> = (0..60)
+                .map(|_| words[rng.below(words.len() as u64) as usize].as_str())
+                .collect();
+            for copy in 0..4u64 {
+                let text: Vec<String> = base
+                    .iter()
+                    .enumerate()
+                    .map(|(i, w)| {
+                        let word = if rng.below(10) < copy {
+                            words[rng.below(words.len() as u64) as usize].as_str()
+                        } else {
+                            w
+                        };
+                        if i % 10 == 9 {
+                            format!("{word}.")
+                        } else {
+                            word.to_string()
+                        }
+                    })
+                    .collect();
+                docs.push(text.join(" "));
+            }
+        }
+        let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+        for a in algorithms() {
+            for grid in &a.calibration_grid {
+                let base = a.detector(grid).unwrap();
+                let Some(_) = base.threshold_params(0.5) else {
+                    continue;
+                };
+                let index = base.build(&refs).unwrap();
+                let mut scored = Vec::new();
+                for x in 0..refs.len() {
+                    for y in x + 1..refs.len() {
+                        if let Some(s) = index.score(x, y) {
+                            scored.push((x as u32, y as u32, s));
+                        }
+                    }
+                }
+                let mut thresholds: Vec<f64> =
+                    scored.iter().map(|p| p.2).filter(|&s| s > 0.0).collect();
+                thresholds.sort_by(f64::total_cmp);
+                thresholds.dedup();
+                for &t in thresholds
+                    .iter()
+                    .step_by(thresholds.len().div_ceil(8).max(1))
+                {
+                    let mut params = grid.clone();
+                    params.extend(base.threshold_params(t).unwrap());
+                    let d = a.detector(&params).unwrap();
+                    let got: Vec<(u32, u32)> = d
+                        .build(&refs)
+                        .unwrap()
+                        .query(&ParamMap::new())
+                        .unwrap()
+                        .iter()
+                        .map(|p| (p.a, p.b))
+                        .collect();
+                    let index = d.build(&refs).unwrap();
+                    let want: Vec<(u32, u32)> = scored
+                        .iter()
+                        .filter(|p| index.score(p.0 as usize, p.1 as usize) >= Some(t))
+                        .map(|p| (p.0, p.1))
+                        .collect();
+                    let ctx = format!("{} {grid:?} at t = {t}", a.name);
+                    if a.name == "minhash-lsh" {
+                        assert!(got.iter().all(|p| want.contains(p)), "{ctx}");
+                    } else {
+                        assert_eq!(got, want, "{ctx}");
+                    }
+                }
+            }
         }
     }
 }

@@ -346,10 +346,41 @@ pub fn cosine_estimate(agree: u32, bits: u32) -> f64 {
     (std::f64::consts::PI * (1.0 - agree as f64 / bits as f64)).cos()
 }
 
+/// The fewest agreeing bits of `bits` whose [`cosine_estimate`] is ≥ `cosine`:
+/// ⌈b·(1 − arccos(t)/π)⌉, checked against the estimate itself so rounding never moves it.
+pub fn agreement_for_cosine(cosine: f64, bits: u32) -> u32 {
+    let t = cosine.clamp(-1.0, 1.0);
+    let guess = (bits as f64 * (1.0 - t.acos() / std::f64::consts::PI)).ceil() as u32;
+    let mut a = guess.saturating_sub(1).min(bits);
+    while a < bits && cosine_estimate(a, bits) < t {
+        a += 1;
+    }
+    a
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::hash::SplitMix64;
+
+    /// Oracle: the smallest agreement whose estimate reaches t, by scanning every count.
+    #[test]
+    fn agreement_for_cosine_is_the_smallest_reaching_it() {
+        for bits in [64u32, 384] {
+            for i in 0..=200 {
+                let t = -1.0 + i as f64 / 100.0;
+                let brute = (0..=bits)
+                    .find(|&a| cosine_estimate(a, bits) >= t)
+                    .unwrap_or(bits);
+                assert_eq!(agreement_for_cosine(t, bits), brute, "t = {t}, b = {bits}");
+            }
+            // A score exactly at an attainable estimate maps back to its agreement.
+            assert_eq!(
+                agreement_for_cosine(cosine_estimate(355, bits.max(355)), bits.max(355)),
+                355
+            );
+        }
+    }
 
     /// The byte-lane counting kernel equals a per-bit ±1 sum.
     #[test]

@@ -5,6 +5,7 @@
 //! beside the plots, titles fit ([`style`]). Text uses DejaVu Sans embedded in the binary, so PNGs look the same on
 //! every machine and need no system fonts. Files are written atomically.
 
+pub mod calibration;
 pub mod designs;
 pub mod pareto;
 pub mod pr_curve;

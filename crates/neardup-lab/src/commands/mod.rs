@@ -3,6 +3,7 @@
 pub mod algorithms;
 pub mod bench;
 pub mod bench_report;
+pub mod calibrate;
 pub mod datasets;
 pub mod edit;
 pub mod eval;

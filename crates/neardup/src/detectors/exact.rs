@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detector::{Algorithm, ScoredPair};
+use crate::detector::{Algorithm, ParamMap, ScoredPair};
 use crate::error::Result;
 use crate::keyjoin::shared_keys;
 use crate::pairs::unpack;
@@ -88,6 +88,11 @@ impl Algorithm for Exact {
             (Some(x), Some(y)) if x == y => 1.0,
             _ => 0.0,
         })
+    }
+
+    /// Scores are 1 or 0; the index reports exactly the pairs scoring 1.
+    fn threshold_params(_: &Self::Params, _: f64) -> Option<ParamMap> {
+        Some(ParamMap::new())
     }
 
     fn memory(_: &Self::Params, docs: usize, _: usize) -> Estimate {

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::random_projection::{ProjectionParams, ProjectionQuery, RandomProjection};
 use super::supershingles::{Supershingles, SupershinglesParams, SupershinglesQuery};
-use crate::detector::{Algorithm, ScoredPair};
+use crate::detector::{Algorithm, ParamMap, ScoredPair, params};
 use crate::error::Result;
 use crate::features::FeatureParams;
 use crate::resources::Estimate;
@@ -172,6 +172,21 @@ impl Algorithm for Henzinger {
             min_agreement: q.min_agreement,
         };
         RandomProjection::score(&p.c(), &index.c, &cq, a, b)
+    }
+
+    /// Henzinger's published configuration only: B's supershingles and C's 384 bits are the
+    /// algorithm; the calibrated choice is C's cutoff among B-similar pairs.
+    fn calibration_grid() -> Vec<ParamMap> {
+        vec![ParamMap::new()]
+    }
+
+    /// Score (C's cosine estimate for B-similar pairs, else 0) ≥ t > 0 ⟺ B-similar and C
+    /// agrees on ≥ b·(1 − arccos(t)/π) bits: `min_agreement`.
+    fn threshold_params(p: &Self::Params, t: f64) -> Option<ParamMap> {
+        Some(params(&[(
+            "min_agreement",
+            crate::simhash::agreement_for_cosine(t, p.bits).into(),
+        )]))
     }
 
     fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {

@@ -27,7 +27,7 @@
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
 
-use crate::detector::{Algorithm, ParamMap, ScoredPair};
+use crate::detector::{Algorithm, ParamMap, ScoredPair, params};
 use crate::error::{Error, Result, check_unit_band};
 use crate::features::statistics::{Statistics, StatisticsFeatures, term_key, terms};
 use crate::hash::{SplitMix64, derive_seed, mix64};
@@ -253,6 +253,21 @@ impl Algorithm for IMatch {
         let l = index.lexicons;
         let same = (0..l).filter(|&i| matches!((index.signatures[a * l + i], index.signatures[b * l + i]), (Some(x), Some(y)) if x == y)).count();
         Some(same as f64 / l as f64)
+    }
+
+    /// One lexicon, and two extra randomized lexicons (Kolcz et al.'s remedy for fragility).
+    fn calibration_grid() -> Vec<ParamMap> {
+        vec![
+            params(&[("extra_lexicons", 0.into())]),
+            params(&[("extra_lexicons", 2.into())]),
+        ]
+    }
+
+    /// Score c/(K + 1) ≥ t ⟺ c ≥ ⌈t·(K + 1)⌉ colliding signatures: `min_collisions`.
+    fn threshold_params(p: &Self::Params, t: f64) -> Option<ParamMap> {
+        let lexicons = (p.extra_lexicons + 1) as f64;
+        let c = ((t * lexicons - 1e-9).ceil() as u64).max(1);
+        Some(params(&[("min_collisions", c.into())]))
     }
 
     fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {

@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detector::{Algorithm, ScoredPair};
+use crate::detector::{Algorithm, ParamMap, ScoredPair, params};
 use crate::error::{Error, Result};
 use crate::hash::hash_bytes;
 use crate::keyjoin::shared_keys;
@@ -158,6 +158,22 @@ impl Algorithm for LongestSentences {
         let (fa, fb) = (&index.prints[a], &index.prints[b]);
         let shared = crate::features::similarity::intersection_size(fa, fb);
         Some(share(shared, fa, fb))
+    }
+
+    /// Fingerprints of the 3 and of the 5 longest sentences.
+    fn calibration_grid() -> Vec<ParamMap> {
+        vec![
+            params(&[("sentences", 3.into())]),
+            params(&[("sentences", 5.into())]),
+        ]
+    }
+
+    /// Score shared/max(sentences) ≥ t ⟺ shared ≥ ⌈t·k⌉ when both documents have k
+    /// sentences (`min_common`); exact for documents with at least k sentences, conservative
+    /// for shorter ones (their cap on `min_common` reports them at least as often).
+    fn threshold_params(p: &Self::Params, t: f64) -> Option<ParamMap> {
+        let m = ((t * p.sentences as f64 - 1e-9).ceil() as u64).clamp(1, p.sentences as u64);
+        Some(params(&[("min_common", m.into())]))
     }
 
     fn memory(p: &Self::Params, docs: usize, _: usize) -> Estimate {

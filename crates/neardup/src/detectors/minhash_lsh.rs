@@ -15,7 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detector::{Algorithm, ScoredPair, scored_from_packed};
+use crate::detector::{Algorithm, ParamMap, ScoredPair, params, scored_from_packed};
 use crate::error::{Error, Result, check_unit_threshold};
 use crate::features::FeatureParams;
 use crate::features::similarity::jaccard;
@@ -199,6 +199,31 @@ impl Algorithm for MinHashLsh {
         })
     }
 
+    /// Word 3-, 5- and 7-shingles and character 5-shingles with 128 permutations, and word
+    /// 5-shingles with 256: what shingles measure matters more than signature length, which
+    /// only narrows the estimate.
+    fn calibration_grid() -> Vec<ParamMap> {
+        let g = |shingle: &str, k: u64, num_perm: u64| {
+            params(&[
+                ("shingle", shingle.into()),
+                ("k", k.into()),
+                ("num_perm", num_perm.into()),
+            ])
+        };
+        vec![
+            g("word", 3, 128),
+            g("word", 5, 128),
+            g("word", 7, 128),
+            g("char", 5, 128),
+            g("word", 5, 256),
+        ]
+    }
+
+    /// `threshold = t`: the banding is tuned for t and candidates are verified at t.
+    fn threshold_params(_: &Self::Params, t: f64) -> Option<ParamMap> {
+        Some(params(&[("threshold", t.into())]))
+    }
+
     fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {
         let e = resources::signatures(docs, p.num_perm * 4, "signatures")
             .plus(resources::join_keys(docs, 16));
@@ -226,7 +251,7 @@ impl Algorithm for MinHashLsh {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::detector::{Configured, Detector, ParamMap};
+    use crate::detector::{Configured, Detector};
     use serde_json::json;
 
     fn detector(params: serde_json::Value) -> Result<Configured<MinHashLsh>> {

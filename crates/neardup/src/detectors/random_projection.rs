@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detector::{Algorithm, ScoredPair, scored_from_packed};
+use crate::detector::{Algorithm, ParamMap, ScoredPair, params, scored_from_packed};
 use crate::error::{Error, Result};
 use crate::features::FeatureParams;
 use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeatures, shingles};
@@ -157,6 +157,19 @@ impl Algorithm for RandomProjection {
             return Some(0.0);
         }
         Some(cosine_estimate(p.bits - index.fps.distance(a, b), p.bits))
+    }
+
+    /// Single words and word 3-shingles, tf weighted, 384 bits (Henzinger's C).
+    fn calibration_grid() -> Vec<ParamMap> {
+        vec![params(&[("k", 1.into())]), params(&[("k", 3.into())])]
+    }
+
+    /// Score cos(π(1 − a/b)) ≥ t ⟺ a ≥ b·(1 − arccos(t)/π): `min_agreement`.
+    fn threshold_params(p: &Self::Params, t: f64) -> Option<ParamMap> {
+        Some(params(&[(
+            "min_agreement",
+            crate::simhash::agreement_for_cosine(t, p.bits).into(),
+        )]))
     }
 
     fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {

@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::detector::{Algorithm, ScoredPair, scored_from_packed};
+use crate::detector::{Algorithm, ParamMap, ScoredPair, params, scored_from_packed};
 use crate::error::{Error, Result};
 use crate::features::FeatureParams;
 use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeatures, shingles};
@@ -179,6 +179,17 @@ impl Algorithm for SimHash {
             return Some(0.0);
         }
         Some(1.0 - index.fps.distance(a, b) as f64 / p.bits as f64)
+    }
+
+    /// Single words and word 3-shingles, tf-idf weighted, 64 bits (Manku et al.'s width).
+    fn calibration_grid() -> Vec<ParamMap> {
+        vec![params(&[("k", 1.into())]), params(&[("k", 3.into())])]
+    }
+
+    /// Score 1 − d/f ≥ t ⟺ d ≤ ⌊(1 − t)·f⌋: `max_distance`.
+    fn threshold_params(p: &Self::Params, t: f64) -> Option<ParamMap> {
+        let d = ((1.0 - t.clamp(0.0, 1.0)) * p.bits as f64 + 1e-9).floor() as u64;
+        Some(params(&[("max_distance", d.into())]))
     }
 
     fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {

@@ -76,7 +76,7 @@
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::detector::{Algorithm, ParamMap, ScoredPair};
+use crate::detector::{Algorithm, ParamMap, ScoredPair, params};
 use crate::error::{Error, Result, check_unit_band, check_unit_threshold};
 use crate::features::Scratch;
 use crate::features::label_occurrences;
@@ -569,6 +569,19 @@ impl Algorithm for SpotSigs {
         index
             .scorable
             .then(|| jaccard(&index.sets[a], &index.sets[b]))
+    }
+
+    /// Chains of one and of two content words (the authors' configurations).
+    fn calibration_grid() -> Vec<ParamMap> {
+        vec![
+            params(&[("chain", 1.into())]),
+            params(&[("chain", 2.into())]),
+        ]
+    }
+
+    /// The score is the join's Jaccard: `threshold = t`.
+    fn threshold_params(_: &Self::Params, t: f64) -> Option<ParamMap> {
+        Some(params(&[("threshold", t.into())]))
     }
 
     fn memory(_: &Self::Params, _: usize, text_bytes: usize) -> Estimate {

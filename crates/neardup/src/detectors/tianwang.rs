@@ -27,7 +27,7 @@
 use md5::{Digest, Md5};
 use serde::{Deserialize, Serialize};
 
-use crate::detector::{Algorithm, ScoredPair};
+use crate::detector::{Algorithm, ParamMap, ScoredPair, params};
 use crate::error::{Error, Result};
 use crate::features::statistics::{Statistics, StatisticsFeatures, term_key, terms};
 use crate::keyjoin::{key128, shared_keys};
@@ -278,6 +278,15 @@ impl Algorithm for Tianwang {
         } else {
             1.0 - sim(wa, wb)
         })
+    }
+
+    /// The five variants. No threshold parameter follows the score: every variant decides by
+    /// MD5 equality, which 1 − SIM does not see (`neardup calibrate` measures the reported
+    /// pairs instead).
+    fn calibration_grid() -> Vec<ParamMap> {
+        (1..=5u64)
+            .map(|v| params(&[("variant", v.into())]))
+            .collect()
     }
 
     fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {

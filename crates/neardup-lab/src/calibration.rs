@@ -1,0 +1,563 @@
+//! Calibration on labelled pairs: the threshold that maximizes F1 (or reaches a precision),
+//! bootstrap intervals, holdout splits, and the labelled pairs a cluster-labelled corpus
+//! implies. `neardup calibrate` (commands/calibrate.rs) runs this per configuration.
+//!
+//! A labelled pair is an observation `(positive, score)`; a threshold `t` predicts positive
+//! every pair with `score ≥ t`. Only scores above 0 are candidate thresholds: "everything is a
+//! duplicate" is never a useful detector.
+//!
+//! Intervals are percentile bootstrap intervals (Efron & Tibshirani 1993, §13.3) over the
+//! labelled pairs resampled with replacement, with the threshold held at its chosen value:
+//! they say how much the metrics of *that* setting move with the sample of pairs. The
+//! optimism of choosing the threshold on the same pairs is what `--holdout` measures.
+
+use neardup::hash::SplitMix64;
+use neardup::pairs::pack;
+
+/// Counts and rates of a threshold on a set of observations.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AtThreshold {
+    /// The threshold: pairs scoring ≥ it are predicted duplicates.
+    pub threshold: f64,
+    /// Predicted and labelled duplicates.
+    pub tp: f64,
+    /// Predicted duplicates labelled not duplicates.
+    pub fp: f64,
+    /// Labelled duplicates not predicted.
+    pub fn_: f64,
+}
+
+impl AtThreshold {
+    /// tp / (tp + fp); 1 when nothing is predicted (no false positive was made).
+    pub fn precision(&self) -> f64 {
+        if self.tp + self.fp == 0.0 {
+            1.0
+        } else {
+            self.tp / (self.tp + self.fp)
+        }
+    }
+    /// tp / (tp + fn); 0 without labelled duplicates.
+    pub fn recall(&self) -> f64 {
+        if self.tp + self.fn_ == 0.0 {
+            0.0
+        } else {
+            self.tp / (self.tp + self.fn_)
+        }
+    }
+    /// 2tp / (2tp + fp + fn).
+    pub fn f1(&self) -> f64 {
+        let d = 2.0 * self.tp + self.fp + self.fn_;
+        if d == 0.0 { 0.0 } else { 2.0 * self.tp / d }
+    }
+}
+
+/// What the threshold is chosen for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Objective {
+    /// The highest F1 (ties: the higher threshold, fewer reported pairs).
+    F1,
+    /// The highest recall among thresholds whose precision is at least this.
+    Precision(f64),
+}
+
+/// Every candidate threshold with its counts, from the highest score down (weights per
+/// observation; 1 each when `weights` is `None`).
+pub fn sweep(obs: &[(bool, f64)], weights: Option<&[f64]>) -> Vec<AtThreshold> {
+    let mut order: Vec<usize> = (0..obs.len()).collect();
+    order.sort_by(|&x, &y| obs[y].1.total_cmp(&obs[x].1));
+    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let positives: f64 = (0..obs.len()).filter(|&i| obs[i].0).map(w).sum();
+    let (mut tp, mut fp) = (0.0, 0.0);
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < order.len() {
+        let s = obs[order[k]].1;
+        if s <= 0.0 || s.is_nan() {
+            break;
+        }
+        while k < order.len() && obs[order[k]].1 == s {
+            let i = order[k];
+            if obs[i].0 {
+                tp += w(i);
+            } else {
+                fp += w(i);
+            }
+            k += 1;
+        }
+        out.push(AtThreshold {
+            threshold: s,
+            tp,
+            fp,
+            fn_: positives - tp,
+        });
+    }
+    out
+}
+
+/// The threshold best for `objective`, or `None` when no threshold qualifies (no score above
+/// 0, or no threshold reaches the target precision).
+pub fn choose(
+    obs: &[(bool, f64)],
+    weights: Option<&[f64]>,
+    objective: Objective,
+) -> Option<AtThreshold> {
+    let all = sweep(obs, weights);
+    match objective {
+        // `sweep` goes from high thresholds down: a strict `>` keeps the highest of ties.
+        Objective::F1 => all
+            .into_iter()
+            .fold(None, |best: Option<AtThreshold>, t| match best {
+                Some(b) if b.f1() >= t.f1() => Some(b),
+                _ => Some(t),
+            }),
+        Objective::Precision(p) => all.into_iter().filter(|t| t.precision() >= p).fold(
+            None,
+            |best: Option<AtThreshold>, t| match best {
+                Some(b) if b.recall() >= t.recall() => Some(b),
+                _ => Some(t),
+            },
+        ),
+    }
+}
+
+/// The threshold to recommend for a choice: the shortest decimal (up to 6 digits) in
+/// (`next lower score`, `chosen`], which classifies every labelled pair exactly as `chosen`
+/// does. 0.0769 reads better than 0.07692307692307693 and means the same here.
+pub fn round_threshold(obs: &[(bool, f64)], chosen: f64) -> f64 {
+    let below = obs
+        .iter()
+        .map(|o| o.1)
+        .filter(|&s| s < chosen)
+        .fold(0.0f64, f64::max);
+    for digits in 1..=6 {
+        let scale = 10f64.powi(digits);
+        let d = (chosen * scale).floor() / scale;
+        if d > below && d <= chosen {
+            return d;
+        }
+    }
+    chosen
+}
+
+/// Counts of the fixed `threshold` on `obs` (weighted).
+pub fn at(obs: &[(bool, f64)], weights: Option<&[f64]>, threshold: f64) -> AtThreshold {
+    let mut r = AtThreshold {
+        threshold,
+        tp: 0.0,
+        fp: 0.0,
+        fn_: 0.0,
+    };
+    for (i, &(positive, score)) in obs.iter().enumerate() {
+        let w = weights.map_or(1.0, |w| w[i]);
+        match (positive, score >= threshold) {
+            (true, true) => r.tp += w,
+            (false, true) => r.fp += w,
+            (true, false) => r.fn_ += w,
+            (false, false) => {}
+        }
+    }
+    r
+}
+
+/// Counts of a decision made elsewhere (`reported[i]`: the algorithm reported pair i).
+pub fn decided(obs: &[(bool, f64)], reported: &[bool], weights: Option<&[f64]>) -> AtThreshold {
+    let as_scores: Vec<(bool, f64)> = obs
+        .iter()
+        .zip(reported)
+        .map(|(&(p, _), &r)| (p, if r { 1.0 } else { 0.0 }))
+        .collect();
+    at(&as_scores, weights, 1.0)
+}
+
+/// ROC-AUC with weights: P(score of a duplicate > score of a non-duplicate), ties counted
+/// half. `None` without both kinds.
+pub fn weighted_auc(obs: &[(bool, f64)], weights: Option<&[f64]>) -> Option<f64> {
+    let mut order: Vec<usize> = (0..obs.len()).collect();
+    order.sort_by(|&x, &y| obs[x].1.total_cmp(&obs[y].1));
+    let w = |i: usize| weights.map_or(1.0, |w| w[i]);
+    let (mut below_neg, mut area, mut pos, mut neg) = (0.0, 0.0, 0.0, 0.0);
+    let mut k = 0;
+    while k < order.len() {
+        let s = obs[order[k]].1;
+        let (mut gp, mut gn) = (0.0, 0.0);
+        while k < order.len() && obs[order[k]].1.total_cmp(&s).is_eq() {
+            let i = order[k];
+            if obs[i].0 {
+                gp += w(i);
+            } else {
+                gn += w(i);
+            }
+            k += 1;
+        }
+        area += gp * (below_neg + gn / 2.0);
+        below_neg += gn;
+        pos += gp;
+        neg += gn;
+    }
+    (pos > 0.0 && neg > 0.0).then(|| area / (pos * neg))
+}
+
+/// 95 % percentile interval.
+pub type Interval = (f64, f64);
+
+/// Bootstrap intervals of a fixed decision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Intervals {
+    /// ROC-AUC (None when a resample or the sample lacks a class or scores).
+    pub roc_auc: Option<Interval>,
+    /// F1.
+    pub f1: Interval,
+    /// Precision.
+    pub precision: Interval,
+    /// Recall.
+    pub recall: Interval,
+}
+
+/// Percentile bootstrap over `replicates` resamples of the observations (multinomial counts
+/// from `seed`, times the `base` weights). `decide(weights)` gives the counts of the fixed
+/// decision under the weights.
+pub fn bootstrap(
+    obs: &[(bool, f64)],
+    base: Option<&[f64]>,
+    with_auc: bool,
+    replicates: usize,
+    seed: u64,
+    decide: impl Fn(&[f64]) -> AtThreshold,
+) -> Intervals {
+    let n = obs.len();
+    let mut rng = SplitMix64::new(seed);
+    let (mut aucs, mut f1s, mut ps, mut rs) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut weights = vec![0.0; n];
+    for _ in 0..replicates {
+        weights.iter_mut().for_each(|w| *w = 0.0);
+        for _ in 0..n {
+            weights[rng.below(n as u64) as usize] += 1.0;
+        }
+        if let Some(base) = base {
+            weights.iter_mut().zip(base).for_each(|(w, b)| *w *= b);
+        }
+        let c = decide(&weights);
+        f1s.push(c.f1());
+        ps.push(c.precision());
+        rs.push(c.recall());
+        if with_auc {
+            aucs.extend(weighted_auc(obs, Some(&weights)));
+        }
+    }
+    Intervals {
+        roc_auc: (with_auc && !aucs.is_empty()).then(|| percentiles(&mut aucs)),
+        f1: percentiles(&mut f1s),
+        precision: percentiles(&mut ps),
+        recall: percentiles(&mut rs),
+    }
+}
+
+/// (2.5 %, 97.5 %) percentiles (nearest rank).
+fn percentiles(v: &mut [f64]) -> Interval {
+    if v.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    v.sort_by(f64::total_cmp);
+    let rank = |q: f64| v[((q * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
+    (rank(0.025), rank(0.975))
+}
+
+/// Indices of a stratified split: `fraction` of the duplicates and of the non-duplicates go
+/// to the holdout (seeded shuffle per class), the rest to the choosing set. Returns
+/// (choose, holdout), each sorted.
+pub fn holdout_split(labels: &[bool], fraction: f64, seed: u64) -> (Vec<usize>, Vec<usize>) {
+    let mut rng = SplitMix64::new(seed);
+    let (mut choose, mut hold) = (Vec::new(), Vec::new());
+    for class in [true, false] {
+        let mut idx: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == class).collect();
+        // Fisher–Yates.
+        for i in (1..idx.len()).rev() {
+            idx.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let k = (fraction * idx.len() as f64).round() as usize;
+        hold.extend_from_slice(&idx[..k]);
+        choose.extend_from_slice(&idx[k..]);
+    }
+    choose.sort_unstable();
+    hold.sort_unstable();
+    (choose, hold)
+}
+
+/// Most positive pairs a cluster-labelled corpus contributes (evenly spaced beyond).
+pub const MAX_CLUSTER_POSITIVES: usize = 200_000;
+
+/// Random non-duplicates drawn per duplicate (see [`cluster_pairs`]).
+pub const RANDOM_NEGATIVES_PER_DUPLICATE: u64 = 10;
+/// Fewest random non-duplicates drawn (when the corpus has that many).
+pub const MIN_RANDOM_NEGATIVES: u64 = 10_000;
+
+/// A labelled pair: packed ids, duplicate or not, and its weight — how many pairs of the
+/// corpus it stands for.
+pub type Weighted = (u64, bool, f64);
+
+/// Labelled pairs from cluster labels, as a stratified sample of *all* pairs of the corpus,
+/// weighted so that counts estimate the corpus's own (Horvitz–Thompson): precision measured
+/// on them is the precision a detector would have on the whole corpus, not on a balanced
+/// sample.
+/// * duplicates: every pair inside a cluster (weight 1), or at most
+///   [`MAX_CLUSTER_POSITIVES`] evenly spaced through them (weight total / taken);
+/// * hard non-duplicates: the cross-cluster pairs in `hard` (every pair above a similarity,
+///   from an exact join), at most as many as duplicates, most similar first (weight 1, or
+///   |hard| / taken when capped);
+/// * other non-duplicates: [`RANDOM_NEGATIVES_PER_DUPLICATE`] × as many uniformly random
+///   cross-cluster pairs outside `hard` as duplicates (at least [`MIN_RANDOM_NEGATIVES`]),
+///   drawn with `seed` (weight = the pairs of that stratum / drawn). False-positive rates of
+///   good detectors are small, so this stratum needs many pairs for a usable estimate.
+pub fn cluster_pairs(
+    positives: &[u64],
+    hard: &[(u64, f64)],
+    docs: usize,
+    seed: u64,
+) -> Vec<Weighted> {
+    let take = positives.len().min(MAX_CLUSTER_POSITIVES);
+    let step = positives.len() as f64 / take.max(1) as f64;
+    let mut out: Vec<Weighted> = (0..take)
+        .map(|i| (positives[(i as f64 * step) as usize], true, step))
+        .collect();
+    let is_positive = |p: u64| positives.binary_search(&p).is_ok();
+    let mut hard: Vec<&(u64, f64)> = hard.iter().filter(|(p, _)| !is_positive(*p)).collect();
+    hard.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    let hard_all: std::collections::HashSet<u64> = hard.iter().map(|(p, _)| *p).collect();
+    let hard_taken = hard.len().min(take.max(1));
+    let hard_weight = hard.len() as f64 / hard_taken.max(1) as f64;
+    out.extend(
+        hard.iter()
+            .take(hard_taken)
+            .map(|(p, _)| (*p, false, hard_weight)),
+    );
+    let total = docs as u64 * (docs as u64).saturating_sub(1) / 2;
+    let stratum = total - positives.len() as u64 - hard_all.len() as u64;
+    let want = (RANDOM_NEGATIVES_PER_DUPLICATE * take as u64)
+        .max(MIN_RANDOM_NEGATIVES)
+        .min(stratum);
+    let mut drawn = std::collections::BTreeSet::new();
+    let mut rng = SplitMix64::new(seed);
+    let mut attempts = 0u64;
+    while (drawn.len() as u64) < want && attempts < 100 * want + 1000 {
+        attempts += 1;
+        let a = rng.below(docs as u64) as u32;
+        let b = rng.below(docs as u64) as u32;
+        if a == b {
+            continue;
+        }
+        let p = pack(a.min(b), a.max(b));
+        if !is_positive(p) && !hard_all.contains(&p) {
+            drawn.insert(p);
+        }
+    }
+    let random_weight = stratum as f64 / drawn.len().max(1) as f64;
+    out.extend(drawn.into_iter().map(|p| (p, false, random_weight)));
+    out.sort_unstable_by_key(|w| w.0);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample(seed: u64, n: usize) -> Vec<(bool, f64)> {
+        let mut rng = SplitMix64::new(seed);
+        (0..n)
+            .map(|_| {
+                let positive = rng.below(3) == 0;
+                // Duplicates score higher on average; scores on a grid so ties occur.
+                let base = if positive { 0.5 } else { 0.2 };
+                let s = ((base + rng.below(50) as f64 / 100.0) * 20.0).round() / 20.0;
+                (positive, s)
+            })
+            .collect()
+    }
+
+    /// Oracle: the chosen threshold is the best of a brute-force scan of every threshold.
+    #[test]
+    fn choice_matches_brute_force() {
+        const SEED: u64 = 11;
+        println!("choice_matches_brute_force: seed {SEED}");
+        for n in [1usize, 7, 300] {
+            let obs = sample(SEED + n as u64, n);
+            let mut thresholds: Vec<f64> = obs.iter().map(|o| o.1).filter(|&s| s > 0.0).collect();
+            thresholds.sort_by(f64::total_cmp);
+            thresholds.dedup();
+            let brute = |t: f64| at(&obs, None, t);
+            if let Some(best) = choose(&obs, None, Objective::F1) {
+                let top = thresholds
+                    .iter()
+                    .map(|&t| brute(t).f1())
+                    .fold(0.0, f64::max);
+                assert_eq!(best.f1(), top);
+                assert_eq!(best, brute(best.threshold));
+                // Ties: no higher threshold reaches the same F1.
+                assert!(
+                    thresholds
+                        .iter()
+                        .all(|&t| t <= best.threshold || brute(t).f1() < top)
+                );
+            }
+            for p in [0.6, 0.9, 1.0] {
+                let chosen = choose(&obs, None, Objective::Precision(p));
+                let qualifying: Vec<f64> = thresholds
+                    .iter()
+                    .copied()
+                    .filter(|&t| brute(t).precision() >= p)
+                    .collect();
+                match chosen {
+                    None => assert!(qualifying.is_empty()),
+                    Some(c) => {
+                        assert!(c.precision() >= p);
+                        let top = qualifying
+                            .iter()
+                            .map(|&t| brute(t).recall())
+                            .fold(0.0, f64::max);
+                        assert_eq!(c.recall(), top);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Oracle: integer weights equal repeating observations, and the AUC equals the
+    /// lab's unweighted ROC-AUC on the expanded sample.
+    #[test]
+    fn weighted_auc_equals_expanded_sample() {
+        let obs = sample(5, 200);
+        let mut rng = SplitMix64::new(6);
+        let weights: Vec<f64> = (0..obs.len()).map(|_| rng.below(4) as f64).collect();
+        let expanded: Vec<(bool, f64)> = obs
+            .iter()
+            .zip(&weights)
+            .flat_map(|(o, &w)| std::iter::repeat_n(*o, w as usize))
+            .collect();
+        let want = crate::metrics::auc::roc_auc(&expanded).unwrap();
+        let got = weighted_auc(&obs, Some(&weights)).unwrap();
+        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+        assert_eq!(
+            at(&obs, Some(&weights), 0.5),
+            at(&expanded, None, 0.5),
+            "weighted counts"
+        );
+        assert!(weighted_auc(&[(true, 0.3)], None).is_none());
+    }
+
+    /// Theory: the bootstrap interval of precision at a fixed threshold has about the width
+    /// of the binomial normal interval, 2 · 1.96 · sqrt(p(1 − p)/m) over m predicted pairs.
+    #[test]
+    fn bootstrap_width_follows_the_binomial() {
+        const SEED: u64 = 2024;
+        println!("bootstrap_width_follows_the_binomial: seed {SEED}");
+        let obs = sample(SEED, 4000);
+        let t = 0.6;
+        let point = at(&obs, None, t);
+        let iv = bootstrap(&obs, None, true, 1000, SEED, |w| at(&obs, Some(w), t));
+        let m = point.tp + point.fp;
+        let p = point.precision();
+        let width = 2.0 * 1.96 * (p * (1.0 - p) / m).sqrt();
+        let got = iv.precision.1 - iv.precision.0;
+        println!("precision {p:.4} over {m} predicted: width {got:.4}, binomial {width:.4}");
+        assert!((got / width - 1.0).abs() < 0.2, "{got} vs {width}");
+        assert!(iv.precision.0 <= p && p <= iv.precision.1);
+        let auc = weighted_auc(&obs, None).unwrap();
+        let (lo, hi) = iv.roc_auc.unwrap();
+        assert!(lo <= auc && auc <= hi);
+        // Same seed, same intervals.
+        assert_eq!(
+            iv,
+            bootstrap(&obs, None, true, 1000, SEED, |w| at(&obs, Some(w), t))
+        );
+    }
+
+    /// The rounded threshold classifies every pair as the exact one does.
+    #[test]
+    fn rounded_threshold_keeps_the_decision() {
+        let obs = sample(8, 500);
+        for c in sweep(&obs, None) {
+            let r = round_threshold(&obs, c.threshold);
+            assert_eq!(at(&obs, None, r), AtThreshold { threshold: r, ..c });
+            assert!(format!("{r}").len() <= 8, "{r}");
+        }
+        let obs = [(true, 1.0 / 13.0), (false, 0.05)];
+        assert_eq!(round_threshold(&obs, 1.0 / 13.0), 0.07);
+    }
+
+    #[test]
+    fn holdout_is_stratified_and_disjoint() {
+        let labels: Vec<bool> = (0..100).map(|i| i % 4 == 0).collect();
+        let (choose, hold) = holdout_split(&labels, 0.3, 9);
+        assert_eq!(choose.len() + hold.len(), 100);
+        assert!(choose.iter().all(|i| !hold.contains(i)));
+        assert_eq!(hold.iter().filter(|&&i| labels[i]).count(), 8); // round(0.3 · 25)
+        assert_eq!(hold.len(), 8 + 23); // + round(0.3 · 75) = round(22.5), half away from 0
+        assert_eq!(holdout_split(&labels, 0.3, 9), (choose, hold));
+    }
+
+    #[test]
+    fn cluster_pairs_are_a_weighted_sample_of_all_pairs() {
+        // Clusters {0,1,2} and {3,4}; 10 documents: 45 pairs, 4 duplicates, 41 not.
+        let positives = vec![pack(0, 1), pack(0, 2), pack(1, 2), pack(3, 4)];
+        let hard = vec![(pack(2, 3), 0.9), (pack(0, 1), 0.95), (pack(5, 6), 0.4)];
+        let pairs = cluster_pairs(&positives, &hard, 10, 3);
+        let pos: Vec<u64> = pairs.iter().filter(|p| p.1).map(|p| p.0).collect();
+        assert_eq!(pos, positives);
+        let neg: Vec<&Weighted> = pairs.iter().filter(|p| !p.1).collect();
+        // Both hard negatives (the positive in `hard` is not one), weight 1, and the other 39
+        // non-duplicates (fewer than MIN_RANDOM_NEGATIVES: all of them, weight 1).
+        assert!(neg.iter().any(|p| p.0 == pack(2, 3) && p.2 == 1.0));
+        assert!(neg.iter().any(|p| p.0 == pack(5, 6) && p.2 == 1.0));
+        assert_eq!(neg.len(), 2 + 39);
+        assert!(neg.iter().all(|p| !positives.contains(&p.0)));
+        // The weights add up to the corpus's pairs.
+        let total: f64 = pairs.iter().map(|p| p.2).sum();
+        assert!((total - 45.0).abs() < 1e-9, "{total}");
+    }
+
+    /// Theory: on a corpus where a detector's corpus-wide precision is known, the weighted
+    /// sample estimates it (within 3 standard errors), while the unweighted sample does not.
+    #[test]
+    fn weighted_sample_estimates_corpus_precision() {
+        const SEED: u64 = 31;
+        println!("weighted_sample_estimates_corpus_precision: seed {SEED}");
+        // 2,000 documents in clusters of 2; the detector reports every duplicate and every
+        // cross-cluster pair (a, b) with (a · 7 + b) % 500 == 0 (a 0.2 % false-positive rate).
+        let docs = 2000u32;
+        let positives: Vec<u64> = (0..docs / 2).map(|c| pack(2 * c, 2 * c + 1)).collect();
+        let reports = |p: u64| {
+            let (a, b) = neardup::pairs::unpack(p);
+            positives.binary_search(&p).is_ok() || (a as u64 * 7 + b as u64) % 500 == 0
+        };
+        let mut fp_all = 0u64;
+        for a in 0..docs {
+            for b in a + 1..docs {
+                let p = pack(a, b);
+                if positives.binary_search(&p).is_err() && reports(p) {
+                    fp_all += 1;
+                }
+            }
+        }
+        let truth = positives.len() as f64 / (positives.len() as f64 + fp_all as f64);
+        let pairs = cluster_pairs(&positives, &[], docs as usize, SEED);
+        let obs: Vec<(bool, f64)> = pairs
+            .iter()
+            .map(|p| (p.1, if reports(p.0) { 1.0 } else { 0.0 }))
+            .collect();
+        let w: Vec<f64> = pairs.iter().map(|p| p.2).collect();
+        let weighted = at(&obs, Some(&w), 1.0).precision();
+        let unweighted = at(&obs, None, 1.0).precision();
+        // Standard error of the false-positive count: the random stratum is binomial.
+        let n = pairs.iter().filter(|p| !p.1).count() as f64;
+        let rate = fp_all as f64 / (docs as f64 * (docs as f64 - 1.0) / 2.0 - 1000.0);
+        let fp_se = w.iter().copied().fold(0.0, f64::max) * (n * rate * (1.0 - rate)).sqrt();
+        let p_se = truth * truth / positives.len() as f64 * fp_se;
+        println!(
+            "corpus precision {truth:.4}; weighted {weighted:.4} (± {p_se:.4}); unweighted {unweighted:.4}"
+        );
+        assert!(
+            (weighted - truth).abs() < 3.0 * p_se + 1e-9,
+            "{weighted} vs {truth}"
+        );
+        assert!(unweighted > truth + 0.1);
+    }
+}
