@@ -5,7 +5,6 @@
 //! beside the plots, titles fit ([`style`]). Text uses DejaVu Sans embedded in the binary, so PNGs look the same on
 //! every machine and need no system fonts. Files are written atomically.
 
-pub mod calibration;
 pub mod designs;
 pub mod pareto;
 pub mod pr_curve;
@@ -13,6 +12,7 @@ pub mod robustness;
 pub mod scaling;
 pub mod scurve;
 pub mod style;
+pub mod threshold_curves;
 pub mod tradeoff;
 
 use std::collections::HashMap;

@@ -11,20 +11,20 @@
 //! (the S-curve at the duplicates' scores) show what banding costs.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use neardup::detector::ParamMap;
+use neardup::detector::{Algorithm, Configured, ParamMap};
+use neardup::detectors::minhash_lsh::MinHashLsh;
 use neardup::features::FeatureParams;
 use neardup::minhash::banding;
 use neardup::pairs::{pack, unpack};
-use serde_json::{Value, json};
 
 use crate::calibration::{self, AtThreshold, Intervals, Objective};
-use crate::charts::calibration::{Panel, Series};
 use crate::cli::ReportFormat;
 use crate::corpus::{self, Corpus, LoadOptions, pairs};
-use crate::params::{render_params, render_value};
+use crate::params::render_params;
+use crate::report::calibration_report;
 
 /// Exact word 3-shingle Jaccard above which a cross-cluster pair is a "hard" non-duplicate.
 pub const HARD_NEGATIVE_JACCARD: f64 = 0.3;
@@ -52,31 +52,32 @@ pub struct Options {
     pub out: Option<PathBuf>,
 }
 
-/// One configuration's result.
+/// One configuration's result (what the report shows of it: report/calibration_report.rs).
 #[derive(Debug, Clone)]
-struct Outcome {
-    algorithm: String,
+pub(crate) struct Outcome {
+    pub(crate) algorithm: String,
     /// Grid point with the user's parameters.
-    params: ParamMap,
+    pub(crate) params: ParamMap,
     /// Parameters realizing the threshold (`None`: decided by the algorithm's own query).
-    threshold_params: Option<ParamMap>,
-    chosen: Option<AtThreshold>,
-    roc_auc: Option<f64>,
-    intervals: Option<Intervals>,
-    holdout: Option<AtThreshold>,
+    pub(crate) threshold_params: Option<ParamMap>,
+    pub(crate) chosen: Option<AtThreshold>,
+    pub(crate) roc_auc: Option<f64>,
+    pub(crate) intervals: Option<Intervals>,
+    pub(crate) holdout: Option<AtThreshold>,
     /// minhash-lsh: (bands, rows, predicted recall with banding).
-    banding: Option<(usize, usize, f64)>,
-    observations: Vec<(bool, f64)>,
+    pub(crate) banding: Option<(usize, usize, f64)>,
+    pub(crate) observations: Vec<(bool, f64)>,
     /// Their weights (corpus pairs each stands for).
-    weights: Vec<f64>,
+    pub(crate) weights: Vec<f64>,
     /// Why no threshold was chosen (nothing scores above 0, or the target precision is out of
     /// reach): a result, not a failure.
-    note: Option<String>,
-    error: Option<String>,
+    pub(crate) note: Option<String>,
+    pub(crate) error: Option<String>,
 }
 
 impl Outcome {
-    fn objective(&self, target: Option<f64>) -> f64 {
+    /// What the ranking sorts by: F1, or recall when the target precision is reached.
+    pub(crate) fn objective(&self, target: Option<f64>) -> f64 {
         match (&self.chosen, target) {
             (None, _) => -1.0,
             (Some(_), _) if self.note.is_some() => -0.5,
@@ -87,7 +88,7 @@ impl Outcome {
     }
 
     /// Every parameter of the recommended command line.
-    fn all_params(&self) -> ParamMap {
+    pub(crate) fn all_params(&self) -> ParamMap {
         let mut p = self.params.clone();
         if let Some(t) = &self.threshold_params {
             p.extend(t.clone());
@@ -171,32 +172,9 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
             )
             .then(x.algorithm.cmp(&y.algorithm))
     });
-    let command = |o: &Outcome| recommended_command(opts, o);
-    match format {
-        ReportFormat::Json => {
-            let rows: Vec<Value> = outcomes.iter().map(|o| to_json(o, &command(o))).collect();
-            writeln!(out, "{}", serde_json::to_string_pretty(&rows)?)?;
-        }
-        ReportFormat::Csv => {
-            let mut w = csv::Writer::from_writer(&mut *out);
-            for (i, o) in outcomes.iter().enumerate() {
-                let row = to_json(o, &command(o));
-                let obj = row.as_object().expect("an object");
-                if i == 0 {
-                    w.write_record(obj.keys())?;
-                }
-                w.write_record(obj.values().map(|v| match v {
-                    Value::Null => String::new(),
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                }))?;
-            }
-            w.flush()?;
-        }
-        ReportFormat::Text => write_text(&outcomes, opts, &command, out)?,
-    }
+    calibration_report::print(&outcomes, opts, format, out)?;
     if let Some(dir) = &opts.out {
-        write_report(dir, &outcomes, opts, &labelled, &corpus, &command)?;
+        calibration_report::write(dir, &outcomes, opts, &labelled, corpus.len())?;
         eprintln!("neardup: wrote {}", dir.join("README.md").display());
     }
     if outcomes.iter().all(|o| o.error.is_some()) {
@@ -313,40 +291,42 @@ fn evaluate(
         match (scorable, detector.threshold_params(0.5)) {
             (true, Some(_)) => {
                 o.roc_auc = calibration::weighted_auc(&choose_obs, cw);
-                let Some(chosen) = calibration::choose(&choose_obs, cw, objective) else {
+                match calibration::choose(&choose_obs, cw, objective) {
                     // Not a failure: the measurement is that nothing qualifies.
-                    o.note = Some(match objective {
-                        Objective::F1 => "no labelled pair scores above 0".into(),
-                        Objective::Precision(p) => format!("no threshold reaches precision {p}"),
-                    });
-                    o.chosen = Some(calibration::at(&choose_obs, cw, f64::INFINITY));
-                    if !hold_idx.is_empty() {
-                        o.holdout = Some(calibration::at(&hold_obs, hw, f64::INFINITY));
+                    None => {
+                        o.note = Some(match objective {
+                            Objective::F1 => "no labelled pair scores above 0".into(),
+                            Objective::Precision(p) => {
+                                format!("no threshold reaches precision {p}")
+                            }
+                        });
+                        o.chosen = Some(calibration::at(&choose_obs, cw, f64::INFINITY));
+                        if !hold_idx.is_empty() {
+                            o.holdout = Some(calibration::at(&hold_obs, hw, f64::INFINITY));
+                        }
                     }
-                    o.observations = choose_obs;
-                    o.weights = cw.map(<[f64]>::to_vec).unwrap_or_default();
-                    return Ok(());
-                };
-                let t = calibration::round_threshold(&choose_obs, chosen.threshold);
-                let chosen = calibration::AtThreshold {
-                    threshold: t,
-                    ..chosen
-                };
-                o.threshold_params = detector.threshold_params(t);
-                o.chosen = Some(chosen);
-                o.intervals = Some(calibration::bootstrap(
-                    &choose_obs,
-                    cw,
-                    true,
-                    opts.bootstrap,
-                    seed,
-                    |w| calibration::at(&choose_obs, Some(w), t),
-                ));
-                if !hold_idx.is_empty() {
-                    o.holdout = Some(calibration::at(&hold_obs, hw, t));
-                }
-                if algorithm == "minhash-lsh" {
-                    o.banding = banded_recall(&o.all_params(), &choose_obs, cw, t)?;
+                    Some(chosen) => {
+                        let t = calibration::round_threshold(&choose_obs, chosen.threshold);
+                        o.threshold_params = detector.threshold_params(t);
+                        o.chosen = Some(calibration::AtThreshold {
+                            threshold: t,
+                            ..chosen
+                        });
+                        o.intervals = Some(calibration::bootstrap(
+                            &choose_obs,
+                            cw,
+                            true,
+                            opts.bootstrap,
+                            seed,
+                            |w| calibration::at(&choose_obs, Some(w), t),
+                        ));
+                        if !hold_idx.is_empty() {
+                            o.holdout = Some(calibration::at(&hold_obs, hw, t));
+                        }
+                        if algorithm == MinHashLsh::NAME {
+                            o.banding = Some(banded_recall(&o.all_params(), &choose_obs, cw, t)?);
+                        }
+                    }
                 }
             }
             _ => {
@@ -393,377 +373,24 @@ fn evaluate(
     o
 }
 
-/// The banding `minhash-lsh` tunes for threshold `t` with these parameters, and its predicted
-/// recall: Σ over duplicates scoring ≥ t of P(candidate | s) = 1 − (1 − s^r)^b, divided by all
-/// duplicates (the scores stand in for the pairs' similarities).
+/// The banding `minhash-lsh` uses with these parameters (tuned for threshold `t`, or the
+/// user's explicit bands and rows), and its predicted recall: Σ over duplicates scoring ≥ t
+/// of P(candidate | s) = 1 − (1 − s^r)^b, divided by all duplicates (the scores stand in for
+/// the pairs' similarities).
 fn banded_recall(
     params: &ParamMap,
     obs: &[(bool, f64)],
     weights: Option<&[f64]>,
     t: f64,
-) -> Result<Option<(usize, usize, f64)>> {
+) -> Result<(usize, usize, f64)> {
     let w = |i: usize| weights.map_or(1.0, |w| w[i]);
-    let num_perm = params
-        .get("num_perm")
-        .and_then(Value::as_u64)
-        .unwrap_or(128) as usize;
-    let tuned = banding::tune(t, num_perm, 0.5)?;
+    let configured = Configured::<MinHashLsh>::from_params(params)?;
+    let tuned = configured.params().0.banding()?;
+    let (bands, rows) = (tuned.bands(), tuned.rows());
     let positives: f64 = (0..obs.len()).filter(|&i| obs[i].0).map(w).sum();
     let expected: f64 = (0..obs.len())
         .filter(|&i| obs[i].0 && obs[i].1 >= t)
-        .map(|i| w(i) * banding::candidate_probability(obs[i].1, tuned.bands, tuned.rows))
+        .map(|i| w(i) * banding::candidate_probability(obs[i].1, bands, rows))
         .sum();
-    Ok(Some((
-        tuned.bands,
-        tuned.rows,
-        expected / positives.max(1e-300),
-    )))
-}
-
-/// `neardup eval …` checking the recommendation on the user's own data.
-fn recommended_command(opts: &Options, o: &Outcome) -> String {
-    let mut cmd = format!(
-        "neardup eval --corpus {}",
-        shell_word(&opts.corpus.display().to_string())
-    );
-    if let Some(p) = &opts.pairs {
-        cmd.push_str(&format!(
-            " --pairs {}",
-            shell_word(&p.display().to_string())
-        ));
-    }
-    cmd.push_str(&format!(" --algorithm {}", o.algorithm));
-    for (k, v) in o.all_params() {
-        cmd.push_str(&format!(
-            " --param {}",
-            shell_word(&format!("{k}={}", render_value(&v)))
-        ));
-    }
-    cmd
-}
-
-/// Quotes a word for a POSIX shell when it needs it.
-fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
-/// Rounds for display and JSON (6 decimals).
-fn r6(x: f64) -> f64 {
-    (x * 1e6).round() / 1e6
-}
-
-fn to_json(o: &Outcome, command: &str) -> Value {
-    let iv = |f: fn(&Intervals) -> Option<(f64, f64)>, end: usize| {
-        o.intervals
-            .as_ref()
-            .and_then(f)
-            .map(|i| r6(if end == 0 { i.0 } else { i.1 }))
-    };
-    let c = o.chosen;
-    json!({
-        "algorithm": o.algorithm,
-        "params": render_params(&o.params),
-        "threshold": c
-            .filter(|_| o.threshold_params.is_some() && o.note.is_none())
-            .map(|c| c.threshold),
-        "threshold_params": o.threshold_params.as_ref().map(render_params),
-        "roc_auc": o.roc_auc.map(r6),
-        "roc_auc_low": iv(|i| i.roc_auc, 0),
-        "roc_auc_high": iv(|i| i.roc_auc, 1),
-        "f1": c.map(|c| r6(c.f1())),
-        "f1_low": iv(|i| Some(i.f1), 0),
-        "f1_high": iv(|i| Some(i.f1), 1),
-        "precision": precision(o).map(r6),
-        "note": o.note,
-        "precision_low": iv(|i| Some(i.precision), 0),
-        "precision_high": iv(|i| Some(i.precision), 1),
-        "recall": c.map(|c| r6(c.recall())),
-        "recall_low": iv(|i| Some(i.recall), 0),
-        "recall_high": iv(|i| Some(i.recall), 1),
-        "holdout_f1": o.holdout.map(|h| r6(h.f1())),
-        "holdout_precision": o.holdout.map(|h| r6(h.precision())),
-        "holdout_recall": o.holdout.map(|h| r6(h.recall())),
-        "bands": o.banding.map(|b| b.0),
-        "rows": o.banding.map(|b| b.1),
-        "banded_recall": o.banding.map(|b| r6(b.2)),
-        "command": command,
-        "error": o.error,
-    })
-}
-
-/// Precision of the chosen setting, `None` when it reports no labelled pair (undefined).
-fn precision(o: &Outcome) -> Option<f64> {
-    o.chosen
-        .filter(|c| c.tp + c.fp > 0.0)
-        .map(|c| c.precision())
-}
-
-fn fmt_iv(x: Option<f64>, iv: Option<(f64, f64)>) -> String {
-    match (x, iv) {
-        (Some(x), Some((lo, hi))) => format!("{x:.3} [{lo:.3}, {hi:.3}]"),
-        (Some(x), None) => format!("{x:.3}"),
-        _ => "—".into(),
-    }
-}
-
-/// Table rows (algorithm, params, threshold, ROC-AUC, F1, P, R[, holdout F1]).
-fn table_rows(outcomes: &[Outcome], holdout: bool) -> Vec<Vec<String>> {
-    outcomes
-        .iter()
-        .map(|o| {
-            let iv = o.intervals.as_ref();
-            let mut row = vec![
-                o.algorithm.clone(),
-                render_params(&o.params),
-                match (&o.note, &o.chosen, &o.threshold_params) {
-                    (Some(note), _, _) => format!("— ({note})"),
-                    (None, Some(c), Some(tp)) => format!("{} ({})", c.threshold, render_params(tp)),
-                    (None, Some(_), None) => "its own decision".into(),
-                    _ => "—".into(),
-                },
-                fmt_iv(o.roc_auc, iv.and_then(|i| i.roc_auc)),
-                fmt_iv(o.chosen.map(|c| c.f1()), iv.map(|i| i.f1)),
-                fmt_iv(precision(o), iv.map(|i| i.precision)),
-                fmt_iv(o.chosen.map(|c| c.recall()), iv.map(|i| i.recall)),
-            ];
-            if holdout {
-                row.push(o.holdout.map_or("—".into(), |h| format!("{:.3}", h.f1())));
-            }
-            if let Some(e) = &o.error {
-                row[2] = format!("failed: {e}");
-            }
-            row
-        })
-        .collect()
-}
-
-fn header(holdout: bool) -> Vec<&'static str> {
-    let mut h = vec![
-        "algorithm",
-        "parameters",
-        "threshold",
-        "ROC-AUC [95 % CI]",
-        "F1 [95 % CI]",
-        "precision [95 % CI]",
-        "recall [95 % CI]",
-    ];
-    if holdout {
-        h.push("holdout F1");
-    }
-    h
-}
-
-fn write_text(
-    outcomes: &[Outcome],
-    opts: &Options,
-    command: &dyn Fn(&Outcome) -> String,
-    out: &mut impl Write,
-) -> Result<()> {
-    let holdout = opts.holdout.is_some();
-    let head = header(holdout);
-    let rows = table_rows(outcomes, holdout);
-    let widths: Vec<usize> = (0..head.len())
-        .map(|c| {
-            rows.iter()
-                .map(|r| r[c].chars().count())
-                .chain([head[c].chars().count()])
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let line = |cells: Vec<String>| {
-        cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:<w$}"))
-            .collect::<Vec<_>>()
-            .join("  ")
-    };
-    writeln!(
-        out,
-        "{}",
-        line(head.iter().map(|s| s.to_string()).collect())
-    )?;
-    for r in rows {
-        writeln!(out, "{}", line(r).trim_end())?;
-    }
-    writeln!(out)?;
-    match outcomes
-        .iter()
-        .find(|o| o.error.is_none() && o.note.is_none())
-    {
-        Some(best) => {
-            writeln!(
-                out,
-                "Recommended ({}): {} {}",
-                match opts.target_precision {
-                    Some(p) => format!("highest recall at precision ≥ {p}"),
-                    None => "highest F1".into(),
-                },
-                best.algorithm,
-                render_params(&best.all_params())
-            )?;
-            if let Some((b, r, recall)) = best.banding {
-                writeln!(
-                    out,
-                    "Banding for that threshold: {b} bands × {r} rows; predicted recall with \
-                     banding {recall:.3} (against {:.3} if every pair were verified).",
-                    best.chosen.map_or(0.0, |c| c.recall())
-                )?;
-            }
-            writeln!(out, "Check it:  {}", command(best))?;
-        }
-        None => writeln!(out, "No configuration succeeded.")?,
-    }
-    Ok(())
-}
-
-fn write_report(
-    dir: &Path,
-    outcomes: &[Outcome],
-    opts: &Options,
-    labelled: &[calibration::Weighted],
-    corpus: &Corpus,
-    command: &dyn Fn(&Outcome) -> String,
-) -> Result<()> {
-    let mut panels: Vec<Panel> = Vec::new();
-    for o in outcomes.iter().filter(|o| !o.observations.is_empty()) {
-        let series = Series {
-            name: render_params(&o.params),
-            observations: o.observations.clone(),
-            weights: o.weights.clone(),
-            chosen: o
-                .threshold_params
-                .as_ref()
-                .and(o.chosen.map(|c| c.threshold)),
-        };
-        match panels.iter_mut().find(|p| p.algorithm == o.algorithm) {
-            Some(p) => p.series.push(series),
-            None => panels.push(Panel {
-                algorithm: o.algorithm.clone(),
-                series: vec![series],
-            }),
-        }
-    }
-    panels.sort_by(|a, b| a.algorithm.cmp(&b.algorithm));
-    let charts = crate::charts::calibration::draw(&panels, dir)?;
-    let positives = labelled.iter().filter(|p| p.1).count();
-    let holdout = opts.holdout.is_some();
-    let mut md = String::new();
-    md.push_str("# Calibration\n\n");
-    md.push_str(&format!(
-        "Corpus `{}`: {} documents. {} labelled pairs ({positives} duplicates, {} not){}.\n\n",
-        opts.corpus.display(),
-        corpus.len(),
-        labelled.len(),
-        labelled.len() - positives,
-        match &opts.pairs {
-            Some(p) => format!(" from `{}`", p.display()),
-            None => format!(
-                " implied by the cluster labels, a stratified sample of all the corpus's pairs: \
-                 every pair inside a cluster (at most {}), every cross-cluster pair with exact \
-                 word 3-shingle Jaccard ≥ {HARD_NEGATIVE_JACCARD} (at most as many as \
-                 duplicates, most similar first), and as many uniformly random other \
-                 cross-cluster pairs as duplicates. Each pair is weighted by the corpus pairs it \
-                 stands for, so precision estimates the precision on the whole corpus",
-                calibration::MAX_CLUSTER_POSITIVES
-            ),
-        }
-    ));
-    md.push_str(&format!(
-        "Chosen for: {}. Intervals: 95 % percentile bootstrap over the labelled pairs, {} \
-         resamples, seed {}, with the threshold held fixed.{}\n\n",
-        match opts.target_precision {
-            Some(p) => format!("the highest recall at precision ≥ {p}"),
-            None => "the highest F1".into(),
-        },
-        opts.bootstrap,
-        opts.seed,
-        match opts.holdout {
-            Some(f) => format!(
-                " The threshold was chosen on {:.0} % of the pairs; `holdout F1` is measured on \
-                 the other {:.0} % (stratified split, seed {}).",
-                (1.0 - f) * 100.0,
-                f * 100.0,
-                opts.seed
-            ),
-            None => " Without `--holdout` the metrics are measured on the pairs the threshold was \
-                      chosen on, and so are optimistic."
-                .into(),
-        }
-    ));
-    md.push_str(if opts.pairs.is_some() {
-        "Precision here is precision on the labelled pairs: a corpus has far more \
-         non-duplicate pairs than most labelled samples, so expect lower precision on the whole \
-         corpus at the same threshold. "
-    } else {
-        ""
-    });
-    md.push_str(
-        "Algorithms marked \"its own decision\" decide by something \
-         their score does not follow (supershingle votes, MD5 equality); they are measured on the \
-         pairs they report.\n\n",
-    );
-    if let Some(best) = outcomes
-        .iter()
-        .find(|o| o.error.is_none() && o.note.is_none())
-    {
-        md.push_str(&format!(
-            "**Recommended:** `{} {}`\n\n```sh\n{}\n```\n\n",
-            best.algorithm,
-            render_params(&best.all_params()),
-            command(best)
-        ));
-        if let Some((b, r, recall)) = best.banding {
-            md.push_str(&format!(
-                "MinHash-LSH bands the signatures before verifying: {b} bands × {r} rows for \
-                 this threshold give a predicted recall of {recall:.3} (S-curve at the \
-                 duplicates' scores) against {:.3} if every pair were verified.\n\n",
-                best.chosen.map_or(0.0, |c| c.recall())
-            ));
-        }
-    }
-    md.push_str("## Ranking\n\n");
-    let head = header(holdout);
-    md.push_str(&format!("| {} |\n", head.join(" | ")));
-    md.push_str(&format!("|{}\n", "---|".repeat(head.len())));
-    for r in table_rows(outcomes, holdout) {
-        md.push_str(&format!("| {} |\n", r.join(" | ")));
-    }
-    let lsh: Vec<&Outcome> = outcomes.iter().filter(|o| o.banding.is_some()).collect();
-    if !lsh.is_empty() {
-        md.push_str(
-            "\n## What banding costs (minhash-lsh)\n\n| parameters | threshold | bands × rows | \
-             recall, all pairs verified | predicted recall with banding |\n|---|---|---|---|---|\n",
-        );
-        for o in lsh {
-            let (b, r, rec) = o.banding.unwrap_or_default();
-            md.push_str(&format!(
-                "| {} | {} | {b} × {r} | {:.3} | {rec:.3} |\n",
-                render_params(&o.params),
-                o.chosen.map_or(0.0, |c| c.threshold),
-                o.chosen.map_or(0.0, |c| c.recall())
-            ));
-        }
-    }
-    for c in &charts {
-        md.push_str(&format!(
-            "\n## {}\n\n![{}]({})\n\n{}\n",
-            c.title, c.title, c.png, c.caption
-        ));
-    }
-    crate::fsutil::write_bytes(&dir.join("README.md"), md.as_bytes())?;
-    let rows: Vec<Value> = outcomes.iter().map(|o| to_json(o, &command(o))).collect();
-    crate::fsutil::write_bytes(
-        &dir.join("calibration.json"),
-        serde_json::to_string_pretty(&rows)?.as_bytes(),
-    )?;
-    Ok(())
+    Ok((bands, rows, expected / positives.max(1e-300)))
 }

@@ -6,6 +6,7 @@
 //! Each experiment also leaves a `report.json` with the same content, from which the index is
 //! built, so the index never reruns anything.
 
+pub mod calibration_report;
 pub mod index;
 pub mod tables;
 
