@@ -45,6 +45,17 @@ fn not_a_regular_file(path: &Path) -> Option<&'static str> {
     })
 }
 
+/// The error for an output path that holds something other than a regular file.
+fn refuse_non_regular(path: &Path) -> Result<()> {
+    match not_a_regular_file(path) {
+        Some(kind) => Err(LabError::file(
+            path,
+            format!("refusing to write here: it is {kind}; outputs only replace regular files"),
+        )),
+        None => Ok(()),
+    }
+}
+
 /// Whether `a` and `b` name the same existing file.
 fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]
@@ -71,12 +82,7 @@ fn parent_dir(path: &Path) -> PathBuf {
 /// missing, it is not one of `inputs`, and its directory exists (or can be made) and accepts
 /// new files.
 pub fn check_output(path: &Path, inputs: &[impl AsRef<Path>]) -> Result<()> {
-    if let Some(kind) = not_a_regular_file(path) {
-        return Err(LabError::file(
-            path,
-            format!("refusing to write here: it is {kind}; outputs only replace regular files"),
-        ));
-    }
+    refuse_non_regular(path)?;
     if let Some(input) = inputs.iter().find(|i| same_file(path, i.as_ref())) {
         return Err(LabError::file(
             path,
@@ -112,12 +118,7 @@ pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    if let Some(kind) = not_a_regular_file(path) {
-        return Err(LabError::file(
-            path,
-            format!("refusing to write here: it is {kind}; outputs only replace regular files"),
-        ));
-    }
+    refuse_non_regular(path)?;
     let dir = parent_dir(path);
     std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
     let name = path

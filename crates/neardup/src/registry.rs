@@ -247,16 +247,13 @@ mod tests {
                 {
                     let mut params = grid.clone();
                     params.extend(base.threshold_params(t).unwrap());
-                    let d = a.detector(&params).unwrap();
-                    let got: Vec<(u32, u32)> = d
-                        .build(&refs)
-                        .unwrap()
+                    let index = a.detector(&params).unwrap().build(&refs).unwrap();
+                    let got: Vec<(u32, u32)> = index
                         .query(&ParamMap::new())
                         .unwrap()
                         .iter()
                         .map(|p| (p.a, p.b))
                         .collect();
-                    let index = d.build(&refs).unwrap();
                     let want: Vec<(u32, u32)> = scored
                         .iter()
                         .filter(|p| index.score(p.0 as usize, p.1 as usize) >= Some(t))

@@ -33,6 +33,7 @@ pub fn tune(
     let best = cheapest_within(bits, distance, n, budget)?;
     let chance = random_pairs_within(bits, distance, n);
     let fits = |d: &Design| d.memory_bytes(n) <= budget;
+    let memory_of = |d: &Design| human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64);
     let is_best = |d: &Design| best.as_ref().is_some_and(|b| b == d);
     match format {
         ReportFormat::Csv => {
@@ -65,7 +66,7 @@ pub fn tune(
                     "expected_matches_per_probe": d.expected_matches(n),
                     "examined_per_query": examined_per_query(d, n),
                     "memory_bytes": d.memory_bytes(n).round(),
-                    "memory": human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64),
+                    "memory": memory_of(d),
                     "fits_memory": fits(d),
                 })
             };
@@ -110,7 +111,7 @@ pub fn tune(
                     d.min_prefix_bits(),
                     group(d.expected_matches(n)),
                     group(examined_per_query(d, n)),
-                    human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64),
+                    memory_of(d),
                 )?;
             }
             writeln!(out)?;
@@ -123,7 +124,7 @@ pub fn tune(
                     b.blocks(),
                     b.min_prefix_bits(),
                     group(examined_per_query(b, n)),
-                    human_bytes(b.memory_bytes(n).min(u64::MAX as f64) as u64)
+                    memory_of(b)
                 )?;
             }
             writeln!(
@@ -138,13 +139,13 @@ pub fn tune(
     if best.is_none() {
         let smallest = designs
             .iter()
-            .map(|d| d.memory_bytes(n))
-            .fold(f64::INFINITY, f64::min);
+            .min_by(|a, b| a.memory_bytes(n).total_cmp(&b.memory_bytes(n)))
+            .map_or_else(|| "—".to_string(), memory_of);
         bail!(
             "no design for f = {bits}, k = {distance} fits in --memory {}: the smallest needs {} \
              for {} fingerprints",
             human_bytes(memory.unwrap_or(0)),
-            human_bytes(smallest.min(u64::MAX as f64) as u64),
+            smallest,
             group(n)
         );
     }
@@ -171,15 +172,7 @@ fn group(x: f64) -> String {
     if x < 10.0 && x.fract() != 0.0 {
         return format!("{x:.2}");
     }
-    let digits = format!("{}", x.round() as u64);
-    let mut s = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            s.push(',');
-        }
-        s.push(c);
-    }
-    s
+    crate::charts::style::whole(&x)
 }
 
 /// Parses `N` or `2^D`.
