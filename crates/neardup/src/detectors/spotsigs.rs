@@ -83,7 +83,7 @@ use crate::features::label_occurrences;
 use crate::features::similarity::jaccard;
 use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeatures};
 use crate::hash::{hash_bytes, hash_sequence};
-use crate::join::{lengths_compatible, prefix_len};
+use crate::join::lengths_compatible;
 use crate::pairs::{Budget, pack};
 use crate::resources::{self, Estimate};
 use crate::text::{Language, Normalization, WordParams, is_stopword_in};
@@ -399,17 +399,8 @@ pub fn partitioned_join(sets: &[Vec<u64>], tau: f64, budget: &Budget) -> Result<
     for &i in &live {
         members[part_of(sets[i].len())].push(i);
     }
-    // Global rarity order for prefixes.
-    let df = crate::features::DocFreq::count(&live, |&i, out| out.extend_from_slice(&sets[i]));
-    let prefixes: Vec<Vec<u64>> = sets
-        .par_iter()
-        .map(|s| {
-            let mut v = s.clone();
-            v.sort_unstable_by_key(|&e| (df.get(e), e));
-            v.truncate(prefix_len(v.len(), tau));
-            v
-        })
-        .collect();
+    // Prefixes in the global rarity order (empty sets count for nothing).
+    let prefixes = crate::join::prefixes(sets, tau);
     let mut out: Vec<(u64, f64)> = (0..members.len())
         .into_par_iter()
         .flat_map_iter(|pi| {
