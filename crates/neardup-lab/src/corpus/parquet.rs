@@ -74,6 +74,20 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let ids = as_strings(&f.id)?;
     let texts = as_strings(&f.text)?;
     let labels = label.as_deref().map(as_strings).transpose()?;
+    // A corrupt file can decode to columns shorter than the frame (found by fuzzing: the
+    // row loop then indexed past the end and panicked inside polars).
+    let height = df.height();
+    for (name, len) in [(&f.id, ids.len()), (&f.text, texts.len())]
+        .into_iter()
+        .chain(label.as_ref().zip(labels.as_ref().map(|l| l.len())))
+    {
+        if len != height {
+            return Err(LabError::file(
+                path,
+                format!("column `{name}` has {len} values for {height} rows: the file is corrupt"),
+            ));
+        }
+    }
     let mut builder = CorpusBuilder::new(path);
     for row in 0..df.height() {
         if options.limit.is_some_and(|l| builder.len() >= l) {
@@ -92,4 +106,34 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     }
     let sha = super::reader::sha256_file(path)?;
     builder.finish(stem(path), path.display().to_string(), sha)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Format, LoadOptions, load};
+
+    /// Regression (fuzzing, issue 15): a corrupt Parquet file whose columns decode shorter than
+    /// the frame panicked with "index: 0 out of bounds for len: 0" instead of an error naming
+    /// the file. The reproducer is libFuzzer's crash input, kept byte for byte.
+    #[test]
+    fn corrupt_file_with_short_columns_is_an_error_not_a_panic() {
+        let bytes =
+            include_bytes!("../../tests/fuzz_regressions/load_parquet-short-column.parquet");
+        let path =
+            std::env::temp_dir().join(format!("neardup-short-{}.parquet", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        for skip_invalid in [false, true] {
+            let options = LoadOptions {
+                format: Some(Format::Parquet),
+                skip_invalid,
+                ..LoadOptions::default()
+            };
+            let e = load(&path, &options).expect_err("a corrupt file");
+            assert!(
+                e.to_string().contains("neardup-short-"),
+                "unnamed error: {e}"
+            );
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
 }
