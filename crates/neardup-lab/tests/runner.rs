@@ -296,3 +296,77 @@ name = "exact"
     let readme = std::fs::read_to_string(out.join("README.md")).unwrap();
     assert!(!readme.contains("## Failed cells"), "{readme}");
 }
+
+/// `[[datasets]] path = …` runs any report on a user's own file with its own field names
+/// (relative to the experiment file), and its clusters are the ground truth.
+#[test]
+fn user_corpus_file_with_its_own_field_names() {
+    let d = dir("user-corpus");
+    let mut lines = String::new();
+    for c in 0..10 {
+        let text: Vec<String> = (0..40).map(|w| format!("w{c}x{w}")).collect();
+        for v in 0..2 {
+            let mut t = text.clone();
+            if v == 1 {
+                t[7] = "changed".into();
+            }
+            lines.push_str(&format!(
+                "{{\"key\":\"d{c}-{v}\",\"body\":\"{}\",\"group\":\"g{c}\"}}\n",
+                t.join(" ")
+            ));
+        }
+    }
+    std::fs::write(d.join("mine.jsonl"), lines).unwrap();
+    let exp = "name = \"mine\"\ntitle = \"Mine\"\nquestion = \"q\"\n\
+               [[datasets]]\npath = \"mine.jsonl\"\ntext_field = \"body\"\nid_field = \"key\"\n\
+               cluster_field = \"group\"\n\
+               [[algorithms]]\nname = \"exact\"\n\
+               [[algorithms]]\nname = \"minhash-lsh\"\nbuild = { threshold = 0.5 }\n";
+    std::fs::write(d.join("exp.toml"), exp).unwrap();
+    let o = run(
+        &d.join("exp.toml"),
+        &d.join("out"),
+        &d.join("cache"),
+        &[],
+        &[],
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let csv = std::fs::read_to_string(d.join("out/results.csv")).unwrap();
+    let header: Vec<&str> = csv.lines().next().unwrap().split(',').collect();
+    let col = |row: &str, name: &str| -> String {
+        let i = header.iter().position(|h| *h == name).unwrap();
+        row.split(',').nth(i).unwrap().to_string()
+    };
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 2);
+    for r in &rows {
+        assert_eq!(col(r, "dataset"), "mine");
+        assert_eq!(col(r, "true_pairs"), "10", "{r}");
+    }
+    // Edited copies are not exact duplicates; MinHash at 0.5 finds all ten.
+    let exact = rows
+        .iter()
+        .find(|r| col(r, "algorithm") == "exact")
+        .unwrap();
+    assert_eq!(col(exact, "tp"), "0");
+    let minhash = rows
+        .iter()
+        .find(|r| col(r, "algorithm") == "minhash-lsh")
+        .unwrap();
+    assert_eq!(col(minhash, "tp"), "10", "{minhash}");
+    // A field the file lacks is one error naming the file and line.
+    std::fs::write(d.join("bad.toml"), exp.replace("\"body\"", "\"nope\"")).unwrap();
+    let o = run(
+        &d.join("bad.toml"),
+        &d.join("out2"),
+        &d.join("cache"),
+        &[],
+        &[],
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("mine.jsonl:1") && stderr(&o).contains("nope"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -14,6 +14,10 @@
 //!
 //! [[datasets]]
 //! name = "default"                    # the embedded corpus, or a manifest name (datasets/*.toml)
+//! # path = "my-corpus.jsonl"          # … or your own file (JSONL/CSV/Parquet/folder of .txt),
+//! # text_field = "text"               #   relative to this file's folder, with its field names
+//! # id_field = "id"                   #   (ids optional: row numbers when absent)
+//! # cluster_field = "cluster"         #   (optional: documents with equal values are duplicates)
 //! label = "default-600"               # name in tables (default: name); needed to use one twice
 //! docs = 600                          # embedded: documents to generate; manifest: read at most
 //! copies = 1                          # edited copies per chosen source (with [edits])
@@ -33,6 +37,8 @@
 //! [[algorithms]]                      # explicit points instead of a product: an array of tables
 //! name = "minhash-lsh"
 //! build = [{ bands = 20, rows = 5 }, { bands = 9, rows = 13 }]
+//! # what a paper published for this configuration (reports/published/ shows it beside ours)
+//! published = { source = "MMDS §3.4", precision = 0.9, comparable = "same corpus" }
 //! ```
 //!
 //! Unknown keys, wrong types, empty grids, unknown algorithms, parameters or edit kinds are
@@ -61,7 +67,7 @@ struct FileSpec {
     charts: Vec<Spanned<String>>,
     #[serde(default)]
     truth: Option<TruthFileSpec>,
-    datasets: Spanned<Vec<DatasetFileSpec>>,
+    datasets: Spanned<Vec<Spanned<DatasetFileSpec>>>,
     #[serde(default)]
     edits: Option<Spanned<EditsFileSpec>>,
     algorithms: Spanned<Vec<AlgorithmFileSpec>>,
@@ -120,7 +126,16 @@ impl TruthSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DatasetFileSpec {
-    name: Spanned<String>,
+    #[serde(default)]
+    name: Option<Spanned<String>>,
+    #[serde(default)]
+    path: Option<Spanned<PathBuf>>,
+    #[serde(default)]
+    text_field: Option<String>,
+    #[serde(default)]
+    id_field: Option<String>,
+    #[serde(default)]
+    cluster_field: Option<String>,
     #[serde(default)]
     label: Option<String>,
     #[serde(default)]
@@ -163,13 +178,43 @@ struct AlgorithmFileSpec {
     build: Option<Spanned<toml::Value>>,
     #[serde(default)]
     query: Option<Spanned<toml::Value>>,
+    #[serde(default)]
+    published: Option<Spanned<Published>>,
+}
+
+/// What a paper or tool published for one configuration, shown beside neardup's own figures
+/// (`reports/published/`). Never an input to any computation: neardup's column always comes
+/// from its own cells.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Published {
+    /// Who published it, and where (paper and section, or tool and file).
+    pub source: String,
+    /// Published pair-level precision, when the source gives one.
+    #[serde(default)]
+    pub precision: Option<f64>,
+    /// Published pair-level recall, when the source gives one.
+    #[serde(default)]
+    pub recall: Option<f64>,
+    /// The label of another configuration when the source gives recall only relative to it
+    /// (Henzinger: the combined algorithm keeps 79 % of B's recall); ours is then divided the
+    /// same way.
+    #[serde(default)]
+    pub recall_relative_to: Option<String>,
+    /// On what data the figures were measured, and whether ours can be compared with them.
+    pub comparable: String,
 }
 
 /// A dataset of the experiment.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct DatasetSpec {
-    /// `default` (embedded) or a manifest name.
+    /// `default` (embedded), a manifest name, or the file stem of `path`.
     pub name: String,
+    /// A user's corpus file (JSONL, CSV, Parquet, or a folder of .txt), instead of a name;
+    /// relative paths are taken from the experiment file's folder.
+    pub path: Option<PathBuf>,
+    /// Field names of `path`'s records (id, text, optional cluster label).
+    pub fields: crate::corpus::Fields,
     /// Name in tables and charts (default: `name`); tells apart two uses of one dataset.
     pub label: String,
     /// Documents to generate (embedded) or read at most (manifest).
@@ -213,6 +258,8 @@ pub struct AlgorithmGrid {
     pub builds: Vec<ParamMap>,
     /// Query parameter points (given keys only; one empty map = defaults).
     pub queries: Vec<ParamMap>,
+    /// Published figures for this configuration, if it reproduces a published one.
+    pub published: Option<Published>,
 }
 
 /// A parsed, validated experiment.
@@ -331,36 +378,86 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
     }
     let manifests = crate::corpus::manifest::all();
     let mut datasets = Vec::new();
+    let base_dir = path.parent().unwrap_or(Path::new("."));
     for d in spec.datasets.into_inner() {
-        let n = d.name.get_ref();
-        if n != "default" && !manifests.iter().any(|m| &m.name == n) {
-            return Err(at(
-                d.name.span().start,
-                format!(
-                    "unknown dataset `{n}`; known: default, {}",
-                    manifests
-                        .iter()
-                        .map(|m| m.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
+        let start = d.span().start;
+        let d = d.into_inner();
+        let (n, file) = match (&d.name, &d.path) {
+            (Some(_), Some(_)) | (None, None) => {
+                return Err(at(
+                    start,
+                    "a dataset takes either `name` (default or a manifest) or `path` (a corpus \
+                     file), not both or neither"
+                        .into(),
+                ));
+            }
+            (None, Some(p)) => {
+                let file = base_dir.join(p.get_ref());
+                let stem = file
+                    .file_name()
+                    .map(|f| {
+                        f.to_string_lossy()
+                            .split('.')
+                            .next()
+                            .unwrap_or("")
+                            .to_string()
+                    })
+                    .filter(|s| !s.is_empty())
+                    .unwrap_or_else(|| "corpus".into());
+                (stem, Some(file))
+            }
+            (Some(n), None) => {
+                let n = n.get_ref().clone();
+                if n != "default" && !manifests.iter().any(|m| m.name == n) {
+                    return Err(at(
+                        start,
+                        format!(
+                            "unknown dataset `{n}`; known: default, {} (or give `path` for a \
+                             corpus file)",
+                            manifests
+                                .iter()
+                                .map(|m| m.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                }
+                if d.text_field.is_some() || d.id_field.is_some() || d.cluster_field.is_some() {
+                    return Err(at(
+                        start,
+                        format!(
+                            "dataset `{n}`: text_field, id_field and cluster_field apply to \
+                             `path` corpora only"
+                        ),
+                    ));
+                }
+                (n, None)
+            }
+        };
+        let defaults = crate::corpus::Fields::default();
+        let fields = crate::corpus::Fields {
+            id: d.id_field.clone().unwrap_or(defaults.id),
+            text: d.text_field.clone().unwrap_or(defaults.text),
+            label: d.cluster_field.clone().or(defaults.label),
+        };
+        let n = &n;
         if !(0.0..=1.0).contains(&d.fraction) || d.docs == Some(0) {
             return Err(at(
-                d.name.span().start,
+                start,
                 format!("dataset `{n}`: fraction must be in [0, 1] and docs ≥ 1"),
             ));
         }
         let label = d.label.clone().unwrap_or_else(|| n.clone());
         if datasets.iter().any(|x: &DatasetSpec| x.label == label) {
             return Err(at(
-                d.name.span().start,
+                start,
                 format!("two datasets are labelled `{label}`: give each a distinct `label`"),
             ));
         }
         datasets.push(DatasetSpec {
             name: n.clone(),
+            path: file,
+            fields,
             label,
             docs: d.docs,
             seed: d.seed,
@@ -377,7 +474,22 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
     }
     let mut algorithms = Vec::new();
     for a in spec.algorithms.into_inner() {
-        algorithms.push(algorithm_grid(a, &at)?);
+        let start = a.name.span().start;
+        let grid = algorithm_grid(a, &at)?;
+        if let Some(base) = grid
+            .published
+            .as_ref()
+            .and_then(|p| p.recall_relative_to.as_ref())
+            && !algorithms.iter().any(|g: &AlgorithmGrid| &g.label == base)
+        {
+            return Err(at(
+                start,
+                format!(
+                    "published recall_relative_to = `{base}` names no configuration above this one"
+                ),
+            ));
+        }
+        algorithms.push(grid);
     }
     Ok(Experiment {
         path: path.to_path_buf(),
@@ -630,11 +742,28 @@ fn algorithm_grid(
                 .map_err(|e| at(a.name.span().start, e.to_string()))?;
         }
     }
+    if let Some(p) = &a.published {
+        for (what, v) in [
+            ("precision", p.get_ref().precision),
+            ("recall", p.get_ref().recall),
+        ] {
+            if v.is_some_and(|v| !(0.0..=1.0).contains(&v)) {
+                return Err(at(
+                    p.span().start,
+                    format!(
+                        "published {what} = {} is outside [0, 1]",
+                        v.unwrap_or_default()
+                    ),
+                ));
+            }
+        }
+    }
     Ok(AlgorithmGrid {
         label: a.label.unwrap_or_else(|| name.clone()),
         name,
         builds,
         queries,
+        published: a.published.map(Spanned::into_inner),
     })
 }
 

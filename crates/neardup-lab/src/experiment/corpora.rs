@@ -86,7 +86,8 @@ pub struct Unavailable {
     pub reason: String,
 }
 
-/// Loads a dataset's base corpus: the embedded generator, or a manifest's file in `data_dir`.
+/// Loads a dataset's base corpus: the embedded generator, a user's file (`path`), or a
+/// manifest's file in `data_dir`.
 /// A missing file is `Ok(Err(..))` (skipped and reported); a corrupt one is an error.
 pub fn base_corpus(
     spec: &DatasetSpec,
@@ -99,6 +100,17 @@ pub fn base_corpus(
             seed: spec.seed.unwrap_or(defaults.seed),
         };
         return Ok(Ok(generate(s)?));
+    }
+    if let Some(path) = &spec.path {
+        // The user named this file: missing or malformed is an error, not a skipped dataset.
+        let options = crate::corpus::LoadOptions {
+            fields: spec.fields.clone(),
+            limit: spec.docs,
+            ..Default::default()
+        };
+        let mut corpus = crate::corpus::load(path, &options)?;
+        corpus.name = spec.name.clone();
+        return Ok(Ok(corpus));
     }
     let m = manifest::find(&spec.name)?;
     let path = m.path(data_dir);
