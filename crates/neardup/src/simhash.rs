@@ -358,6 +358,61 @@ pub fn agreement_for_cosine(cosine: f64, bits: u32) -> u32 {
     a
 }
 
+/// One empirical check of Charikar's Pr[bit agrees] = 1 − θ/π (STOC 2002, §3).
+#[derive(Debug, Clone, Copy)]
+pub struct AgreementTrial {
+    /// Share of agreeing bits measured.
+    pub rate: f64,
+    /// 1 − θ/π for the pairs' angle.
+    pub theory: f64,
+    /// Half-width of the 99.9 % normal interval around `theory` for this many bits.
+    pub half_width: f64,
+}
+
+impl AgreementTrial {
+    /// The measured rate lies in the 99.9 % interval.
+    pub fn within(&self) -> bool {
+        (self.rate - self.theory).abs() <= self.half_width
+    }
+}
+
+/// Measures the bit agreement of 384-bit fingerprints over `pairs` vector pairs at cosine
+/// `target_cos`: x has 400 features with random weights, y = cos·x̂ + sin·ẑ with z on 400
+/// disjoint features, so the angle is exact. Deterministic in `seed`.
+pub fn agreement_trial(seed: u64, target_cos: f64, pairs: usize) -> AgreementTrial {
+    let mut rng = crate::hash::SplitMix64::new(seed ^ target_cos.to_bits());
+    let s = SignSketcher::new(6, 77);
+    let random_vector = |rng: &mut crate::hash::SplitMix64| -> (Vec<(u64, f32)>, f64) {
+        let v: Vec<(u64, f32)> = (0..400)
+            .map(|_| (rng.next_u64(), 0.5 + rng.next_f64() as f32))
+            .collect();
+        let norm = v.iter().map(|f| (f.1 as f64).powi(2)).sum::<f64>().sqrt();
+        (v, norm)
+    };
+    let sin = (1.0 - target_cos * target_cos).sqrt();
+    let (mut agree, mut total) = (0u64, 0u64);
+    for _ in 0..pairs {
+        let (x, nx) = random_vector(&mut rng);
+        let (z, nz) = random_vector(&mut rng);
+        let y: Vec<(u64, f32)> = x
+            .iter()
+            .map(|&(f, w)| (f, (target_cos * w as f64 / nx) as f32))
+            .chain(z.iter().map(|&(f, w)| (f, (sin * w as f64 / nz) as f32)))
+            .collect();
+        let (mut fx, mut fy) = ([0u64; 6], [0u64; 6]);
+        s.fingerprint_weighted(&x, &mut fx);
+        s.fingerprint_weighted(&y, &mut fy);
+        agree += agreement(&fx, &fy) as u64;
+        total += 384;
+    }
+    let theory = 1.0 - target_cos.acos() / std::f64::consts::PI;
+    AgreementTrial {
+        rate: agree as f64 / total as f64,
+        theory,
+        half_width: 3.29 * (theory * (1.0 - theory) / total as f64).sqrt(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,56 +474,19 @@ mod tests {
     }
 
     /// Charikar 2002: Pr[bit agrees] = 1 − θ/π. With many features the hash-derived ±1 vectors
-    /// behave like Gaussian ones; for vector pairs of known angle the agreement over 384-bit
-    /// fingerprints × 40 pairs must lie in the 99.9 % normal interval (seed printed).
+    /// behave like Gaussian ones; the agreement over 384-bit fingerprints × 40 pairs must lie in
+    /// the 99.9 % normal interval (seed printed).
     #[test]
     fn agreement_rate_follows_the_angle() {
         const SEED: u64 = 1_234;
         println!("agreement_rate_follows_the_angle: seed {SEED}");
-        let mut rng = SplitMix64::new(SEED);
-        let s = SignSketcher::new(6, 77);
         for target_cos in [0.2f64, 0.5, 0.8, 0.95] {
-            let (mut agree, mut total, mut expected) = (0u64, 0u64, 0.0);
-            for _ in 0..40 {
-                // x: 400 features with random weights; y = cos·x + sin·z, z ⟂ x on disjoint features.
-                let base: Vec<(u64, f32)> = (0..400)
-                    .map(|_| (rng.next_u64(), 0.5 + rng.next_f64() as f32))
-                    .collect();
-                let other: Vec<(u64, f32)> = (0..400)
-                    .map(|_| (rng.next_u64(), 0.5 + rng.next_f64() as f32))
-                    .collect();
-                let nx: f64 = base
-                    .iter()
-                    .map(|f| (f.1 as f64).powi(2))
-                    .sum::<f64>()
-                    .sqrt();
-                let nz: f64 = other
-                    .iter()
-                    .map(|f| (f.1 as f64).powi(2))
-                    .sum::<f64>()
-                    .sqrt();
-                let sin = (1.0 - target_cos * target_cos).sqrt();
-                let y: Vec<(u64, f32)> = base
-                    .iter()
-                    .map(|&(f, w)| (f, (target_cos * w as f64 / nx) as f32))
-                    .chain(
-                        other
-                            .iter()
-                            .map(|&(f, w)| (f, (sin * w as f64 / nz) as f32)),
-                    )
-                    .collect();
-                let (mut fx, mut fy) = ([0u64; 6], [0u64; 6]);
-                s.fingerprint_weighted(&base, &mut fx);
-                s.fingerprint_weighted(&y, &mut fy);
-                agree += agreement(&fx, &fy) as u64;
-                total += 384;
-                expected += 384.0 * (1.0 - target_cos.acos() / std::f64::consts::PI);
-            }
-            let p = expected / total as f64;
-            let rate = agree as f64 / total as f64;
-            let half = 3.29 * (p * (1.0 - p) / total as f64).sqrt();
-            println!("cos {target_cos}: agreement {rate:.4}, theory {p:.4} ± {half:.4}");
-            assert!((rate - p).abs() <= half, "cos {target_cos}: {rate} vs {p}");
+            let t = agreement_trial(SEED, target_cos, 40);
+            println!(
+                "cos {target_cos}: agreement {:.4}, theory {:.4} ± {:.4}",
+                t.rate, t.theory, t.half_width
+            );
+            assert!(t.within(), "cos {target_cos}: {} vs {}", t.rate, t.theory);
         }
     }
 

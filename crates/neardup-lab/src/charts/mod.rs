@@ -6,6 +6,7 @@
 //! every machine and need no system fonts. Files are written atomically.
 
 pub mod designs;
+pub mod guide_charts;
 pub mod pareto;
 pub mod pr_curve;
 pub mod robustness;

@@ -95,6 +95,14 @@ pub fn reproduce(
         let s = experiment::run_and_report(exp, &opts)?;
         say(&s, t.elapsed().as_secs_f64());
     }
+    // Published figures beside ours: math computed now, configurations from stored results.
+    if let Some(exp) = all
+        .iter()
+        .find(|e| e.name == crate::report::published_report::CONFIG_EXPERIMENT)
+    {
+        crate::report::published_report::write(out, exp)?;
+    }
+    crate::report::parameter_guide::write(out)?;
     write_index(out, &all.iter().map(|e| e.name.clone()).collect::<Vec<_>>())?;
     eprintln!(
         "neardup: reports in {} ({:.1} s)",

@@ -8,6 +8,8 @@
 
 pub mod calibration_report;
 pub mod index;
+pub mod parameter_guide;
+pub mod published_report;
 pub mod tables;
 
 use std::collections::BTreeMap;

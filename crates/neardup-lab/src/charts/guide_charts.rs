@@ -1,0 +1,154 @@
+//! The charts of the parameter guide (`reports/choosing-parameters/`): the S-curves of the
+//! tuned (b, r) for each threshold, and the cost of the best permuted-table design against the
+//! number of fingerprints for each Hamming distance k. Computed from the library's formulas,
+//! not from results, so they are not in [`super::CHARTS`].
+
+use std::path::Path;
+
+use neardup::minhash::banding::{Tuned, candidate_probability};
+use plotters::prelude::*;
+
+use super::style::{self, Look};
+use super::{ChartFile, SIZE};
+
+/// S-curves P(candidate | s) = 1 − (1 − s^r)^b of `tuned` (target threshold, banding), with
+/// each target marked by a vertical tick on its curve.
+pub fn tuned_scurves(
+    dir: &Path,
+    num_perm: usize,
+    tuned: &[(f64, Tuned)],
+) -> anyhow::Result<ChartFile> {
+    let entries: Vec<(String, Look)> = tuned
+        .iter()
+        .enumerate()
+        .map(|(i, (t, b))| {
+            (
+                format!("t = {t}: b = {}, r = {}", b.bands, b.rows),
+                Look::nth(i),
+            )
+        })
+        .collect();
+    let size = (SIZE.0 + style::LEGEND_WIDTH, SIZE.1);
+    let (svg, png) = crate::draw_both!(
+        dir,
+        "tuned-scurves",
+        size,
+        |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+            let body = style::titled(
+                root,
+                &format!("Tuned LSH bandings for {num_perm} permutations: candidate probability"),
+            )?;
+            let plot = style::with_legend(&body, &entries)?;
+            let mut chart = ChartBuilder::on(&plot)
+                .margin(16)
+                .x_label_area_size(50)
+                .y_label_area_size(60)
+                .build_cartesian_2d(0.0..1.0, 0.0..1.02)?;
+            chart
+                .configure_mesh()
+                .x_desc("Jaccard similarity s of a pair")
+                .y_desc("P(the pair becomes a candidate)")
+                .axis_desc_style(("sans-serif", 16))
+                .draw()?;
+            for (i, (t, b)) in tuned.iter().enumerate() {
+                let look = Look::nth(i);
+                let curve: Vec<(f64, f64)> = (0..=200)
+                    .map(|k| k as f64 / 200.0)
+                    .map(|s| (s, candidate_probability(s, b.bands, b.rows)))
+                    .collect();
+                // Eight thresholds: within the ten solid looks, so no dashes are needed.
+                chart.draw_series(LineSeries::new(curve, look.stroke()))?;
+                let at = candidate_probability(*t, b.bands, b.rows);
+                style::draw_markers(&mut chart, &[(*t, at)], look, 5)?;
+            }
+            Ok(())
+        }
+    );
+    Ok(ChartFile {
+        title: format!("Tuned bandings, {num_perm} permutations"),
+        svg,
+        png,
+        caption: "One curve per target threshold t, with the (b, r) the tuner picks (equal \
+                  weight on the false-positive and false-negative areas); the marker sits at \
+                  s = t. Pairs left of the marker that still become candidates cost \
+                  verification time; pairs right of it that do not are lost."
+            .into(),
+        timing: false,
+    })
+}
+
+/// One design choice: Hamming distance k, fingerprints n, fingerprints a query examines.
+pub type DesignPoint = (u32, f64, f64);
+
+/// Fingerprints examined per query by the best design against the number of fingerprints,
+/// one line per k (log–log).
+pub fn design_costs(dir: &Path, points: &[DesignPoint]) -> anyhow::Result<ChartFile> {
+    let mut ks: Vec<u32> = points.iter().map(|p| p.0).collect();
+    ks.dedup();
+    let entries: Vec<(String, Look)> = ks
+        .iter()
+        .enumerate()
+        .map(|(i, k)| (format!("k = {k}"), Look::nth(i)))
+        .collect();
+    let (nmin, nmax) = points.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| {
+        (a.min(p.1), b.max(p.1))
+    });
+    let (ymin, ymax) = points.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| {
+        (a.min(p.2.max(1e-3)), b.max(p.2))
+    });
+    let size = (SIZE.0 + style::LEGEND_WIDTH, SIZE.1);
+    let (svg, png) = crate::draw_both!(
+        dir,
+        "design-costs",
+        size,
+        |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+            let body = style::titled(
+                root,
+                "Best permuted-table design (f = 64): fingerprints examined per query",
+            )?;
+            let plot = style::with_legend(&body, &entries)?;
+            let mut chart = ChartBuilder::on(&plot)
+                .margin(16)
+                .x_label_area_size(50)
+                .y_label_area_size(90)
+                .build_cartesian_2d(
+                    (nmin / 1.5..nmax * 1.5).log_scale(),
+                    (ymin / 2.0..ymax * 2.0).log_scale(),
+                )?;
+            chart
+                .configure_mesh()
+                .x_desc("fingerprints in the index (log scale)")
+                .y_desc("examined per query (log scale)")
+                .x_label_formatter(&|v| format!("{v:.0e}"))
+                .y_label_formatter(&|v| {
+                    if *v >= 1.0 {
+                        style::whole(v)
+                    } else {
+                        format!("{v:.3}")
+                    }
+                })
+                .axis_desc_style(("sans-serif", 16))
+                .draw()?;
+            for (i, &k) in ks.iter().enumerate() {
+                let line: Vec<(f64, f64)> = points
+                    .iter()
+                    .filter(|p| p.0 == k)
+                    .map(|p| (p.1, p.2.max(1e-3)))
+                    .collect();
+                style::draw_series(&mut chart, &line, Look::nth(i))?;
+            }
+            Ok(())
+        }
+    );
+    Ok(ChartFile {
+        title: "Permuted-table designs against corpus size".into(),
+        svg,
+        png,
+        caption: "For each k and number of fingerprints, the design neardup's join picks \
+                  (lowest modelled cost: one sort per table plus the candidates checked); \
+                  the y value is tables × 2^(log2 n − p), what one query examines. Steps are \
+                  where a design with more tables becomes cheaper."
+            .into(),
+        timing: false,
+    })
+}
