@@ -49,29 +49,6 @@ impl Table {
         s.push('\n');
         s
     }
-
-    /// An HTML table with a heading.
-    pub fn html(&self) -> String {
-        let esc = super::index::escape;
-        let mut s = format!(
-            "<h3>{}</h3>\n<p>{}</p>\n<table>\n<tr>",
-            esc(&self.title),
-            esc(&self.note)
-        );
-        for c in &self.columns {
-            let _ = write!(s, "<th>{}</th>", esc(c));
-        }
-        s.push_str("</tr>\n");
-        for r in &self.rows {
-            s.push_str("<tr>");
-            for c in r {
-                let _ = write!(s, "<td>{}</td>", esc(c));
-            }
-            s.push_str("</tr>\n");
-        }
-        s.push_str("</table>\n");
-        s
-    }
 }
 
 fn fmt(v: Option<f64>) -> String {
