@@ -94,7 +94,7 @@ pub fn design_costs(dir: &Path, points: &[DesignPoint]) -> anyhow::Result<ChartF
         (a.min(p.1), b.max(p.1))
     });
     let (ymin, ymax) = points.iter().fold((f64::INFINITY, 0.0f64), |(a, b), p| {
-        (a.min(p.2.max(1e-3)), b.max(p.2))
+        (a.min(p.2.max(1e-5)), b.max(p.2))
     });
     let size = (SIZE.0 + style::LEGEND_WIDTH, SIZE.1);
     let (svg, png) = crate::draw_both!(
@@ -119,12 +119,14 @@ pub fn design_costs(dir: &Path, points: &[DesignPoint]) -> anyhow::Result<ChartF
                 .configure_mesh()
                 .x_desc("fingerprints in the index (log scale)")
                 .y_desc("examined per query (log scale)")
-                .x_label_formatter(&|v| format!("{v:.0e}"))
+                .x_label_formatter(&style::whole)
                 .y_label_formatter(&|v| {
                     if *v >= 1.0 {
                         style::whole(v)
                     } else {
-                        format!("{v:.3}")
+                        // 0.001, not 0.0010 or 1e-3.
+                        let s = format!("{v:.6}");
+                        s.trim_end_matches('0').to_string()
                     }
                 })
                 .axis_desc_style(("sans-serif", 16))
@@ -133,7 +135,7 @@ pub fn design_costs(dir: &Path, points: &[DesignPoint]) -> anyhow::Result<ChartF
                 let line: Vec<(f64, f64)> = points
                     .iter()
                     .filter(|p| p.0 == k)
-                    .map(|p| (p.1, p.2.max(1e-3)))
+                    .map(|p| (p.1, p.2.max(1e-5)))
                     .collect();
                 style::draw_series(&mut chart, &line, Look::nth(i))?;
             }

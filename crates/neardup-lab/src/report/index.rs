@@ -224,8 +224,8 @@ fn html(dir: &Path, index_markdown: &str, sections: &[String]) -> Result<String>
          table{border-collapse:collapse;margin:1em 0;font-size:13px;display:block;overflow-x:auto}\n\
          td,th{border:1px solid #ccc;padding:3px 8px;vertical-align:top}th{background:#f3f3f3;position:sticky;top:0}\n\
          tr:nth-child(even) td{background:#fafafa}img{max-width:100%;border:1px solid #eee}\n\
-         nav{position:sticky;top:0;background:#fff;border-bottom:1px solid #ddd;padding:.5em 0;z-index:1}\n\
-         nav a{margin-right:1em;white-space:nowrap}section{border-top:3px solid #ddd;margin-top:3em}\n\
+         nav{border-bottom:1px solid #ddd;padding:.5em 0;z-index:1;display:flex;flex-wrap:wrap;gap:.2em 1em}\n\
+         nav a{white-space:nowrap}section{border-top:3px solid #ddd;margin-top:3em}\n\
          pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:13px}code{background:#f3f3f3;padding:0 .2em}\n\
          </style></head><body>\n<nav id=\"top\">",
     );
