@@ -14,9 +14,26 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let file = File::open(path).map_err(|e| LabError::io(path, e))?;
     let f = &options.fields;
     let mut wanted = vec![f.id.clone(), f.text.clone()];
-    let df = ParquetReader::new(file)
-        .finish()
-        .map_err(|e| LabError::file(path, format!("cannot read Parquet: {e}")))?;
+    // polars-parquet 0.55 panics on some malformed metadata instead of returning an error
+    // (found by fuzzing: `expect("thrift bool field")` in its thrift reader), so a corrupt
+    // file would abort the whole run. Its panic becomes this file's error.
+    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ParquetReader::new(file).finish()
+    }));
+    let df = match read {
+        Ok(df) => df.map_err(|e| LabError::file(path, format!("cannot read Parquet: {e}")))?,
+        Err(panic) => {
+            let why = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown reason".into());
+            return Err(LabError::file(
+                path,
+                format!("cannot read Parquet: the reader failed on corrupt metadata ({why})"),
+            ));
+        }
+    };
     let names: Vec<String> = df
         .get_column_names()
         .iter()
@@ -112,28 +129,39 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
 mod tests {
     use super::super::{Format, LoadOptions, load};
 
-    /// Regression (fuzzing, issue 15): a corrupt Parquet file whose columns decode shorter than
-    /// the frame panicked with "index: 0 out of bounds for len: 0" instead of an error naming
-    /// the file. The reproducer is libFuzzer's crash input, kept byte for byte.
+    /// Regressions (fuzzing, issue 15): corrupt Parquet files that panicked instead of giving an
+    /// error naming the file — columns that decode shorter than the frame ("index: 0 out of
+    /// bounds for len: 0" in our row loop) and metadata that polars' thrift reader `expect`s
+    /// ("thrift bool field"). The reproducers are libFuzzer's crash inputs, byte for byte.
     #[test]
-    fn corrupt_file_with_short_columns_is_an_error_not_a_panic() {
-        let bytes =
-            include_bytes!("../../tests/fuzz_regressions/load_parquet-short-column.parquet");
-        let path =
-            std::env::temp_dir().join(format!("neardup-short-{}.parquet", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
-        for skip_invalid in [false, true] {
-            let options = LoadOptions {
-                format: Some(Format::Parquet),
-                skip_invalid,
-                ..LoadOptions::default()
-            };
-            let e = load(&path, &options).expect_err("a corrupt file");
-            assert!(
-                e.to_string().contains("neardup-short-"),
-                "unnamed error: {e}"
-            );
+    fn corrupt_files_are_errors_not_panics() {
+        let inputs: [(&str, &[u8]); 2] = [
+            (
+                "short-column",
+                include_bytes!("../../tests/fuzz_regressions/load_parquet-short-column.parquet"),
+            ),
+            (
+                "thrift-bool",
+                include_bytes!("../../tests/fuzz_regressions/load_parquet-thrift-bool.parquet"),
+            ),
+        ];
+        for (name, bytes) in inputs {
+            let path =
+                std::env::temp_dir().join(format!("neardup-{name}-{}.parquet", std::process::id()));
+            std::fs::write(&path, bytes).unwrap();
+            for skip_invalid in [false, true] {
+                let options = LoadOptions {
+                    format: Some(Format::Parquet),
+                    skip_invalid,
+                    ..LoadOptions::default()
+                };
+                let e = load(&path, &options).expect_err("a corrupt file");
+                assert!(
+                    e.to_string().contains(&format!("neardup-{name}-")),
+                    "unnamed error: {e}"
+                );
+            }
+            std::fs::remove_file(&path).unwrap();
         }
-        std::fs::remove_file(&path).unwrap();
     }
 }

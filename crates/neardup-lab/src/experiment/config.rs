@@ -380,8 +380,15 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
     let mut datasets = Vec::new();
     let base_dir = path.parent().unwrap_or(Path::new("."));
     for d in spec.datasets.into_inner() {
-        let start = d.span().start;
+        let table = d.span().start;
         let d = d.into_inner();
+        // Errors point at the `name` or `path` line, else at the table.
+        let start = d
+            .name
+            .as_ref()
+            .map(|n| n.span().start)
+            .or(d.path.as_ref().map(|p| p.span().start))
+            .unwrap_or(table);
         let (n, file) = match (&d.name, &d.path) {
             (Some(_), Some(_)) | (None, None) => {
                 return Err(at(
@@ -818,6 +825,58 @@ query = { min_similarity = [0.5, 0.7] }
         assert_eq!(
             (b[0]["bands"].as_u64(), b[2]["rows"].as_u64()),
             (Some(20), Some(14))
+        );
+    }
+
+    /// Published figures are parsed, checked, and never confused with a dataset choice.
+    #[test]
+    fn published_figures_and_dataset_paths() {
+        let with = |published: &str| {
+            GOOD.replace(
+                "query = { min_similarity = [0.5, 0.7] }",
+                &format!("query = {{ min_similarity = [0.5, 0.7] }}\npublished = {published}"),
+            )
+        };
+        let e = parse(
+            Path::new("x.toml"),
+            &with("{ source = \"S\", precision = 0.9, comparable = \"no\" }"),
+        )
+        .unwrap();
+        let p = e.algorithms[0].published.as_ref().unwrap();
+        assert_eq!(
+            (p.source.as_str(), p.precision, p.recall),
+            ("S", Some(0.9), None)
+        );
+        let e = err(&with(
+            "{ source = \"S\", precision = 1.5, comparable = \"no\" }",
+        ));
+        assert!(
+            e.contains("x.toml:20:") && e.contains("outside [0, 1]"),
+            "{e}"
+        );
+        let e = err(&with(
+            "{ source = \"S\", recall = 0.8, recall_relative_to = \"B\", comparable = \"no\" }",
+        ));
+        assert!(e.contains("recall_relative_to = `B`"), "{e}");
+        let e = err(&GOOD.replace(
+            "name = \"default\"",
+            "name = \"default\"\npath = \"a.jsonl\"",
+        ));
+        assert!(
+            e.contains("x.toml:8:") && e.contains("either `name`"),
+            "{e}"
+        );
+        let e = err(&GOOD.replace("docs = 20", "docs = 20\ntext_field = \"body\""));
+        assert!(e.contains("apply to `path` corpora only"), "{e}");
+        let e = parse(
+            Path::new("exps/x.toml"),
+            &GOOD.replace("name = \"default\"", "path = \"mine.jsonl\""),
+        )
+        .unwrap();
+        let d = &e.datasets[0];
+        assert_eq!(
+            (d.name.as_str(), d.path.as_deref()),
+            ("mine", Some(Path::new("exps/mine.jsonl")))
         );
     }
 
