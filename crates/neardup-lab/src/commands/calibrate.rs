@@ -142,6 +142,7 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
         opts.bootstrap,
         opts.seed
     );
+    let (pair_units, unit_count) = units(opts, &corpus, &labelled);
     let texts = corpus.texts();
     let bar = crate::progress::items(configs.len() as u64, "calibrate");
     let mut outcomes = Vec::new();
@@ -152,6 +153,7 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
             params,
             &texts,
             &labelled,
+            (&pair_units, unit_count),
             (&choose_idx, &hold_idx),
             opts,
         );
@@ -238,12 +240,43 @@ fn labelled_pairs(opts: &Options, corpus: &Corpus) -> Result<Vec<calibration::We
     ))
 }
 
+/// The units the bootstrap resamples, per labelled pair: clusters of a cluster-labelled corpus
+/// (each unlabelled document its own unit), documents for a pairs file. Pairs that share a
+/// cluster or a document are not independent observations (see `calibration`).
+fn units(
+    opts: &Options,
+    corpus: &Corpus,
+    labelled: &[calibration::Weighted],
+) -> (Vec<(u32, u32)>, usize) {
+    let unit_of: Vec<u32> = if opts.pairs.is_some() {
+        (0..corpus.len() as u32).collect()
+    } else {
+        let clusters = corpus.labels().iter().flatten().max().map_or(0, |&m| m + 1);
+        corpus
+            .labels()
+            .iter()
+            .enumerate()
+            .map(|(doc, l)| l.unwrap_or(clusters + doc as u32))
+            .collect()
+    };
+    let count = unit_of.iter().max().map_or(0, |&m| m as usize + 1);
+    let pairs = labelled
+        .iter()
+        .map(|&(p, _, _)| {
+            let (a, b) = unpack(p);
+            (unit_of[a as usize], unit_of[b as usize])
+        })
+        .collect();
+    (pairs, count)
+}
+
 /// Builds one configuration and measures it.
 fn evaluate(
     algorithm: &str,
     params: &ParamMap,
     texts: &[&str],
     labelled: &[calibration::Weighted],
+    (pair_units, unit_count): (&[(u32, u32)], usize),
     (choose_idx, hold_idx): (&[usize], &[usize]),
     opts: &Options,
 ) -> Outcome {
@@ -284,6 +317,11 @@ fn evaluate(
         let weights = |idx: &[usize]| -> Vec<f64> { idx.iter().map(|&i| labelled[i].2).collect() };
         let (cw, hw) = (weights(choose_idx), weights(hold_idx));
         let (cw, hw) = (Some(cw.as_slice()), Some(hw.as_slice()));
+        let choose_units: Vec<(u32, u32)> = choose_idx.iter().map(|&i| pair_units[i]).collect();
+        let units = Some(calibration::Units {
+            of_pair: &choose_units,
+            count: unit_count,
+        });
         let objective = opts
             .target_precision
             .map_or(Objective::F1, Objective::Precision);
@@ -315,6 +353,7 @@ fn evaluate(
                         o.intervals = Some(calibration::bootstrap(
                             &choose_obs,
                             cw,
+                            units,
                             true,
                             opts.bootstrap,
                             seed,
@@ -351,6 +390,7 @@ fn evaluate(
                 o.intervals = Some(calibration::bootstrap(
                     &choose_obs,
                     cw,
+                    units,
                     scorable,
                     opts.bootstrap,
                     seed,
