@@ -135,7 +135,7 @@ mod tests {
     /// ("thrift bool field"). The reproducers are libFuzzer's crash inputs, byte for byte.
     #[test]
     fn corrupt_files_are_errors_not_panics() {
-        let inputs: [(&str, &[u8]); 2] = [
+        let inputs: [(&str, &[u8]); 3] = [
             (
                 "short-column",
                 include_bytes!("../../tests/fuzz_regressions/load_parquet-short-column.parquet"),
@@ -143,6 +143,10 @@ mod tests {
             (
                 "thrift-bool",
                 include_bytes!("../../tests/fuzz_regressions/load_parquet-thrift-bool.parquet"),
+            ),
+            (
+                "thrift-bool-2",
+                include_bytes!("../../tests/fuzz_regressions/load_parquet-thrift-bool-2.parquet"),
             ),
         ];
         for (name, bytes) in inputs {
