@@ -169,27 +169,39 @@ mod tests {
         }
     }
 
-    /// Known, not fixed (fuzzing, issue 15): polars-parquet 0.55's thrift reader sizes a
-    /// metadata list by the count the file declares (`Vec::with_capacity` in `read_list`), so
-    /// this 857-byte file asks for 86 GB and the process aborts on the failed allocation
-    /// before any error can name the file. Needs a fix upstream (bound list lengths by the
-    /// bytes left) or another Parquet reader; run with `--ignored` to reproduce.
+    /// Known, not fixed (fuzzing, issue 15): polars-parquet 0.55 allocates by counts the file
+    /// declares — a thrift list (`Vec::with_capacity` in `read_list`: this 857-byte file asks
+    /// for 86 GB) and a page's value count (`BitmapBuilder::reserve` in
+    /// `decode_hybrid_rle_into_bitmap`: 2^61 bytes) — so the process aborts on the failed
+    /// allocation before any error can name the file. Needs a fix upstream (bound counts by
+    /// the bytes left) or another Parquet reader; run with `--ignored` to reproduce.
     #[test]
-    #[ignore = "aborts the process: polars-parquet allocates a list length read from the file"]
-    fn corrupt_metadata_list_length_does_not_abort() {
-        let bytes = include_bytes!("../../tests/fuzz_regressions/load_parquet-huge-list.parquet");
-        let path =
-            std::env::temp_dir().join(format!("neardup-huge-list-{}.parquet", std::process::id()));
-        std::fs::write(&path, bytes).unwrap();
-        let options = LoadOptions {
-            format: Some(Format::Parquet),
-            ..LoadOptions::default()
-        };
-        let e = load(&path, &options).expect_err("a corrupt file");
-        assert!(
-            e.to_string().contains("neardup-huge-list-"),
-            "unnamed error: {e}"
-        );
-        std::fs::remove_file(&path).unwrap();
+    #[ignore = "aborts the process: polars-parquet allocates by counts read from the file"]
+    fn corrupt_declared_counts_do_not_abort() {
+        let inputs: [(&str, &[u8]); 2] = [
+            (
+                "huge-list",
+                include_bytes!("../../tests/fuzz_regressions/load_parquet-huge-list.parquet"),
+            ),
+            (
+                "huge-bitmap",
+                include_bytes!("../../tests/fuzz_regressions/load_parquet-huge-bitmap.parquet"),
+            ),
+        ];
+        for (name, bytes) in inputs {
+            let path =
+                std::env::temp_dir().join(format!("neardup-{name}-{}.parquet", std::process::id()));
+            std::fs::write(&path, bytes).unwrap();
+            let options = LoadOptions {
+                format: Some(Format::Parquet),
+                ..LoadOptions::default()
+            };
+            let e = load(&path, &options).expect_err("a corrupt file");
+            assert!(
+                e.to_string().contains(&format!("neardup-{name}-")),
+                "unnamed error: {e}"
+            );
+            std::fs::remove_file(&path).unwrap();
+        }
     }
 }
