@@ -9,6 +9,7 @@ use std::path::Path;
 
 use neardup::hamming::design::{best_for_join, examined_per_query, random_pairs_within};
 use neardup::minhash::banding::{candidate_probability, tune};
+use neardup::resources::human_bytes;
 
 use crate::charts::guide_charts;
 use crate::error::LabError;
@@ -34,30 +35,14 @@ fn sizes() -> Vec<(String, f64)> {
     ]
 }
 
-/// Bytes in a short human unit.
-fn bytes(b: f64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB", "PB"];
-    let mut v = b;
-    let mut i = 0;
-    while v >= 1000.0 && i + 1 < units.len() {
-        v /= 1000.0;
-        i += 1;
-    }
-    // Three significant digits at most: 24 MB, 2.4 GB, 412 GB.
-    let digits = if v < 10.0 {
-        2
-    } else if v < 100.0 {
-        1
-    } else {
-        0
-    };
-    let number = format!("{v:.digits$}");
-    let number = if number.contains('.') {
-        number.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        &number
-    };
-    format!("{number} {}", units[i])
+/// The header of a table with one row per k and one column per corpus size.
+fn by_size_header(sizes: &[(String, f64)]) -> String {
+    let columns: Vec<String> = sizes.iter().map(|(n, _)| format!("N = {n}")).collect();
+    format!(
+        "| k | {} |\n|---|{}\n",
+        columns.join(" | "),
+        "---|".repeat(sizes.len())
+    )
 }
 
 /// A count with an exponent when large.
@@ -152,16 +137,7 @@ fn hamming_section(dir: &Path, s: &mut String) -> anyhow::Result<()> {
          memory budget.\n"
     );
     let sizes = sizes();
-    let _ = writeln!(
-        s,
-        "| k | {} |\n|---|{}",
-        sizes
-            .iter()
-            .map(|(n, _)| format!("N = {n}"))
-            .collect::<Vec<_>>()
-            .join(" | "),
-        "---|".repeat(sizes.len())
-    );
+    s.push_str(&by_size_header(&sizes));
     let mut points = Vec::new();
     for k in DISTANCES {
         let mut cells = Vec::new();
@@ -174,7 +150,7 @@ fn hamming_section(dir: &Path, s: &mut String) -> anyhow::Result<()> {
                 d.tables.len(),
                 d.min_prefix_bits(),
                 count(examined),
-                bytes(d.memory_bytes(*n))
+                human_bytes(d.memory_bytes(*n).min(u64::MAX as f64) as u64)
             ));
         }
         let _ = writeln!(s, "| {k} | {} |", cells.join(" | "));
@@ -194,16 +170,7 @@ fn hamming_section(dir: &Path, s: &mut String) -> anyhow::Result<()> {
          compare the count with the near-duplicate pairs you expect, and when chance pairs \
          approach them, lower k or use 128-bit fingerprints (`bits = 128`).\n"
     );
-    let _ = writeln!(
-        s,
-        "| k | {} |\n|---|{}",
-        sizes
-            .iter()
-            .map(|(n, _)| format!("N = {n}"))
-            .collect::<Vec<_>>()
-            .join(" | "),
-        "---|".repeat(sizes.len())
-    );
+    s.push_str(&by_size_header(&sizes));
     for k in DISTANCES {
         let cells: Vec<String> = sizes
             .iter()
@@ -261,15 +228,6 @@ pub fn write(out: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn byte_units() {
-        assert_eq!(bytes(12e9), "12 GB");
-        assert_eq!(bytes(1.5e15), "1.5 PB");
-        assert_eq!(bytes(412.317e9), "412 GB");
-        assert_eq!(bytes(2.4e9), "2.4 GB");
-        assert_eq!(bytes(999.0), "999 B");
-    }
 
     /// The guide's tables are the tuners' answers: MMDS's b = 20, r = 5 region for t ≈ 0.55
     /// is not asserted here (the tuner weighs areas, not the midpoint), but every tuned

@@ -332,11 +332,6 @@ fn read_rows(path: &Path) -> Result<Vec<StoredRow>> {
     Ok(out)
 }
 
-/// Ours, to three decimals.
-fn figure(v: Option<f64>) -> String {
-    v.map_or_else(|| "–".into(), |v| format!("{v:.3}"))
-}
-
 /// Published, as printed.
 fn as_published(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), |v| v.to_string())
@@ -425,7 +420,7 @@ fn configuration_section(exp: &Experiment, results: &Path) -> Result<String> {
                             _ => "–".into(),
                         }
                     }
-                    None => figure(r.recall),
+                    None => super::tables::fmt(r.recall),
                 };
                 let published_recall = match (&p.recall_relative_to, p.recall) {
                     (Some(base), Some(v)) => format!("{v:.2} of {base}'s"),
@@ -436,8 +431,8 @@ fn configuration_section(exp: &Experiment, results: &Path) -> Result<String> {
                     "| {} | {dataset} | {} | {} | {published_recall} | {recall} | {} | {} |",
                     g.label,
                     as_published(p.precision),
-                    figure(r.precision),
-                    figure(r.f1),
+                    super::tables::fmt(r.precision),
+                    super::tables::fmt(r.f1),
                     r.reported_pairs.map_or("–".into(), |v| format!("{v:.0}")),
                 );
             }

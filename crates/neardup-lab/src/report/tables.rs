@@ -51,7 +51,8 @@ impl Table {
     }
 }
 
-fn fmt(v: Option<f64>) -> String {
+/// A metric to three decimals, a dash when undefined.
+pub(crate) fn fmt(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), |x| format!("{x:.3}"))
 }
 
