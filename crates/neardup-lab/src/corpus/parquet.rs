@@ -129,6 +129,27 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
 mod tests {
     use super::super::{Format, LoadOptions, load};
 
+    /// Loading `bytes` as Parquet (with and without `skip_invalid`) is an error that names the
+    /// file, not a panic.
+    fn load_is_an_error_naming_the_file(name: &str, bytes: &[u8]) {
+        let path =
+            std::env::temp_dir().join(format!("neardup-{name}-{}.parquet", std::process::id()));
+        std::fs::write(&path, bytes).unwrap();
+        for skip_invalid in [false, true] {
+            let options = LoadOptions {
+                format: Some(Format::Parquet),
+                skip_invalid,
+                ..LoadOptions::default()
+            };
+            let e = load(&path, &options).expect_err("a corrupt file");
+            assert!(
+                e.to_string().contains(&format!("neardup-{name}-")),
+                "unnamed error: {e}"
+            );
+        }
+        std::fs::remove_file(&path).unwrap();
+    }
+
     /// Regressions (fuzzing, issue 15): corrupt Parquet files that panicked instead of giving an
     /// error naming the file — columns that decode shorter than the frame ("index: 0 out of
     /// bounds for len: 0" in our row loop) and metadata that polars' thrift reader `expect`s
@@ -150,22 +171,7 @@ mod tests {
             ),
         ];
         for (name, bytes) in inputs {
-            let path =
-                std::env::temp_dir().join(format!("neardup-{name}-{}.parquet", std::process::id()));
-            std::fs::write(&path, bytes).unwrap();
-            for skip_invalid in [false, true] {
-                let options = LoadOptions {
-                    format: Some(Format::Parquet),
-                    skip_invalid,
-                    ..LoadOptions::default()
-                };
-                let e = load(&path, &options).expect_err("a corrupt file");
-                assert!(
-                    e.to_string().contains(&format!("neardup-{name}-")),
-                    "unnamed error: {e}"
-                );
-            }
-            std::fs::remove_file(&path).unwrap();
+            load_is_an_error_naming_the_file(name, bytes);
         }
     }
 
@@ -189,19 +195,7 @@ mod tests {
             ),
         ];
         for (name, bytes) in inputs {
-            let path =
-                std::env::temp_dir().join(format!("neardup-{name}-{}.parquet", std::process::id()));
-            std::fs::write(&path, bytes).unwrap();
-            let options = LoadOptions {
-                format: Some(Format::Parquet),
-                ..LoadOptions::default()
-            };
-            let e = load(&path, &options).expect_err("a corrupt file");
-            assert!(
-                e.to_string().contains(&format!("neardup-{name}-")),
-                "unnamed error: {e}"
-            );
-            std::fs::remove_file(&path).unwrap();
+            load_is_an_error_naming_the_file(name, bytes);
         }
     }
 }
