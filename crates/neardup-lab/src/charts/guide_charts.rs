@@ -52,10 +52,7 @@ pub fn tuned_scurves(
                 .draw()?;
             for (i, (t, b)) in tuned.iter().enumerate() {
                 let look = Look::nth(i);
-                let curve: Vec<(f64, f64)> = (0..=200)
-                    .map(|k| k as f64 / 200.0)
-                    .map(|s| (s, candidate_probability(s, b.bands, b.rows)))
-                    .collect();
+                let curve = super::scurve::banding_curve(0.0, b.bands, b.rows);
                 // Eight thresholds: within the ten solid looks, so no dashes are needed.
                 chart.draw_series(LineSeries::new(curve, look.stroke()))?;
                 let at = candidate_probability(*t, b.bands, b.rows);

@@ -115,10 +115,7 @@ impl Chart for SCurve {
                         let shift = (i as f64 - (series - 1.0) / 2.0) * BIN * 0.12;
                         let look = Look::nth(i);
                         let c = look.colour;
-                        let curve: Vec<(f64, f64)> = (0..=200)
-                            .map(|k| lo + (1.0 - lo) * k as f64 / 200.0)
-                            .map(|s| (s, candidate_probability(s, b as usize, r as usize)))
-                            .collect();
+                        let curve = banding_curve(lo, b as usize, r as usize);
                         chart.draw_series(LineSeries::new(curve, look.stroke()))?;
                         for (&bin, &(k, n)) in data {
                             if n == 0 {
@@ -161,4 +158,12 @@ impl Chart for SCurve {
             timing: false,
         }])
     }
+}
+
+/// 201 points of P(candidate | s) = 1 − (1 − s^r)^b for s from `lo` to 1.
+pub fn banding_curve(lo: f64, bands: usize, rows: usize) -> Vec<(f64, f64)> {
+    (0..=200)
+        .map(|k| lo + (1.0 - lo) * k as f64 / 200.0)
+        .map(|s| (s, candidate_probability(s, bands, rows)))
+        .collect()
 }
