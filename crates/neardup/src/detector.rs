@@ -21,6 +21,7 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::features::statistics::StatisticsFeatures;
 use crate::resources::Estimate;
+use crate::streaming::StreamingDetector;
 
 /// Untyped parameters: name → JSON value, sorted by name.
 pub type ParamMap = serde_json::Map<String, Value>;
@@ -123,6 +124,16 @@ pub trait Algorithm: Send + Sync + 'static {
     fn stats(_index: &Self::Index) -> ParamMap {
         ParamMap::new()
     }
+
+    /// The streamable split (per-document sketch, then a join over fixed-size signatures) of
+    /// this configuration, or `None` when it must see the whole corpus in memory (see
+    /// [`crate::streaming`]). Sketch + join must report exactly what `build` + `query` do.
+    fn streaming(
+        _params: &Self::Params,
+        _query: &Self::Query,
+    ) -> Option<Box<dyn StreamingDetector>> {
+        None
+    }
 }
 
 /// A configured algorithm, type-erased (what the registry hands out).
@@ -142,6 +153,8 @@ pub trait Detector: Send + Sync + Debug {
     /// Parameters that report the pairs scoring ≥ `threshold` (see
     /// [`Algorithm::threshold_params`]).
     fn threshold_params(&self, threshold: f64) -> Option<ParamMap>;
+    /// The streamable split, if this configuration has one (see [`Algorithm::streaming`]).
+    fn streaming(&self) -> Option<Box<dyn StreamingDetector>>;
 }
 
 /// A built index, type-erased.
@@ -296,6 +309,9 @@ impl<A: Algorithm> Detector for Configured<A> {
     }
     fn threshold_params(&self, threshold: f64) -> Option<ParamMap> {
         A::threshold_params(&self.params, threshold)
+    }
+    fn streaming(&self) -> Option<Box<dyn StreamingDetector>> {
+        A::streaming(&self.params, &self.query)
     }
 }
 

@@ -49,6 +49,7 @@ pub mod pairs;
 pub mod registry;
 pub mod resources;
 pub mod simhash;
+pub mod streaming;
 pub mod text;
 
 pub use error::{Error, Result};

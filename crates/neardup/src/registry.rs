@@ -186,6 +186,50 @@ mod tests {
         }
     }
 
+    /// The streamable split is the batch path: for every algorithm and configuration that
+    /// streams, sketching document by document and joining the signature table reports
+    /// exactly the pairs (and scores) of `build` + `query`.
+    #[test]
+    fn streaming_sketch_and_join_equal_build_and_query() {
+        let docs: Vec<String> = (0..90)
+            .map(|i| {
+                let base = i / 3;
+                match i % 3 {
+                    0 => format!("Document {base} talks about topic {} and topic {} with the same filler words here, then more.", base * 7 % 11, base * 3 % 5),
+                    1 => format!("document {base} talks about topic {} and topic {} with the same filler words here, then more.", base * 7 % 11, base * 3 % 5),
+                    _ if base % 4 == 0 => String::from("   "),
+                    _ => format!("document {base} talks about topic {} and subject {} with other filler words", base * 7 % 11, base % 5),
+                }
+            })
+            .collect();
+        let refs: Vec<&str> = docs.iter().map(String::as_str).collect();
+        let mut streamed = Vec::new();
+        for a in algorithms() {
+            let mut configs = vec![ParamMap::new()];
+            configs.extend(a.calibration_grid.iter().cloned());
+            if a.name == "minhash-lsh" {
+                configs.push(crate::detector::params(&[("threshold", 0.5.into())]));
+                configs.push(crate::detector::params(&[("verify", "none".into())]));
+                configs.push(crate::detector::params(&[("sketch", "oph".into())]));
+            }
+            for config in configs {
+                let d = a.detector(&config).unwrap();
+                let Some(stream) = d.streaming() else {
+                    continue;
+                };
+                let want = d.build(&refs).unwrap().query(&ParamMap::new()).unwrap();
+                let table = crate::streaming::SignatureTable::sketch_all(stream.as_ref(), &refs);
+                assert_eq!(table.len(), refs.len());
+                let got = stream.join(&table).unwrap();
+                assert_eq!(got, want, "{} {config:?}", a.name);
+                assert!(!want.is_empty(), "{} {config:?} finds pairs", a.name);
+                streamed.push(a.name);
+            }
+        }
+        streamed.dedup();
+        assert_eq!(streamed, ["minhash-lsh", "exact"]);
+    }
+
     /// Oracle for `neardup calibrate`: for every algorithm, every grid configuration and every
     /// threshold equal to a pair's score, the threshold parameters report exactly the pairs
     /// scoring ≥ t (a subset for minhash-lsh, which reports only banding candidates).

@@ -11,6 +11,7 @@ use crate::error::Result;
 use crate::keyjoin::shared_keys;
 use crate::pairs::unpack;
 use crate::resources::{self, Estimate};
+use crate::streaming::{SignatureTable, SketchScratch, StreamingDetector};
 use crate::text::Normalization;
 
 /// Build parameters of `exact`.
@@ -33,6 +34,61 @@ pub struct ExactIndex {
     hashes: Vec<Option<u128>>,
 }
 
+/// The key of a text: XXH3-128 of its normalized, trimmed form (`None`: nothing left).
+fn text_key(normalization: &Normalization, text: &str, buf: &mut String) -> Option<u128> {
+    normalization.apply_into(text, buf);
+    let t = buf.trim();
+    (!t.is_empty()).then(|| xxhash_rust::xxh3::xxh3_128(t.as_bytes()))
+}
+
+/// Pairs of documents with equal keys, score 1.
+fn equal_key_pairs(keyed: Vec<(u128, u32)>) -> Result<Vec<ScoredPair>> {
+    Ok(shared_keys(keyed)?
+        .into_iter()
+        .map(|(p, _)| {
+            let (a, b) = unpack(p);
+            ScoredPair { a, b, score: 1.0 }
+        })
+        .collect())
+}
+
+/// `exact` split for streaming: the key as four words.
+#[derive(Debug)]
+struct ExactStream {
+    normalization: Normalization,
+}
+
+impl StreamingDetector for ExactStream {
+    fn name(&self) -> &'static str {
+        Exact::NAME
+    }
+    fn width(&self) -> usize {
+        4
+    }
+    fn sketch(&self, text: &str, s: &mut SketchScratch, out: &mut [u32]) -> bool {
+        let key = text_key(&self.normalization, text, &mut s.text);
+        let v = key.unwrap_or(0);
+        for (i, w) in out.iter_mut().enumerate() {
+            *w = (v >> (32 * i)) as u32;
+        }
+        key.is_some()
+    }
+    fn candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
+        let keyed = (0..table.len())
+            .filter(|&i| !table.is_empty_doc(i))
+            .map(|i| {
+                let r = table.row(i);
+                let key = r.iter().rev().fold(0u128, |k, &w| (k << 32) | w as u128);
+                (key, i as u32)
+            })
+            .collect();
+        Ok(shared_keys(keyed)?.into_iter().map(|(p, _)| p).collect())
+    }
+    fn verify(&self, _: &SignatureTable, _: u32, _: u32) -> Option<f64> {
+        Some(1.0)
+    }
+}
+
 /// Exact duplicates after normalization.
 #[derive(Debug)]
 pub struct Exact;
@@ -52,11 +108,7 @@ impl Algorithm for Exact {
         use rayon::prelude::*;
         let hashes = docs
             .par_iter()
-            .map_init(String::new, |buf, d| {
-                p.normalization.apply_into(d, buf);
-                let t = buf.trim();
-                (!t.is_empty()).then(|| xxhash_rust::xxh3::xxh3_128(t.as_bytes()))
-            })
+            .map_init(String::new, |buf, d| text_key(&p.normalization, d, buf))
             .collect();
         Ok(ExactIndex { hashes })
     }
@@ -68,13 +120,14 @@ impl Algorithm for Exact {
             .enumerate()
             .filter_map(|(i, h)| h.map(|h| (h, i as u32)))
             .collect();
-        Ok(shared_keys(keyed)?
-            .into_iter()
-            .map(|(p, _)| {
-                let (a, b) = unpack(p);
-                ScoredPair { a, b, score: 1.0 }
-            })
-            .collect())
+        equal_key_pairs(keyed)
+    }
+
+    /// Always streams: the signature is the 128-bit hash.
+    fn streaming(p: &Self::Params, _: &Self::Query) -> Option<Box<dyn StreamingDetector>> {
+        Some(Box::new(ExactStream {
+            normalization: p.normalization.clone(),
+        }))
     }
 
     fn score(

@@ -18,12 +18,14 @@ use serde::{Deserialize, Serialize};
 use crate::detector::{Algorithm, ParamMap, ScoredPair, params, scored_from_packed};
 use crate::error::{Error, Result, check_unit_threshold};
 use crate::features::FeatureParams;
+use crate::features::Shingler;
 use crate::features::similarity::jaccard;
 use crate::hash::derive_seed;
 use crate::minhash::banding::tune;
 use crate::minhash::lsh::{Banding, candidate_pairs};
-use crate::minhash::{Signatures, SketchKind, Sketcher};
+use crate::minhash::{Signatures, SketchKind, Sketcher, agreement, sketch_document};
 use crate::resources::{self, Estimate};
+use crate::streaming::{SignatureTable, SketchScratch, StreamingDetector};
 
 /// How candidates are checked before they are reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -100,6 +102,18 @@ impl MinHashLshParams {
         }
     }
 
+    /// The shingler and the MinHash functions, both drawn from `seed`.
+    fn sketcher(&self) -> Result<(Shingler, Sketcher)> {
+        Ok((
+            self.features.shingler(derive_seed(self.seed, "tokens")),
+            Sketcher::new(
+                self.sketch,
+                self.num_perm,
+                derive_seed(self.seed, "permutations"),
+            )?,
+        ))
+    }
+
     /// The banding: explicit, or tuned for `threshold` with equal false-positive and
     /// false-negative weights.
     pub fn banding(&self) -> Result<Banding> {
@@ -163,8 +177,7 @@ impl Algorithm for MinHashLsh {
     }
 
     fn build(p: &Self::Params, docs: &[&str]) -> Result<Self::Index> {
-        let shingler = p.features.shingler(derive_seed(p.seed, "tokens"));
-        let sketcher = Sketcher::new(p.sketch, p.num_perm, derive_seed(p.seed, "permutations"))?;
+        let (shingler, sketcher) = p.sketcher()?;
         let signatures = Signatures::compute(docs, &shingler, &sketcher, p.num_perm);
         let candidates = candidate_pairs(&signatures, &p.banding()?)?;
         let sets = (p.verify == Verify::Exact).then(|| {
@@ -224,6 +237,22 @@ impl Algorithm for MinHashLsh {
         Some(params(&[("threshold", t.into())]))
     }
 
+    /// Streams unless candidates are verified against exact shingle sets (not fixed-size).
+    fn streaming(p: &Self::Params, q: &Self::Query) -> Option<Box<dyn StreamingDetector>> {
+        if p.verify == Verify::Exact {
+            return None;
+        }
+        let (shingler, sketcher) = p.sketcher().ok()?;
+        Some(Box::new(MinHashLshStream {
+            shingler,
+            sketcher,
+            banding: p.banding().ok()?,
+            verify: p.verify,
+            cutoff: q.min_similarity.unwrap_or(p.threshold()),
+            num_perm: p.num_perm,
+        }))
+    }
+
     fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {
         let e = resources::signatures(docs, p.num_perm * 4, "signatures")
             .plus(resources::join_keys(docs, 16));
@@ -245,6 +274,49 @@ impl Algorithm for MinHashLsh {
                 .sets
                 .as_ref()
                 .map_or(0, |s| s.iter().map(|v| v.capacity() * 8 + 24).sum())
+    }
+}
+
+/// `minhash-lsh` split for streaming: the same sketch and banding as `build`, verification
+/// by the signature estimate (or none).
+#[derive(Debug)]
+struct MinHashLshStream {
+    shingler: Shingler,
+    sketcher: Sketcher,
+    banding: Banding,
+    verify: Verify,
+    cutoff: f64,
+    num_perm: usize,
+}
+
+impl StreamingDetector for MinHashLshStream {
+    fn name(&self) -> &'static str {
+        MinHashLsh::NAME
+    }
+    fn width(&self) -> usize {
+        self.num_perm
+    }
+    fn sketch(&self, text: &str, s: &mut SketchScratch, out: &mut [u32]) -> bool {
+        sketch_document(
+            &self.shingler,
+            &self.sketcher,
+            text,
+            &mut s.features,
+            &mut s.hashes,
+            out,
+        )
+    }
+    fn candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
+        candidate_pairs(table, &self.banding)
+    }
+    fn verify(&self, table: &SignatureTable, a: u32, b: u32) -> Option<f64> {
+        let (a, b) = (a as usize, b as usize);
+        let s = if table.is_empty_doc(a) || table.is_empty_doc(b) {
+            0.0
+        } else {
+            agreement(table.row(a), table.row(b))
+        };
+        (self.verify == Verify::None || s >= self.cutoff).then_some(s)
     }
 }
 

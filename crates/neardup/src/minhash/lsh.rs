@@ -12,10 +12,10 @@
 
 use rayon::prelude::*;
 
-use super::Signatures;
 use crate::error::Result;
 use crate::hash::hash_sequence;
 use crate::pairs::{Budget, run_pairs};
+use crate::streaming::SignatureTable;
 
 /// A banding of a signature: `bands` bands of `rows` consecutive rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,7 +58,11 @@ impl Banding {
 /// signatures agree. Empty documents take no part. Sorted. Collisions are spent from the
 /// pair budget as they are found (`pairs::Budget`), so too loose a banding fails before it
 /// fills memory.
-pub fn band_collisions(signatures: &Signatures, banding: &Banding) -> Result<Vec<u64>> {
+pub fn band_collisions(
+    signatures: &(impl AsRef<SignatureTable> + ?Sized),
+    banding: &Banding,
+) -> Result<Vec<u64>> {
+    let signatures = signatures.as_ref();
     let budget = Budget::new("LSH banding")?;
     let per_band: Vec<Result<Vec<u64>>> = (0..banding.bands)
         .into_par_iter()
@@ -83,7 +87,10 @@ pub fn band_collisions(signatures: &Signatures, banding: &Banding) -> Result<Vec
 }
 
 /// Candidate pairs: pairs that agree on at least one band, sorted, each once.
-pub fn candidate_pairs(signatures: &Signatures, banding: &Banding) -> Result<Vec<u64>> {
+pub fn candidate_pairs(
+    signatures: &(impl AsRef<SignatureTable> + ?Sized),
+    banding: &Banding,
+) -> Result<Vec<u64>> {
     let mut c = band_collisions(signatures, banding)?;
     c.dedup();
     Ok(c)
@@ -135,7 +142,7 @@ impl LshIndex {
 mod tests {
     use super::*;
     use crate::hash::SplitMix64;
-    use crate::minhash::{MinHasher, banding::candidate_probability};
+    use crate::minhash::{MinHasher, Signatures, banding::candidate_probability};
     use crate::pairs::pack;
     use proptest::prelude::*;
 

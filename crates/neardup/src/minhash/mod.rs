@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::features::{Scratch, Shingler};
+use crate::streaming::SignatureTable;
 pub use oph::OnePermutationHasher;
 pub use signature::{MinHasher, agreement};
 
@@ -58,13 +59,34 @@ impl Sketcher {
     }
 }
 
-/// The signatures of a corpus, one row of `num_perm` values per document, in one allocation.
+/// The signatures of a corpus, one row of `num_perm` values per document, in one allocation
+/// (a [`SignatureTable`] of width `num_perm`, so streamed signatures need no copy).
 #[derive(Debug, Clone)]
 pub struct Signatures {
-    num_perm: usize,
-    data: Vec<u32>,
-    /// Documents without any feature: their row is meaningless and they are never candidates.
-    empty: Vec<bool>,
+    table: SignatureTable,
+}
+
+impl AsRef<SignatureTable> for Signatures {
+    fn as_ref(&self) -> &SignatureTable {
+        &self.table
+    }
+}
+
+/// Text → signature for one document: the function batch [`Signatures::compute`] and the
+/// streaming sketch step share. Returns whether the document has any feature.
+#[inline]
+pub fn sketch_document(
+    shingler: &Shingler,
+    sketcher: &Sketcher,
+    text: &str,
+    scratch: &mut Scratch,
+    hashes: &mut Vec<u64>,
+    row: &mut [u32],
+) -> bool {
+    hashes.clear();
+    shingler.hashes_into(text, scratch, hashes);
+    sketcher.sketch_into(hashes, row);
+    !hashes.is_empty()
 }
 
 impl Signatures {
@@ -84,16 +106,11 @@ impl Signatures {
             .for_each_init(
                 || (Scratch::default(), Vec::new()),
                 |(scratch, hashes), ((row, is_empty), doc)| {
-                    hashes.clear();
-                    shingler.hashes_into(doc, scratch, hashes);
-                    *is_empty = hashes.is_empty();
-                    sketcher.sketch_into(hashes, row);
+                    *is_empty = !sketch_document(shingler, sketcher, doc, scratch, hashes, row);
                 },
             );
         Signatures {
-            num_perm,
-            data,
-            empty,
+            table: SignatureTable::from_parts(num_perm, data, empty),
         }
     }
 
@@ -101,42 +118,50 @@ impl Signatures {
     pub fn from_rows(num_perm: usize, rows: &[Vec<u32>]) -> Self {
         assert!(rows.iter().all(|r| r.len() == num_perm), "row length");
         Signatures {
-            num_perm,
-            data: rows.concat(),
-            empty: vec![false; rows.len()],
+            table: SignatureTable::from_parts(num_perm, rows.concat(), vec![false; rows.len()]),
         }
+    }
+
+    /// Wraps a table of MinHash rows (its width is `num_perm`).
+    pub fn from_table(table: SignatureTable) -> Self {
+        Signatures { table }
+    }
+
+    /// The rows as a table.
+    pub fn table(&self) -> &SignatureTable {
+        &self.table
     }
 
     /// Number of documents.
     pub fn len(&self) -> usize {
-        self.empty.len()
+        self.table.len()
     }
 
     /// Whether there are no documents.
     pub fn is_empty(&self) -> bool {
-        self.empty.is_empty()
+        self.table.is_empty()
     }
 
     /// Signature length.
     pub fn num_perm(&self) -> usize {
-        self.num_perm
+        self.table.width()
     }
 
     /// Document `i`'s signature.
     #[inline]
     pub fn row(&self, i: usize) -> &[u32] {
-        &self.data[i * self.num_perm..(i + 1) * self.num_perm]
+        self.table.row(i)
     }
 
     /// Whether document `i` had no feature.
     #[inline]
     pub fn is_empty_doc(&self, i: usize) -> bool {
-        self.empty[i]
+        self.table.is_empty_doc(i)
     }
 
     /// Estimated Jaccard of documents `a` and `b` (0 when either is empty).
     pub fn estimate(&self, a: usize, b: usize) -> f64 {
-        if self.empty[a] || self.empty[b] {
+        if self.is_empty_doc(a) || self.is_empty_doc(b) {
             0.0
         } else {
             agreement(self.row(a), self.row(b))
@@ -145,6 +170,6 @@ impl Signatures {
 
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
-        self.data.capacity() * 4 + self.empty.capacity()
+        self.table.heap_bytes()
     }
 }
