@@ -236,6 +236,54 @@ pub enum Command {
         #[command(subcommand)]
         command: IdfCommand,
     },
+    /// Deduplicate a corpus: near-duplicate clusters, the ids removed, and the corpus without
+    /// them, in stages that stream, resume and can be split across processes.
+    ///
+    /// Inputs: JSONL (.jsonl, .json, .ndjson), CSV and Parquet files, optionally .gz / .zst
+    /// (not Parquet); directories (recursively) and glob patterns. Ids are optional (the
+    /// document number when absent). Default: minhash-lsh, word 5-shingles, threshold 0.8, a
+    /// tuned banding, candidates verified on the full signature.
+    ///
+    /// Stages write under DIR/stages/ and are skipped on rerun while their inputs and
+    /// parameters are unchanged: sketch (one shard per input file) → candidates → verify →
+    /// components → outputs. Outputs: clusters.parquet (id, cluster, cluster_size, kept),
+    /// removed.txt, deduplicated.<ext> (deduplicated/ for several inputs), summary.json,
+    /// README.md. `neardup algorithms` says which algorithms stream; the others read every
+    /// text into memory in the verify stage.
+    Dedup {
+        /// Input files, directories or glob patterns.
+        #[arg(required = true, value_name = "INPUT")]
+        inputs: Vec<PathBuf>,
+        /// Output directory.
+        #[arg(long, short)]
+        output: PathBuf,
+        /// Algorithm.
+        #[arg(long, default_value = "minhash-lsh", value_name = "NAME")]
+        algorithm: String,
+        /// `key=value` parameter of the algorithm (repeatable), e.g. threshold=0.7.
+        #[arg(long = "param", value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// Text field (JSONL) or column (CSV, Parquet).
+        #[arg(long, default_value = "text")]
+        text_field: String,
+        /// Id field or column (document numbers when a record has none).
+        #[arg(long, default_value = "id")]
+        id_field: String,
+        /// Which document of a cluster is kept.
+        #[arg(long, value_enum, default_value_t = crate::dedup::Keep::First)]
+        keep: crate::dedup::Keep,
+        /// Memory the join may use (4GiB, 500MB…); a larger corpus is refused with the
+        /// estimate (spilling to disk is not implemented yet).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        memory: Option<u64>,
+        /// Run only this stage (the stages before it must have finished).
+        #[arg(long, value_enum)]
+        stage: Option<crate::dedup::Stage>,
+        /// Sketch only shard I of N (input files I, I + N, …; 0-based), then stop: several
+        /// processes or machines sharing DIR split the sketch stage.
+        #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+        shard: Option<(usize, usize)>,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     ///
     /// For example: `neardup completions bash > ~/.local/share/bash-completion/completions/neardup`.
@@ -325,6 +373,20 @@ pub fn command() -> clap::Command {
 /// A size with an optional unit (`4GiB`, `500MB`, bytes).
 pub fn parse_size(s: &str) -> Result<u64, String> {
     neardup::resources::parse_bytes(s)
+}
+
+/// `I/N` with 0 ≤ I < N.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}` is not a shard: expected I/N with 0 <= I < N, e.g. 0/4");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
 }
 
 /// `neardup hamming …`

@@ -10,6 +10,7 @@ pub mod charts;
 pub mod cli;
 pub mod commands;
 pub mod corpus;
+pub mod dedup;
 pub mod edits;
 pub mod error;
 pub mod eval;

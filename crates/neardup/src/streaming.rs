@@ -160,6 +160,11 @@ pub trait StreamingDetector: Send + Sync + Debug {
     /// 32-bit words per signature.
     fn width(&self) -> usize;
 
+    /// Everything a signature depends on (parameters, seeds), as a stable string: stored
+    /// signatures are reused exactly when it is unchanged (join-only parameters such as a
+    /// threshold must not be part of it).
+    fn sketch_key(&self) -> String;
+
     /// Text → signature: fills `out` (`width` words) and returns whether the document has any
     /// feature (a document without one is never a candidate).
     fn sketch(&self, text: &str, scratch: &mut SketchScratch, out: &mut [u32]) -> bool;

@@ -5,6 +5,7 @@ pub mod bench;
 pub mod bench_report;
 pub mod calibrate;
 pub mod datasets;
+pub mod dedup;
 pub mod edit;
 pub mod eval;
 pub mod hamming;

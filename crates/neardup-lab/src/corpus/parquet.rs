@@ -9,31 +9,36 @@ use polars::prelude::*;
 use super::{Corpus, CorpusBuilder, LoadOptions, stem};
 use crate::error::{LabError, Result};
 
-/// Loads a Parquet corpus.
-pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
+/// Reads a whole Parquet file into a frame; every failure is an error naming the file.
+pub fn read_frame(path: &Path) -> Result<DataFrame> {
     let file = File::open(path).map_err(|e| LabError::io(path, e))?;
-    let f = &options.fields;
-    let mut wanted = vec![f.id.clone(), f.text.clone()];
     // polars-parquet 0.55 panics on some malformed metadata instead of returning an error
     // (found by fuzzing: `expect("thrift bool field")` in its thrift reader), so a corrupt
     // file would abort the whole run. Its panic becomes this file's error.
     let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         ParquetReader::new(file).finish()
     }));
-    let df = match read {
-        Ok(df) => df.map_err(|e| LabError::file(path, format!("cannot read Parquet: {e}")))?,
+    match read {
+        Ok(df) => df.map_err(|e| LabError::file(path, format!("cannot read Parquet: {e}"))),
         Err(panic) => {
             let why = panic
                 .downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| panic.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown reason".into());
-            return Err(LabError::file(
+            Err(LabError::file(
                 path,
                 format!("cannot read Parquet: the reader failed on corrupt metadata ({why})"),
-            ));
+            ))
         }
-    };
+    }
+}
+
+/// Loads a Parquet corpus.
+pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
+    let f = &options.fields;
+    let mut wanted = vec![f.id.clone(), f.text.clone()];
+    let df = read_frame(path)?;
     let names: Vec<String> = df
         .get_column_names()
         .iter()

@@ -65,6 +65,9 @@ impl StreamingDetector for ExactStream {
     fn width(&self) -> usize {
         4
     }
+    fn sketch_key(&self) -> String {
+        serde_json::to_string(&self.normalization).expect("normalization serializes")
+    }
     fn sketch(&self, text: &str, s: &mut SketchScratch, out: &mut [u32]) -> bool {
         let key = text_key(&self.normalization, text, &mut s.text);
         let v = key.unwrap_or(0);

@@ -243,7 +243,11 @@ impl Algorithm for MinHashLsh {
             return None;
         }
         let (shingler, sketcher) = p.sketcher().ok()?;
+        let key = serde_json::json!({
+            "features": p.features, "sketch": p.sketch, "num_perm": p.num_perm, "seed": p.seed,
+        });
         Some(Box::new(MinHashLshStream {
+            key: key.to_string(),
             shingler,
             sketcher,
             banding: p.banding().ok()?,
@@ -281,6 +285,7 @@ impl Algorithm for MinHashLsh {
 /// by the signature estimate (or none).
 #[derive(Debug)]
 struct MinHashLshStream {
+    key: String,
     shingler: Shingler,
     sketcher: Sketcher,
     banding: Banding,
@@ -295,6 +300,9 @@ impl StreamingDetector for MinHashLshStream {
     }
     fn width(&self) -> usize {
         self.num_perm
+    }
+    fn sketch_key(&self) -> String {
+        self.key.clone()
     }
     fn sketch(&self, text: &str, s: &mut SketchScratch, out: &mut [u32]) -> bool {
         sketch_document(

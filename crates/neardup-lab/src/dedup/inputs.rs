@@ -1,0 +1,648 @@
+//! The inputs of `neardup dedup`: files, directories and globs expanded into a sorted list of
+//! corpus files, and their records streamed in blocks so texts are never all in memory.
+//!
+//! JSON Lines (`.jsonl`, `.json`, optionally `.gz` / `.zst`) is read by a reader thread in
+//! blocks of whole lines and parsed in parallel by the caller (only the text and id fields are
+//! decoded; the text is borrowed from the line when it has no escape). CSV is parsed in order
+//! (quoted fields may span lines) and Parquet is read one file at a time.
+//!
+//! A record's *line* is its 1-based line number (JSONL, CSV) or row number (Parquet), the
+//! position error messages name and the deduplicated output is selected by.
+
+use std::borrow::Cow;
+use std::fmt;
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use crate::error::{LabError, Result};
+
+/// Bytes of whole lines handed to the parser at a time.
+const BLOCK_BYTES: usize = 8 << 20;
+
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// A corpus file format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileFormat {
+    /// One JSON object per line.
+    Jsonl,
+    /// CSV with a header row.
+    Csv,
+    /// Apache Parquet.
+    Parquet,
+}
+
+impl FileFormat {
+    /// The extension of this format's output files.
+    pub fn extension(self) -> &'static str {
+        match self {
+            FileFormat::Jsonl => "jsonl",
+            FileFormat::Csv => "csv",
+            FileFormat::Parquet => "parquet",
+        }
+    }
+}
+
+/// How a file is compressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// Not compressed.
+    None,
+    /// gzip (`.gz`).
+    Gzip,
+    /// Zstandard (`.zst`).
+    Zstd,
+}
+
+/// One input file.
+#[derive(Debug, Clone)]
+pub struct InputFile {
+    /// Its path as given (or as found under a directory).
+    pub path: PathBuf,
+    /// Its format.
+    pub format: FileFormat,
+    /// Its compression.
+    pub compression: Compression,
+    /// Size in bytes (as stored).
+    pub size: u64,
+    /// Modification time in nanoseconds since the epoch (part of the stage keys).
+    pub mtime_ns: u128,
+}
+
+/// Format and compression from a file name, if it is a corpus file.
+pub fn detect(path: &Path) -> Option<(FileFormat, Compression)> {
+    let name = path.file_name()?.to_str()?.to_ascii_lowercase();
+    let (stem, compression) = if let Some(s) = name.strip_suffix(".gz") {
+        (s, Compression::Gzip)
+    } else if let Some(s) = name.strip_suffix(".zst") {
+        (s, Compression::Zstd)
+    } else {
+        (name.as_str(), Compression::None)
+    };
+    let format = if stem.ends_with(".jsonl") || stem.ends_with(".json") || stem.ends_with(".ndjson")
+    {
+        FileFormat::Jsonl
+    } else if stem.ends_with(".csv") {
+        FileFormat::Csv
+    } else if stem.ends_with(".parquet") && compression == Compression::None {
+        FileFormat::Parquet
+    } else {
+        return None;
+    };
+    Some((format, compression))
+}
+
+/// Expands files, directories (recursively, corpus files only) and glob patterns into a
+/// sorted list without repeats. A named file with an unknown extension, a pattern matching
+/// nothing or an empty directory is an error.
+pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for input in inputs {
+        let text = input.to_string_lossy();
+        if !input.exists() && text.contains(['*', '?', '[']) {
+            let matches = glob::glob(&text)
+                .map_err(|e| LabError::file(input, format!("not a valid glob pattern: {e}")))?;
+            let mut found: Vec<PathBuf> = matches
+                .filter_map(|m| m.ok())
+                .filter(|p| p.is_file() && detect(p).is_some())
+                .collect();
+            if found.is_empty() {
+                return Err(LabError::file(input, "the pattern matches no corpus file"));
+            }
+            found.sort();
+            paths.extend(found);
+        } else if input.is_dir() {
+            let mut found = Vec::new();
+            walk(input, &mut found)?;
+            if found.is_empty() {
+                return Err(LabError::file(
+                    input,
+                    "the directory holds no corpus file (.jsonl, .json, .csv, .parquet, optionally .gz / .zst)",
+                ));
+            }
+            found.sort();
+            paths.extend(found);
+        } else if input.is_file() {
+            if detect(input).is_none() {
+                return Err(LabError::file(
+                    input,
+                    "unknown format: expected .jsonl, .json, .ndjson, .csv (each optionally .gz or .zst) or .parquet",
+                ));
+            }
+            paths.push(input.clone());
+        } else {
+            return Err(LabError::file(input, "no such file or directory"));
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    paths.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    paths
+        .into_iter()
+        .map(|path| {
+            let meta = std::fs::metadata(&path).map_err(|e| LabError::io(&path, e))?;
+            let mtime_ns = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            let (format, compression) = detect(&path).expect("filtered");
+            Ok(InputFile {
+                path,
+                format,
+                compression,
+                size: meta.len(),
+                mtime_ns,
+            })
+        })
+        .collect()
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir).map_err(|e| LabError::io(dir, e))? {
+        let path = entry.map_err(|e| LabError::io(dir, e))?.path();
+        let hidden = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with('.'));
+        if hidden {
+            continue;
+        } else if path.is_dir() {
+            walk(&path, out)?;
+        } else if detect(&path).is_some() {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// Opens a file's content, decompressed.
+pub fn open(file: &InputFile) -> Result<Box<dyn BufRead + Send>> {
+    let raw = File::open(&file.path).map_err(|e| LabError::io(&file.path, e))?;
+    Ok(match file.compression {
+        Compression::None => Box::new(BufReader::with_capacity(1 << 20, raw)),
+        Compression::Gzip => Box::new(BufReader::with_capacity(
+            1 << 20,
+            flate2::read::MultiGzDecoder::new(BufReader::with_capacity(1 << 20, raw)),
+        )),
+        Compression::Zstd => Box::new(BufReader::with_capacity(
+            1 << 20,
+            zstd::stream::read::Decoder::new(raw).map_err(|e| LabError::io(&file.path, e))?,
+        )),
+    })
+}
+
+/// A block of whole lines of a JSONL file.
+#[derive(Debug, Default)]
+pub struct LineBlock {
+    /// The bytes, ending with a newline (or at the end of the file).
+    pub data: Vec<u8>,
+    /// The line number of the first line.
+    pub first_line: u64,
+}
+
+impl LineBlock {
+    /// The non-blank lines with their line numbers (a byte-order mark on line 1 is dropped).
+    pub fn lines(&self) -> Vec<(u64, &[u8])> {
+        let mut out = Vec::with_capacity(self.data.len() / 512 + 1);
+        let mut start = 0;
+        let mut number = self.first_line;
+        fn push<'a>(out: &mut Vec<(u64, &'a [u8])>, mut line: &'a [u8], number: u64) {
+            if number == 1 && line.starts_with(BOM) {
+                line = &line[BOM.len()..];
+            }
+            if !line.iter().all(u8::is_ascii_whitespace) {
+                out.push((number, line));
+            }
+        }
+        for end in memchr::memchr_iter(b'\n', &self.data) {
+            push(&mut out, &self.data[start..end], number);
+            number += 1;
+            start = end + 1;
+        }
+        if start < self.data.len() {
+            push(&mut out, &self.data[start..], number);
+        }
+        out
+    }
+}
+
+/// Reads `file` in blocks of whole lines on a separate thread (decompression overlaps the
+/// caller's parsing) and calls `each` on them in order. Stops at the first error.
+pub fn for_each_line_block(
+    file: &InputFile,
+    mut each: impl FnMut(LineBlock) -> Result<()>,
+) -> Result<()> {
+    let mut reader = open(file)?;
+    let path = file.path.clone();
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<LineBlock>>(2);
+        scope.spawn(move || {
+            let mut line = 1u64;
+            let mut carry: Vec<u8> = Vec::new();
+            loop {
+                let mut data = std::mem::take(&mut carry);
+                data.reserve(BLOCK_BYTES + (1 << 16));
+                let mut eof = false;
+                while data.len() < BLOCK_BYTES {
+                    let buf = match reader.fill_buf() {
+                        Ok(b) => b,
+                        Err(e) => {
+                            let _ = tx.send(Err(read_error(&path, e)));
+                            return;
+                        }
+                    };
+                    if buf.is_empty() {
+                        eof = true;
+                        break;
+                    }
+                    let n = buf.len();
+                    data.extend_from_slice(buf);
+                    reader.consume(n);
+                }
+                if !eof {
+                    // Keep the partial last line for the next block.
+                    match memchr::memrchr(b'\n', &data) {
+                        Some(i) => carry = data.split_off(i + 1),
+                        None => continue_reading_line(&mut reader, &mut data, &path, &tx),
+                    }
+                }
+                let lines = memchr::memchr_iter(b'\n', &data).count() as u64;
+                let block = LineBlock {
+                    data,
+                    first_line: line,
+                };
+                line += lines;
+                if block.data.is_empty() && eof {
+                    return;
+                }
+                if tx.send(Ok(block)).is_err() || eof {
+                    return;
+                }
+            }
+        });
+        for block in rx {
+            each(block?)?;
+        }
+        Ok(())
+    })
+}
+
+/// A line longer than a block: read on to its end.
+fn continue_reading_line(
+    reader: &mut Box<dyn BufRead + Send>,
+    data: &mut Vec<u8>,
+    path: &Path,
+    tx: &std::sync::mpsc::SyncSender<Result<LineBlock>>,
+) {
+    if let Err(e) = reader.read_until(b'\n', data) {
+        let _ = tx.send(Err(read_error(path, e)));
+    }
+}
+
+fn read_error(path: &Path, e: std::io::Error) -> LabError {
+    LabError::file(
+        path,
+        format!("cannot read (damaged or truncated file?): {e}"),
+    )
+}
+
+/// The id and text of a JSONL record.
+#[derive(Debug)]
+pub struct JsonFields<'a> {
+    /// The id as text (`None`: the record has no id field).
+    pub id: Option<String>,
+    /// The text (`null` is the empty text).
+    pub text: Cow<'a, str>,
+}
+
+/// Decodes the id and text fields of one JSONL line; every other field is skipped unparsed
+/// into values. Errors are the reason only (the caller adds file and line).
+pub fn parse_json_line<'a>(
+    line: &'a [u8],
+    text_field: &str,
+    id_field: &str,
+) -> std::result::Result<JsonFields<'a>, String> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let (id, text) = RecordSeed {
+        text: text_field,
+        id: id_field,
+    }
+    .deserialize(&mut de)
+    .map_err(|e| {
+        use serde_json::error::Category;
+        let s = e.to_string();
+        let s = s.split(" at line ").next().unwrap_or(&s).to_string();
+        match e.classify() {
+            Category::Data if s.contains("a string or null") => {
+                format!("text field `{text_field}` must be a string or null ({s})")
+            }
+            Category::Data if s.contains("a JSON object") => "expected a JSON object".into(),
+            Category::Data => s,
+            _ if s.contains("UTF-8") || s.contains("unicode") => format!("not valid UTF-8 ({s})"),
+            _ => format!("malformed JSON: {s}"),
+        }
+    })?;
+    de.end().map_err(|e| format!("malformed JSON: {e}"))?;
+    let text = text.ok_or_else(|| format!("missing text field `{text_field}`"))?;
+    Ok(JsonFields { id, text })
+}
+
+struct RecordSeed<'f> {
+    text: &'f str,
+    id: &'f str,
+}
+
+type Parsed<'de> = (Option<String>, Option<Cow<'de, str>>);
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = Parsed<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = Parsed<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        use serde::de::Error as _;
+        let (mut id, mut text) = (None, None);
+        while let Some(key) = map.next_key::<Str<'de>>()? {
+            if key.0 == self.text {
+                text = Some(map.next_value::<TextValue<'de>>()?.0);
+            } else if key.0 == self.id {
+                let v: serde_json::Value = map.next_value()?;
+                id = Some(crate::corpus::id_string(&v).ok_or_else(|| {
+                    A::Error::custom(format!(
+                        "id field `{}` must be a string or integer, not {v}",
+                        self.id
+                    ))
+                })?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok((id, text))
+    }
+}
+
+/// A string, borrowed from the input when it has no escape.
+struct Str<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Str<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_str(StrVisitor)
+    }
+}
+
+struct StrVisitor;
+
+impl<'de> Visitor<'de> for StrVisitor {
+    type Value = Str<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a string")
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Str(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(Str(Cow::Owned(v)))
+    }
+}
+
+/// The text field: a string or `null` (empty).
+struct TextValue<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for TextValue<'de> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = TextValue<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or null")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+                Ok(TextValue(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(TextValue(Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+                Ok(TextValue(Cow::Owned(v)))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+                Ok(TextValue(Cow::Borrowed("")))
+            }
+            fn visit_none<E>(self) -> std::result::Result<Self::Value, E> {
+                Ok(TextValue(Cow::Borrowed("")))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A record of a CSV or Parquet file.
+#[derive(Debug, Clone)]
+pub struct OwnedRecord {
+    /// Line (CSV) or row (Parquet) number, 1-based.
+    pub line: u64,
+    /// The id, if the file has an id column.
+    pub id: Option<String>,
+    /// The text.
+    pub text: String,
+}
+
+/// Records of a CSV file in order, in blocks of about [`BLOCK_BYTES`] of text.
+pub fn for_each_csv_block(
+    file: &InputFile,
+    text_field: &str,
+    id_field: &str,
+    mut each: impl FnMut(Vec<OwnedRecord>) -> Result<()>,
+) -> Result<()> {
+    let path = &file.path;
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(false)
+        .from_reader(open(file)?);
+    let headers = reader
+        .headers()
+        .map_err(|e| LabError::file(path, format!("cannot read the CSV header: {e}")))?
+        .clone();
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim_start_matches('\u{feff}') == name)
+    };
+    let text_col = column(text_field).ok_or_else(|| {
+        LabError::line(
+            path,
+            1,
+            format!("no text column `{text_field}` in the header"),
+        )
+    })?;
+    let id_col = column(id_field);
+    let mut block = Vec::new();
+    let mut bytes = 0;
+    let mut record = csv::StringRecord::new();
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                return Err(LabError::line(path, line, format!("malformed CSV: {e}")));
+            }
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        let text = record.get(text_col).unwrap_or("").to_string();
+        bytes += text.len();
+        block.push(OwnedRecord {
+            line,
+            id: id_col.and_then(|c| record.get(c)).map(str::to_string),
+            text,
+        });
+        if bytes >= BLOCK_BYTES {
+            each(std::mem::take(&mut block))?;
+            bytes = 0;
+        }
+    }
+    if !block.is_empty() {
+        each(block)?;
+    }
+    Ok(())
+}
+
+/// Records of a Parquet file (read whole: one file's text columns in memory at a time).
+pub fn read_parquet(
+    file: &InputFile,
+    text_field: &str,
+    id_field: &str,
+) -> Result<Vec<OwnedRecord>> {
+    use polars::prelude::*;
+    let path = &file.path;
+    let df = crate::corpus::parquet::read_frame(path)?;
+    let text = df
+        .column(text_field)
+        .map_err(|_| LabError::file(path, format!("no text column `{text_field}`")))?
+        .cast(&DataType::String)
+        .map_err(|e| LabError::file(path, format!("text column `{text_field}`: {e}")))?;
+    let text = text
+        .str()
+        .map_err(|e| LabError::file(path, e.to_string()))?;
+    let ids = match df.column(id_field) {
+        Ok(c) => Some(
+            c.cast(&DataType::String)
+                .map_err(|e| LabError::file(path, format!("id column `{id_field}`: {e}")))?,
+        ),
+        Err(_) => None,
+    };
+    let ids = ids
+        .as_ref()
+        .map(|c| c.str().map_err(|e| LabError::file(path, e.to_string())))
+        .transpose()?;
+    Ok((0..df.height())
+        .map(|row| OwnedRecord {
+            line: row as u64 + 1,
+            id: ids.and_then(|c| c.get(row)).map(str::to_string),
+            text: text.get(row).unwrap_or("").to_string(),
+        })
+        .collect())
+}
+
+/// Reads a whole small stream into bytes (tests, checks).
+pub fn read_all(file: &InputFile) -> Result<Vec<u8>> {
+    let mut v = Vec::new();
+    open(file)?
+        .read_to_end(&mut v)
+        .map_err(|e| read_error(&file.path, e))?;
+    Ok(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_fields_borrow_and_report_errors() {
+        let f = parse_json_line(
+            br#"{"a": [1, {"x": 2}], "id": 7, "text": "hi there"}"#,
+            "text",
+            "id",
+        )
+        .unwrap();
+        assert_eq!(f.id.as_deref(), Some("7"));
+        assert!(matches!(f.text, Cow::Borrowed("hi there")));
+        let f = parse_json_line(br#"{"text": "a\nb"}"#, "text", "id").unwrap();
+        assert_eq!((f.id, f.text.as_ref()), (None, "a\nb"));
+        let f = parse_json_line(br#"{"body": null}"#, "body", "id").unwrap();
+        assert_eq!(f.text, "");
+        for (line, want) in [
+            (&br#"{"text": "a""#[..], "malformed JSON"),
+            (br#"[1]"#, "expected a JSON object"),
+            (br#"{"id": 1}"#, "missing text field `text`"),
+            (
+                br#"{"text": 5}"#,
+                "text field `text` must be a string or null",
+            ),
+            (br#"{"id": "a", "text": "#, "malformed JSON"),
+            (
+                br#"{"text": "a", "id": [1]}"#,
+                "id field `id` must be a string or integer",
+            ),
+            (b"{\"text\": \"\xff\"}", "UTF-8"),
+            (br#"{"text": "a"} x"#, "malformed JSON"),
+        ] {
+            let e = parse_json_line(line, "text", "id").unwrap_err();
+            assert!(e.contains(want), "{}: {e}", String::from_utf8_lossy(line));
+        }
+    }
+
+    #[test]
+    fn blocks_keep_line_numbers_across_boundaries() {
+        let dir = std::env::temp_dir().join(format!("neardup-inputs-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("many.jsonl");
+        let mut content = Vec::new();
+        for i in 0..300_000u64 {
+            if i % 1000 == 7 {
+                content.extend_from_slice(b"\n");
+            }
+            content.extend_from_slice(
+                format!(
+                    "{{\"id\": {i}, \"text\": \"{}\"}}\n",
+                    "w ".repeat((i % 50) as usize)
+                )
+                .as_bytes(),
+            );
+        }
+        std::fs::write(&path, &content).unwrap();
+        let file = &expand(std::slice::from_ref(&path)).unwrap()[0];
+        let mut seen = Vec::new();
+        for_each_line_block(file, |b| {
+            for (n, line) in b.lines() {
+                let f = parse_json_line(line, "text", "id").unwrap();
+                seen.push((n, f.id.unwrap()));
+            }
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen.len(), 300_000);
+        let text = String::from_utf8(content).unwrap();
+        for (n, id) in seen.iter().step_by(997) {
+            let line = text.lines().nth(*n as usize - 1).unwrap();
+            assert!(line.contains(&format!("\"id\": {id},")), "line {n}: {line}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

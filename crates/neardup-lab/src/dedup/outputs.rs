@@ -1,0 +1,422 @@
+//! The outputs of `neardup dedup`, written from the cluster labels:
+//!
+//! * `clusters.parquet` — one row per document in input order: `id`, `cluster` (numbered by
+//!   first member), `cluster_size`, `kept`;
+//! * `removed.txt` — the id of every removed document, one per line, in input order;
+//! * the deduplicated corpus in the input's format with every field as it was: one input →
+//!   `deduplicated.<jsonl|csv|parquet>`; several → `deduplicated/NNNNN-<name>` per input
+//!   (compressed inputs are written uncompressed);
+//! * `summary.json` and `README.md` — counts, time per stage, peak memory.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use neardup::detector::Detector;
+use polars::prelude::*;
+use serde::Serialize;
+
+use super::inputs::{self, FileFormat, InputFile};
+use super::stage_files::{Marker, finished, key, mark, stage_dir};
+use super::{DedupOptions, Documents, Keep, StageReport};
+use crate::error::{LabError, Result};
+use crate::fsutil;
+
+/// What `summary.json` holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// neardup version and revision.
+    pub version: String,
+    /// Input files, in document order.
+    pub inputs: Vec<String>,
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Its parameters (defaults filled in).
+    pub params: neardup::detector::ParamMap,
+    /// Whether it streamed (texts never all in memory).
+    pub streamed: bool,
+    /// Which member of a cluster is kept.
+    pub keep: Keep,
+    /// Documents read.
+    pub documents: u64,
+    /// Text bytes read.
+    pub text_bytes: u64,
+    /// Clusters of two or more documents.
+    pub clusters: u64,
+    /// Documents in those clusters.
+    pub documents_in_clusters: u64,
+    /// Documents removed (in a cluster and not its kept member).
+    pub removed: u64,
+    /// Documents kept.
+    pub kept: u64,
+    /// Verified pairs.
+    pub pairs: u64,
+    /// Time and rows per stage (this run).
+    pub stages: Vec<StageReport>,
+    /// Wall seconds of this run.
+    pub seconds: f64,
+    /// Peak resident memory of this process (VmHWM), bytes.
+    pub peak_rss_bytes: Option<u64>,
+    /// Worker threads.
+    pub threads: usize,
+    /// The deduplicated corpus, relative to the output directory.
+    pub deduplicated: Vec<String>,
+}
+
+/// Which documents are kept: one per cluster, chosen by `keep`.
+pub fn kept(labels: &[u32], bytes: impl Fn(usize) -> u32, keep: Keep) -> Vec<bool> {
+    let clusters = labels.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut best: Vec<u32> = vec![u32::MAX; clusters];
+    for (doc, &c) in labels.iter().enumerate() {
+        let b = &mut best[c as usize];
+        let better = match keep {
+            Keep::First => *b == u32::MAX,
+            Keep::Longest => *b == u32::MAX || bytes(doc) > bytes(*b as usize),
+        };
+        if better {
+            *b = doc as u32;
+        }
+    }
+    let mut kept = vec![false; labels.len()];
+    for b in best {
+        kept[b as usize] = true;
+    }
+    kept
+}
+
+/// Writes every output (skipped when the outputs stage finished with the same key and its
+/// files exist) and returns the summary.
+#[allow(clippy::too_many_arguments)]
+pub fn write_all(
+    output: &Path,
+    files: &[InputFile],
+    docs: &Documents,
+    labels: &[u32],
+    options: &DedupOptions,
+    detector: &dyn Detector,
+    streamed: bool,
+    reports: &mut Vec<StageReport>,
+    stage_key: &str,
+    started: Instant,
+) -> Result<Summary> {
+    let t = Instant::now();
+    let dir = stage_dir(output, "outputs");
+    let marker = dir.join("done.json");
+    let deduplicated = deduplicated_names(files);
+    let stage_key = key(&("outputs", stage_key, options.keep, &deduplicated));
+    let done = finished(&marker, &stage_key).is_some()
+        && ["clusters.parquet", "removed.txt"]
+            .iter()
+            .chain(
+                deduplicated
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .iter(),
+            )
+            .all(|f| output.join(f).is_file());
+    let bytes = |doc: usize| {
+        let (f, i) = docs.locate(doc);
+        docs.shards[f].bytes[i]
+    };
+    let kept = kept(labels, bytes, options.keep);
+    let mut sizes = vec![0u32; kept.iter().filter(|&&k| k).count()];
+    for &c in labels {
+        sizes[c as usize] += 1;
+    }
+    if !done {
+        write_clusters(
+            &output.join("clusters.parquet"),
+            docs,
+            labels,
+            &sizes,
+            &kept,
+        )?;
+        fsutil::write_atomic(&output.join("removed.txt"), |w| {
+            for (doc, &k) in kept.iter().enumerate() {
+                if !k {
+                    writeln!(w, "{}", docs.id(doc))?;
+                }
+            }
+            Ok(())
+        })?;
+        for (f, file) in files.iter().enumerate() {
+            let removed: Vec<u64> = (0..docs.shards[f].len())
+                .filter(|&i| !kept[docs.offsets[f] + i])
+                .map(|i| docs.shards[f].lines[i])
+                .collect();
+            let target = output.join(&deduplicated[f]);
+            fsutil::check_output(&target, &[file.path.as_path()])?;
+            write_deduplicated(file, &target, &removed)?;
+        }
+    }
+    let seconds = t.elapsed().as_secs_f64();
+    let removed = kept.iter().filter(|&&k| !k).count() as u64;
+    if !done {
+        mark(
+            &marker,
+            &Marker {
+                key: stage_key,
+                rows: removed,
+                seconds,
+                text_bytes: 0,
+            },
+        )?;
+    }
+    reports.push(StageReport {
+        stage: "outputs",
+        seconds: if done { 0.0 } else { seconds },
+        reused: done,
+        rows: removed,
+    });
+    let in_clusters: u64 = sizes.iter().filter(|&&s| s > 1).map(|&s| s as u64).sum();
+    let pairs = reports
+        .iter()
+        .find(|r| r.stage == "verify")
+        .map_or(0, |r| r.rows);
+    let summary = Summary {
+        version: crate::VERSION.to_string(),
+        inputs: files.iter().map(|f| f.path.display().to_string()).collect(),
+        algorithm: detector.name().to_string(),
+        params: {
+            let mut p = detector.build_params();
+            p.extend(detector.query_params());
+            p
+        },
+        streamed,
+        keep: options.keep,
+        documents: docs.len() as u64,
+        text_bytes: docs
+            .shards
+            .iter()
+            .flat_map(|s| s.bytes.iter())
+            .map(|&b| b as u64)
+            .sum(),
+        clusters: sizes.iter().filter(|&&s| s > 1).count() as u64,
+        documents_in_clusters: in_clusters,
+        removed,
+        kept: docs.len() as u64 - removed,
+        pairs,
+        stages: reports.clone(),
+        seconds: started.elapsed().as_secs_f64(),
+        peak_rss_bytes: peak_rss(),
+        threads: rayon::current_num_threads(),
+        deduplicated,
+    };
+    let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
+    fsutil::write_bytes(&output.join("summary.json"), &json)?;
+    fsutil::write_bytes(&output.join("README.md"), readme(&summary).as_bytes())?;
+    Ok(summary)
+}
+
+/// Names of the deduplicated files, relative to the output directory.
+fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
+    if let [file] = files {
+        return vec![format!("deduplicated.{}", file.format.extension())];
+    }
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let name = f
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let name = name
+                .strip_suffix(".gz")
+                .or_else(|| name.strip_suffix(".zst"))
+                .unwrap_or(&name);
+            format!("deduplicated/{i:05}-{name}")
+        })
+        .collect()
+}
+
+fn write_clusters(
+    path: &Path,
+    docs: &Documents,
+    labels: &[u32],
+    sizes: &[u32],
+    kept: &[bool],
+) -> Result<()> {
+    let ids: Vec<String> = (0..docs.len()).map(|d| docs.id(d)).collect();
+    let size: Vec<u32> = labels.iter().map(|&c| sizes[c as usize]).collect();
+    let mut df = DataFrame::new(
+        labels.len(),
+        vec![
+            Column::new("id".into(), ids),
+            Column::new("cluster".into(), labels),
+            Column::new("cluster_size".into(), size),
+            Column::new("kept".into(), kept),
+        ],
+    )
+    .map_err(|e| LabError::file(path, e.to_string()))?;
+    fsutil::write_atomic(path, |w| {
+        ParquetWriter::new(w)
+            .with_compression(ParquetCompression::Zstd(None))
+            .finish(&mut df)
+            .map(|_| ())
+            .map_err(std::io::Error::other)
+    })
+}
+
+/// Copies `file` to `target` without the records at the `removed` lines (sorted).
+fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
+    let mut failure: Option<LabError> = None;
+    let result = fsutil::write_atomic(target, |w| {
+        let mut next = 0;
+        let mut is_removed = |line: u64| {
+            while next < removed.len() && removed[next] < line {
+                next += 1;
+            }
+            next < removed.len() && removed[next] == line
+        };
+        let r = match file.format {
+            FileFormat::Jsonl => inputs::for_each_line_block(file, |block| {
+                let mut out = Vec::with_capacity(block.data.len() + 1024);
+                for (n, line) in block.lines() {
+                    if !is_removed(n) {
+                        out.extend_from_slice(line);
+                        out.push(b'\n');
+                    }
+                }
+                w.write_all(&out).map_err(|e| LabError::io(target, e))
+            }),
+            FileFormat::Csv => copy_csv(file, w, &mut is_removed, target),
+            FileFormat::Parquet => copy_parquet(file, w, &mut is_removed, target),
+        };
+        r.map_err(|e| {
+            let io = std::io::Error::other(e.to_string());
+            failure = Some(e);
+            io
+        })
+    });
+    match (result, failure) {
+        (_, Some(e)) => Err(e),
+        (r, None) => r,
+    }
+}
+
+fn copy_csv(
+    file: &InputFile,
+    w: &mut dyn Write,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+    target: &Path,
+) -> Result<()> {
+    let mut reader = csv::ReaderBuilder::new().from_reader(inputs::open(file)?);
+    let mut writer = csv::Writer::from_writer(w);
+    let headers = reader
+        .byte_headers()
+        .map_err(|e| LabError::file(&file.path, e.to_string()))?
+        .clone();
+    writer
+        .write_byte_record(&headers)
+        .map_err(|e| LabError::file(target, e.to_string()))?;
+    let mut record = csv::ByteRecord::new();
+    loop {
+        match reader.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(LabError::file(&file.path, format!("malformed CSV: {e}"))),
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        if !is_removed(line) {
+            writer
+                .write_byte_record(&record)
+                .map_err(|e| LabError::file(target, e.to_string()))?;
+        }
+    }
+    writer.flush().map_err(|e| LabError::io(target, e))
+}
+
+fn copy_parquet(
+    file: &InputFile,
+    w: &mut dyn Write,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+    target: &Path,
+) -> Result<()> {
+    let mut df = crate::corpus::parquet::read_frame(&file.path)?;
+    let mask: BooleanChunked = (1..=df.height() as u64)
+        .map(|row| Some(!is_removed(row)))
+        .collect();
+    let mut kept = df
+        .filter(&mask)
+        .map_err(|e| LabError::file(target, e.to_string()))?;
+    df = DataFrame::empty();
+    drop(df);
+    ParquetWriter::new(w)
+        .with_compression(ParquetCompression::Zstd(None))
+        .finish(&mut kept)
+        .map(|_| ())
+        .map_err(|e| LabError::file(target, e.to_string()))
+}
+
+/// Peak resident memory of this process (Linux `VmHWM`).
+pub fn peak_rss() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: u64 = status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}
+
+fn readme(s: &Summary) -> String {
+    let mut out = String::new();
+    let mb = s.text_bytes as f64 / 1e6;
+    out.push_str("# Deduplication summary\n\n");
+    out.push_str(&format!(
+        "`{}` ({}) on {} input file{}: {} documents, {:.1} MB of text.\n\n",
+        s.algorithm,
+        if s.streamed {
+            "streamed: texts never all in memory"
+        } else {
+            "in memory"
+        },
+        s.inputs.len(),
+        if s.inputs.len() == 1 { "" } else { "s" },
+        s.documents,
+        mb
+    ));
+    out.push_str("| documents | clusters (≥ 2) | in clusters | removed | kept | verified pairs |\n|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str(&format!(
+        "| {} | {} | {} | {} | {} | {} |\n\n",
+        s.documents, s.clusters, s.documents_in_clusters, s.removed, s.kept, s.pairs
+    ));
+    out.push_str("| stage | seconds | rows | |\n|---|---:|---:|---|\n");
+    for st in &s.stages {
+        out.push_str(&format!(
+            "| {} | {:.2} | {} | {} |\n",
+            st.stage,
+            st.seconds,
+            st.rows,
+            if st.reused { "reused" } else { "" }
+        ));
+    }
+    out.push_str(&format!(
+        "\nTotal {:.2} s ({:.1} MB/s of text), peak RSS {}, {} threads. Outputs: \
+         `clusters.parquet`, `removed.txt`, {}.\n",
+        s.seconds,
+        mb / s.seconds.max(1e-9),
+        s.peak_rss_bytes
+            .map_or("unknown".into(), neardup::resources::human_bytes),
+        s.threads,
+        s.deduplicated
+            .iter()
+            .map(|d| format!("`{d}`"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    out
+}
+
+/// Paths of the deduplicated outputs (tests).
+pub fn deduplicated_paths(output: &Path, files: &[InputFile]) -> Vec<PathBuf> {
+    deduplicated_names(files)
+        .into_iter()
+        .map(|n| output.join(n))
+        .collect()
+}

@@ -1,0 +1,520 @@
+//! End-to-end tests of `neardup dedup`: its pairs against the batch detector (the oracle),
+//! exact copies, outputs that preserve every field, determinism across threads, shards,
+//! stages and kills, and bad input.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use neardup::detector::ParamMap;
+use polars::prelude::*;
+
+const SEED: u64 = 20261122;
+
+fn neardup(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = neardup(args);
+    assert!(
+        out.status.success(),
+        "neardup {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir()
+        .join(format!("neardup-dedup-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// SplitMix64, so the corpus depends only on `SEED`.
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// Documents: `n` random 80-word sources; every 5th has an exact copy, every 7th a copy with
+/// 2 substituted words, a few are empty or punctuation only. Returns (id, text) in order.
+fn corpus(n: usize) -> Vec<(String, String)> {
+    println!("corpus seed {SEED}");
+    let mut rng = Rng(SEED);
+    let mut docs = Vec::new();
+    for i in 0..n {
+        let words: Vec<String> = (0..80).map(|_| format!("w{}", rng.below(3000))).collect();
+        let text = words.join(" ");
+        docs.push((format!("s{i}"), text.clone()));
+        if i % 5 == 0 {
+            docs.push((format!("s{i}-exact"), text.clone()));
+        }
+        if i % 7 == 0 {
+            let mut w = words.clone();
+            for _ in 0..2 {
+                let at = rng.below(80) as usize;
+                w[at] = format!("x{}", rng.below(1000));
+            }
+            docs.push((format!("s{i}-near"), w.join(" ")));
+        }
+        if i % 50 == 0 {
+            docs.push((
+                format!("s{i}-empty"),
+                if i % 100 == 0 {
+                    "".into()
+                } else {
+                    " ... ".into()
+                },
+            ));
+        }
+    }
+    docs
+}
+
+fn write_jsonl(path: &Path, docs: &[(String, String)]) {
+    let mut s = String::new();
+    for (i, (id, text)) in docs.iter().enumerate() {
+        // Extra fields of several types, in varying order, must survive untouched.
+        if i % 2 == 0 {
+            s.push_str(&format!(
+                "{{\"id\": \"{id}\", \"meta\": {{\"n\": {i}, \"tags\": [\"a\", null]}}, \"text\": {}}}\n",
+                serde_json::to_string(text).unwrap()
+            ));
+        } else {
+            s.push_str(&format!(
+                "{{\"text\": {}, \"id\": \"{id}\", \"score\": {}.5}}\n",
+                serde_json::to_string(text).unwrap(),
+                i
+            ));
+        }
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+fn read_clusters(dir: &Path) -> DataFrame {
+    let f = std::fs::File::open(dir.join("clusters.parquet")).unwrap();
+    ParquetReader::new(f).finish().unwrap()
+}
+
+/// id → cluster.
+fn clusters_by_id(dir: &Path) -> BTreeMap<String, u32> {
+    let df = read_clusters(dir);
+    let ids = df.column("id").unwrap().str().unwrap().clone();
+    let cl = df.column("cluster").unwrap().u32().unwrap().clone();
+    (0..df.height())
+        .map(|i| (ids.get(i).unwrap().to_string(), cl.get(i).unwrap()))
+        .collect()
+}
+
+fn read(path: impl AsRef<Path>) -> Vec<u8> {
+    std::fs::read(path.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", path.as_ref().display()))
+}
+
+/// The outputs whose bytes must not depend on threads, shards, stages or kills.
+fn output_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files = vec![
+        "clusters.parquet".to_string(),
+        "removed.txt".to_string(),
+        "stages/verify/pairs.parquet".to_string(),
+        "stages/components/clusters.parquet".to_string(),
+    ];
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().to_string();
+        if name.starts_with("deduplicated") {
+            if dir.join(&name).is_dir() {
+                for e in std::fs::read_dir(dir.join(&name)).unwrap() {
+                    files.push(format!(
+                        "{name}/{}",
+                        e.unwrap().file_name().to_string_lossy()
+                    ));
+                }
+            } else {
+                files.push(name);
+            }
+        }
+    }
+    files.sort();
+    files
+        .into_iter()
+        .map(|f| (f.clone(), read(dir.join(&f))))
+        .collect()
+}
+
+/// The oracle: the streamed stages report exactly the batch detector's pairs, the clusters
+/// are their connected components, exact copies share a cluster, and the deduplicated file
+/// is the input's lines without the removed ids.
+#[test]
+fn streamed_dedup_equals_batch_detector_and_preserves_records() {
+    let d = dir("oracle");
+    let docs = corpus(400);
+    let input = d.join("corpus.jsonl");
+    write_jsonl(&input, &docs);
+    let out = d.join("out");
+    ok(&[
+        "dedup",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--param",
+        "threshold=0.7",
+    ]);
+
+    let texts: Vec<&str> = docs.iter().map(|(_, t)| t.as_str()).collect();
+    let mut params = ParamMap::new();
+    params.insert("threshold".into(), 0.7.into());
+    let want: Vec<(u32, u32)> = neardup::registry::detector("minhash-lsh", &params)
+        .unwrap()
+        .build(&texts)
+        .unwrap()
+        .query(&ParamMap::new())
+        .unwrap()
+        .iter()
+        .map(|p| (p.a, p.b))
+        .collect();
+    let pairs =
+        ParquetReader::new(std::fs::File::open(out.join("stages/verify/pairs.parquet")).unwrap())
+            .finish()
+            .unwrap();
+    let a = pairs.column("a").unwrap().u32().unwrap().clone();
+    let b = pairs.column("b").unwrap().u32().unwrap().clone();
+    let got: Vec<(u32, u32)> = (0..pairs.height())
+        .map(|i| (a.get(i).unwrap(), b.get(i).unwrap()))
+        .collect();
+    assert_eq!(got, want, "streamed pairs = batch pairs");
+    assert!(want.len() > 100, "{} pairs", want.len());
+
+    let labels = neardup::cluster::connected_components(docs.len(), want.iter().copied());
+    let by_id = clusters_by_id(&out);
+    for (i, (id, _)) in docs.iter().enumerate() {
+        for (j, (id2, _)) in docs.iter().enumerate().skip(i + 1).take(3) {
+            assert_eq!(
+                labels[i] == labels[j],
+                by_id[id] == by_id[id2],
+                "{id} / {id2}"
+            );
+        }
+    }
+    for (id, text) in &docs {
+        if let Some(src) = id.strip_suffix("-exact") {
+            assert_eq!(
+                by_id[id], by_id[src],
+                "exact copy {id} shares its source's cluster"
+            );
+        }
+        if text.trim().is_empty() || text.trim() == "..." {
+            // Documents without a feature are never duplicates of anything.
+            let n = by_id.values().filter(|&&c| c == by_id[id]).count();
+            assert_eq!(n, 1, "{id} is alone");
+        }
+    }
+
+    // removed.txt: every cluster keeps its first member.
+    let removed: BTreeSet<String> = String::from_utf8(read(out.join("removed.txt")))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut seen = BTreeSet::new();
+    for (id, _) in &docs {
+        assert_eq!(removed.contains(id), !seen.insert(by_id[id]), "{id}");
+    }
+    // The deduplicated corpus: the input's lines, byte for byte, minus the removed ones.
+    let input_text = String::from_utf8(read(&input)).unwrap();
+    let want_lines: Vec<&str> = input_text
+        .lines()
+        .zip(&docs)
+        .filter(|(_, (id, _))| !removed.contains(id))
+        .map(|(l, _)| l)
+        .collect();
+    let got_text = String::from_utf8(read(out.join("deduplicated.jsonl"))).unwrap();
+    assert_eq!(got_text.lines().collect::<Vec<_>>(), want_lines);
+
+    let summary: serde_json::Value =
+        serde_json::from_slice(&read(out.join("summary.json"))).unwrap();
+    assert_eq!(summary["documents"], docs.len());
+    assert_eq!(summary["removed"], removed.len());
+    assert_eq!(summary["streamed"], true);
+}
+
+/// Same bytes with 1 and 2 threads, stage by stage, after a rerun and after a kill.
+#[test]
+fn outputs_are_identical_across_threads_stages_reruns_and_kills() {
+    let d = dir("determinism");
+    let docs = corpus(20000);
+    let input = d.join("corpus.jsonl");
+    write_jsonl(&input, &docs);
+    let i = input.to_str().unwrap();
+    let run = |name: &str, extra: &[&str]| {
+        let out = d.join(name);
+        let mut args = vec!["dedup", i, "-o", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        ok(&args);
+        out
+    };
+    let one = output_bytes(&run("t1", &["--threads", "1"]));
+    let two = output_bytes(&run("t2", &["--threads", "2"]));
+    assert_eq!(one, two, "1 and 2 threads");
+
+    // Stage by stage into one directory.
+    let staged = d.join("staged");
+    for stage in ["sketch", "candidates", "verify", "components", "outputs"] {
+        ok(&["dedup", i, "-o", staged.to_str().unwrap(), "--stage", stage]);
+    }
+    ok(&["dedup", i, "-o", staged.to_str().unwrap()]);
+    assert_eq!(output_bytes(&staged), one, "stage by stage");
+    // A rerun reuses every stage.
+    ok(&["dedup", i, "-o", staged.to_str().unwrap()]);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&read(staged.join("summary.json"))).unwrap();
+    assert!(
+        summary["stages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["reused"] == true),
+        "{summary}"
+    );
+    // A later stage lost: recomputed identically.
+    std::fs::remove_dir_all(staged.join("stages/verify")).unwrap();
+    std::fs::remove_file(staged.join("removed.txt")).unwrap();
+    ok(&["dedup", i, "-o", staged.to_str().unwrap()]);
+    assert_eq!(output_bytes(&staged), one, "after losing a stage");
+
+    // Killed at several moments, then rerun.
+    for delay_ms in [20, 80, 200] {
+        let out = d.join(format!("killed{delay_ms}"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(["dedup", i, "-o", out.to_str().unwrap()])
+            .stderr(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        ok(&["dedup", i, "-o", out.to_str().unwrap()]);
+        assert_eq!(output_bytes(&out), one, "killed after {delay_ms} ms");
+    }
+}
+
+/// Two input files sketched as two shards by two processes, a cluster spanning the files,
+/// the same clusters from CSV, gzip and Parquet copies of the corpus.
+#[test]
+fn shards_and_formats_give_the_same_clusters() {
+    let d = dir("shards");
+    let mut docs = corpus(600);
+    // An exact copy of the first file's first document at the end of the second file: a
+    // cluster spanning both shards.
+    docs.push(("cross".into(), docs[0].1.clone()));
+    let (first, second) = docs.split_at(docs.len() / 2);
+    let (a, b) = (d.join("a.jsonl"), d.join("b.jsonl"));
+    write_jsonl(&a, first);
+    write_jsonl(&b, second);
+    let whole = d.join("whole.jsonl");
+    write_jsonl(&whole, &docs);
+
+    let sharded = d.join("sharded");
+    let s = sharded.to_str().unwrap();
+    let inputs = d.join("?.jsonl");
+    let g = inputs.to_str().unwrap();
+    let out0 = ok(&["dedup", g, "-o", s, "--shard", "0/2"]);
+    assert!(out0.contains("finished sketch shard 0/2"), "{out0}");
+    ok(&["dedup", g, "-o", s, "--shard", "1/2"]);
+    ok(&["dedup", g, "-o", s]);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&read(sharded.join("summary.json"))).unwrap();
+    assert_eq!(
+        summary["stages"][0]["reused"], true,
+        "the sketch shards were reused"
+    );
+    assert!(sharded.join("deduplicated/00000-a.jsonl").is_file());
+    assert!(sharded.join("deduplicated/00001-b.jsonl").is_file());
+
+    let single = d.join("single");
+    ok(&[
+        "dedup",
+        whole.to_str().unwrap(),
+        "-o",
+        single.to_str().unwrap(),
+    ]);
+    let want = clusters_by_id(&single);
+    assert_eq!(clusters_by_id(&sharded), want);
+    assert_eq!(
+        want["cross"], want[&docs[0].0],
+        "a cluster spans both files"
+    );
+
+    // CSV, gzip and Parquet copies of the whole corpus.
+    let mut csv = csv::Writer::from_path(d.join("whole.csv")).unwrap();
+    csv.write_record(["id", "text", "extra"]).unwrap();
+    for (id, text) in &docs {
+        csv.write_record([id.as_str(), text.as_str(), "x,y"])
+            .unwrap();
+    }
+    csv.flush().unwrap();
+    drop(csv);
+    let gz = d.join("whole.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut enc, &read(&whole)).unwrap();
+    enc.finish().unwrap();
+    let mut df = DataFrame::new(
+        docs.len(),
+        vec![
+            Column::new(
+                "id".into(),
+                docs.iter().map(|d| d.0.clone()).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "text".into(),
+                docs.iter().map(|d| d.1.clone()).collect::<Vec<_>>(),
+            ),
+            Column::new("n".into(), (0..docs.len() as u64).collect::<Vec<_>>()),
+        ],
+    )
+    .unwrap();
+    ParquetWriter::new(std::fs::File::create(d.join("whole.parquet")).unwrap())
+        .finish(&mut df)
+        .unwrap();
+    for (name, ext) in [
+        ("whole.csv", "csv"),
+        ("whole.jsonl.gz", "jsonl"),
+        ("whole.parquet", "parquet"),
+    ] {
+        let out = d.join(format!("fmt-{name}"));
+        ok(&[
+            "dedup",
+            d.join(name).to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(clusters_by_id(&out), want, "{name}");
+        assert!(out.join(format!("deduplicated.{ext}")).is_file(), "{name}");
+        assert_eq!(
+            read(out.join("removed.txt")),
+            read(single.join("removed.txt")),
+            "{name}"
+        );
+    }
+    // The deduplicated CSV keeps every column.
+    let dedup_csv = String::from_utf8(read(d.join("fmt-whole.csv/deduplicated.csv"))).unwrap();
+    assert!(dedup_csv.starts_with("id,text,extra\n") && dedup_csv.contains(",\"x,y\"\n"));
+    let kept = ParquetReader::new(
+        std::fs::File::open(d.join("fmt-whole.parquet/deduplicated.parquet")).unwrap(),
+    )
+    .finish()
+    .unwrap();
+    assert_eq!(kept.get_column_names(), ["id", "text", "n"]);
+    assert_eq!(
+        kept.height(),
+        docs.len()
+            - read(single.join("removed.txt"))
+                .split(|&c| c == b'\n')
+                .filter(|l| !l.is_empty())
+                .count()
+    );
+}
+
+/// Bad input: one error naming the file and line, and no output written; an algorithm
+/// without a streamable split runs in memory; a join too big for --memory is refused.
+#[test]
+fn bad_input_and_in_memory_algorithms() {
+    let d = dir("bad");
+    let docs = corpus(50);
+    let good = d.join("good.jsonl");
+    write_jsonl(&good, &docs);
+    let mut text = String::from_utf8(read(&good)).unwrap();
+    text.insert_str(
+        text.find('\n').unwrap() + 1,
+        "{\"id\": \"broken\", \"text\": \n",
+    );
+    let bad = d.join("bad.jsonl");
+    std::fs::write(&bad, text).unwrap();
+    let out = d.join("out");
+    let o = neardup(&["dedup", bad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(!o.status.success());
+    let e = String::from_utf8_lossy(&o.stderr);
+    assert!(e.contains("bad.jsonl:2: malformed JSON"), "{e}");
+    for f in [
+        "clusters.parquet",
+        "removed.txt",
+        "deduplicated.jsonl",
+        "summary.json",
+    ] {
+        assert!(!out.join(f).exists(), "{f} written after an error");
+    }
+    let e = String::from_utf8_lossy(
+        &neardup(&[
+            "dedup",
+            d.join("none.jsonl").to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ])
+        .stderr,
+    )
+    .to_string();
+    assert!(e.contains("none.jsonl: no such file or directory"), "{e}");
+    let e = String::from_utf8_lossy(
+        &neardup(&[
+            "dedup",
+            good.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--param",
+            "threshold=2",
+        ])
+        .stderr,
+    )
+    .to_string();
+    assert!(e.contains("threshold"), "{e}");
+    let e = String::from_utf8_lossy(
+        &neardup(&[
+            "dedup",
+            good.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+            "--memory",
+            "1KB",
+        ])
+        .stderr,
+    )
+    .to_string();
+    assert!(e.contains("more than --memory"), "{e}");
+
+    let mem = d.join("simhash");
+    ok(&[
+        "dedup",
+        good.to_str().unwrap(),
+        "-o",
+        mem.to_str().unwrap(),
+        "--algorithm",
+        "simhash",
+    ]);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&read(mem.join("summary.json"))).unwrap();
+    assert_eq!(summary["streamed"], false);
+    let by_id = clusters_by_id(&mem);
+    for (id, _) in &docs {
+        if let Some(src) = id.strip_suffix("-exact") {
+            assert_eq!(by_id[id], by_id[src], "simhash: exact copy {id}");
+        }
+    }
+}
