@@ -23,6 +23,11 @@ bench:
     cargo bench -p neardup
     NEARDUP_DATA_DIR="$(realpath {{data}})" cargo bench -p neardup-lab
 
+# Whole dedup pipelines, same corpus, same run: neardup dedup against datatrove and text-dedup
+# (../shared/peers) per corpus size; writes reports/dedup/README.md.
+bench-dedup *docs="200000":
+    bash scripts/bench-dedup.sh {{docs}}
+
 # Same corpus, same run: datasketch and rensa (../shared/peers) against neardup bench.
 bench-peers docs="20000":
     bash scripts/bench-peers.sh {{docs}}

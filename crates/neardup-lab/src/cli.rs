@@ -202,7 +202,9 @@ pub enum Command {
         corpus: Option<PathBuf>,
         /// Task: shingle_word5, minhash128_sketch, minhash128_end_to_end,
         /// minhash128_oph_end_to_end, lsh_insert_query, simhash64_end_to_end,
-        /// hamming_all_pairs, or a registered algorithm's name (build + query, defaults).
+        /// hamming_all_pairs, dedup_end_to_end (`neardup dedup` in a child process, file in →
+        /// outputs written, default parameters at --threshold, peak RSS and CPU from
+        /// getrusage), or a registered algorithm's name (build + query, defaults).
         #[arg(long)]
         task: String,
         /// hamming_all_pairs only: this many random 64-bit fingerprints (1 % planted
@@ -218,6 +220,12 @@ pub enum Command {
         /// Jaccard threshold the LSH banding is tuned for.
         #[arg(long, default_value_t = 0.8)]
         threshold: f64,
+        /// dedup_end_to_end only: `key=value` passed to `neardup dedup --param` (repeatable).
+        #[arg(long = "param", value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// dedup_end_to_end only: a name for this configuration in the JSON line (`config`).
+        #[arg(long)]
+        label: Option<String>,
     },
     /// Write the side-by-side performance report from `scripts/bench-peers.sh`'s JSON lines.
     BenchReport {

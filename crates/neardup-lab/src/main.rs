@@ -148,6 +148,8 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             truth,
             repeat,
             threshold,
+            params,
+            label,
         } => {
             let opts = commands::bench::BenchOptions {
                 corpus,
@@ -156,6 +158,8 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
                 repeat: repeat as usize,
                 threshold,
                 fingerprints,
+                params,
+                label,
             };
             commands::bench::run(&opts, &mut out)?
         }

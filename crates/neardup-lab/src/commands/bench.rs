@@ -33,6 +33,7 @@ pub const FIXED_TASKS: &[&str] = &[
     "lsh_insert_query",
     "simhash64_end_to_end",
     "hamming_all_pairs",
+    "dedup_end_to_end",
 ];
 
 /// What to run.
@@ -52,6 +53,10 @@ pub struct BenchOptions {
     /// `hamming_all_pairs` on this many random 64-bit fingerprints (1 % planted neighbours
     /// within distance 3) instead of the corpus's SimHashes.
     pub fingerprints: Option<usize>,
+    /// `dedup_end_to_end`: parameters passed to `neardup dedup --param`.
+    pub params: Vec<String>,
+    /// `dedup_end_to_end`: the configuration's name in the JSON line.
+    pub label: Option<String>,
 }
 
 /// Every task name.
@@ -125,6 +130,9 @@ pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
     neardup::error::check_unit_threshold("bench", "threshold", threshold)?;
     if let (Some(n), "hamming_all_pairs") = (opts.fingerprints, task) {
         return hamming_synthetic(n, repeat, out);
+    }
+    if task == "dedup_end_to_end" {
+        return super::bench_dedup::run(opts, out);
     }
     let Some(corpus_path) = opts.corpus.as_deref() else {
         bail!(

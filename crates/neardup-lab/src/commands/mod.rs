@@ -2,6 +2,7 @@
 
 pub mod algorithms;
 pub mod bench;
+pub mod bench_dedup;
 pub mod bench_report;
 pub mod calibrate;
 pub mod datasets;

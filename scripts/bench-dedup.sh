@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Whole dedup pipelines side by side: `neardup dedup` and the peers' dedup_end_to_end
+# (datatrove, text-dedup: ../shared/peers) on the same generated corpus in the same run, per
+# corpus size; writes reports/dedup/README.md from the JSON lines.
+#   bash scripts/bench-dedup.sh [DOCS...]          (default: 200000)
+# Environment: NEARDUP_DEDUP_PEERS=0 skips the peers (neardup only) for sizes where they would
+# take hours; NEARDUP_BENCH_DIR sets the work directory (corpora are large: 1.4 KB a document).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+sizes=("${@:-200000}")
+peers="${NEARDUP_PEERS_DIR:-../shared/peers}"
+work="${NEARDUP_BENCH_DIR:-target/bench-dedup}"
+mkdir -p "$work" reports/dedup
+cargo build --release -p neardup-lab --bin neardup >&2
+bin="${CARGO_TARGET_DIR:-target}/release/neardup"
+out="$work/results.jsonl"
+: > "$out"
+# The peers' shingles (lower-cased, whitespace words, 5-shingles) and banding (9 x 13, every
+# candidate kept, as datatrove and text-dedup do), to compare machinery at equal settings.
+peer_setting=(--param tokenizer=whitespace --param unicode=none --param fold_width=false
+              --param bands=9 --param rows=13 --param verify=none)
+for docs in "${sizes[@]}"; do
+    corpus="$work/corpus-$docs.jsonl"
+    if [ ! -f "$corpus" ]; then
+        python3 "$peers/make_corpus.py" --docs "$docs" --edit-rate 0.02 --seed 42 --out "$corpus" >&2
+    fi
+    truth="$work/corpus-$docs.truth.csv"
+    if [ "${NEARDUP_DEDUP_PEERS:-1}" != 0 ]; then
+        bash "$peers/run.sh" --corpus "$corpus" --truth "$truth" --tools datatrove,text-dedup \
+            --repeat 1 >> "$out" 2> "$work/peers-$docs.header"
+    fi
+    "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat 3 >> "$out"
+    "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat 3 \
+        --label peers-setting "${peer_setting[@]}" >> "$out"
+    gzip -1 -c "$corpus" > "$corpus.gz"
+    "$bin" bench --task dedup_end_to_end --corpus "$corpus.gz" --truth "$truth" --repeat 1 \
+        --label gzip-input >> "$out"
+    rm -f "$corpus.gz"
+done
+cat "$out"
+python3 scripts/dedup_report.py "$out" reports/dedup/README.md
