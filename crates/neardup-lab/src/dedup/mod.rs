@@ -118,6 +118,8 @@ struct Run<'a> {
     detector: Box<dyn Detector>,
     stream: Option<Box<dyn StreamingDetector>>,
     reports: Vec<StageReport>,
+    /// Shards sketched by this run, by file index.
+    fresh: std::collections::HashMap<usize, SketchShard>,
 }
 
 /// Runs `neardup dedup`; returns the summary written to `summary.json` (`None` when only a
@@ -142,6 +144,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
         detector,
         stream,
         reports: Vec::new(),
+        fresh: Default::default(),
     };
     let started = Instant::now();
     let only = options.stage;
@@ -235,7 +238,8 @@ impl Run<'_> {
         }
     }
 
-    /// The sketch stage: one shard per input file. Returns every file's key.
+    /// The sketch stage: one shard per input file. Returns every file's key; the shards it
+    /// computed stay in `self.fresh` so the join does not read them back.
     fn sketch_stage(&mut self, run_it: bool) -> Result<Vec<String>> {
         let dir = stage_dir(&self.options.output, Stage::Sketch.name());
         let base = self.sketch_key_base();
@@ -282,11 +286,15 @@ impl Run<'_> {
                 },
             )?;
             rows += shard.len() as u64;
+            let len = shard.len();
+            if self.options.shard.is_none() {
+                self.fresh.insert(i, shard);
+            }
             if bar.is_hidden() {
                 eprintln!(
                     "neardup: sketched {} ({} documents, {:.1} MB/s)",
                     file.path.display(),
-                    shard.len(),
+                    len,
                     text_bytes as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
                 );
             }
@@ -302,7 +310,7 @@ impl Run<'_> {
     }
 
     /// Reads every sketch shard (all must be finished).
-    fn load_documents(&self, keys: &[String]) -> Result<Documents> {
+    fn load_documents(&mut self, keys: &[String]) -> Result<Documents> {
         let dir = stage_dir(&self.options.output, Stage::Sketch.name());
         let missing: Vec<String> = (0..self.files.len())
             .filter(|&i| finished(&marker_path(&dir, i), &keys[i]).is_none())
@@ -320,9 +328,17 @@ impl Run<'_> {
             ));
         }
         let width = self.width();
-        let mut shards: Vec<SketchShard> = (0..self.files.len())
+        let mut fresh = std::mem::take(&mut self.fresh);
+        let stored: Vec<Option<SketchShard>> = (0..self.files.len())
+            .map(|i| fresh.remove(&i))
+            .collect();
+        let mut shards: Vec<SketchShard> = stored
             .into_par_iter()
-            .map(|i| stage_files::read_sketch(&shard_path(&dir, i), width))
+            .enumerate()
+            .map(|(i, s)| match s {
+                Some(s) => Ok(s),
+                None => stage_files::read_sketch(&shard_path(&dir, i), width),
+            })
             .collect::<Result<_>>()?;
         let mut offsets = Vec::with_capacity(shards.len());
         let mut total = 0;
