@@ -6,18 +6,24 @@ use anyhow::Result;
 
 use crate::params::render_params;
 
-/// Prints `NAME  build params | query params  # summary` for every algorithm.
+/// Prints `NAME  build params | query params  # summary [dedup: …]` for every algorithm; the
+/// bracket says whether `neardup dedup` streams it with default parameters or reads every text
+/// into memory.
 pub fn run(out: &mut impl Write) -> Result<()> {
     let all = neardup::registry::algorithms();
     let width = all.iter().map(|a| a.name.len()).max().unwrap_or(0);
     for a in all {
+        let streams = a
+            .detector(&neardup::detector::ParamMap::new())
+            .is_ok_and(|d| d.streaming().is_some());
         writeln!(
             out,
-            "{:width$}  {} | {}  # {}",
+            "{:width$}  {} | {}  # {} [dedup: {}]",
             a.name,
             render_params(&a.build_defaults),
             render_params(&a.query_defaults),
-            a.summary
+            a.summary,
+            if streams { "streamed" } else { "in memory" }
         )?;
     }
     Ok(())

@@ -28,6 +28,7 @@ pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
     for repeat in 0..opts.repeat {
         let dir = work.join(format!("run{repeat}"));
         let _ = std::fs::remove_dir_all(&dir);
+        let (cpu_before, _) = children_usage();
         let start = Instant::now();
         let status = std::process::Command::new(&exe)
             .arg("dedup")
@@ -43,7 +44,9 @@ pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
         if !status.success() {
             bail!("neardup dedup failed on {} ({status})", corpus.display());
         }
-        let (cpu, rss) = children_usage();
+        // RUSAGE_CHILDREN sums the CPU of every child so far: this repeat's is the difference.
+        let (cpu_after, rss) = children_usage();
+        let cpu = cpu_after - cpu_before;
         let summary: Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json"))?)?;
         if best.as_ref().is_none_or(|b| seconds < b.0) {
             best = Some((seconds, cpu, rss, summary, dir));

@@ -329,9 +329,8 @@ impl Run<'_> {
         }
         let width = self.width();
         let mut fresh = std::mem::take(&mut self.fresh);
-        let stored: Vec<Option<SketchShard>> = (0..self.files.len())
-            .map(|i| fresh.remove(&i))
-            .collect();
+        let stored: Vec<Option<SketchShard>> =
+            (0..self.files.len()).map(|i| fresh.remove(&i)).collect();
         let mut shards: Vec<SketchShard> = stored
             .into_par_iter()
             .enumerate()
