@@ -12,7 +12,7 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
@@ -453,23 +453,54 @@ impl<'de> serde::Deserialize<'de> for TextValue<'de> {
     }
 }
 
-/// A record of a CSV or Parquet file.
+/// One record: where it is, its id and its text (borrowed from the line when it can be).
 #[derive(Debug, Clone)]
-pub struct OwnedRecord {
-    /// Line (CSV) or row (Parquet) number, 1-based.
+pub struct Record<'a> {
+    /// Line (JSONL, CSV) or row (Parquet) number, 1-based.
     pub line: u64,
-    /// The id, if the file has an id column.
+    /// The id, if the record has one.
     pub id: Option<String>,
     /// The text.
-    pub text: String,
+    pub text: Cow<'a, str>,
 }
 
-/// Records of a CSV file in order, in blocks of about [`BLOCK_BYTES`] of text.
-pub fn for_each_csv_block(
+/// Every record of `file` in order, in blocks (JSONL lines are parsed in parallel; the first
+/// bad line in file order is the error, naming file and line).
+pub fn for_each_record_block(
     file: &InputFile,
     text_field: &str,
     id_field: &str,
-    mut each: impl FnMut(Vec<OwnedRecord>) -> Result<()>,
+    mut each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
+) -> Result<()> {
+    use rayon::prelude::*;
+    match file.format {
+        FileFormat::Jsonl => for_each_line_block(file, |block| {
+            let records = block
+                .lines()
+                .par_iter()
+                .map(|&(line, bytes)| {
+                    parse_json_line(bytes, text_field, id_field)
+                        .map(|f| Record {
+                            line,
+                            id: f.id,
+                            text: f.text,
+                        })
+                        .map_err(|reason| LabError::line(&file.path, line as usize, reason))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            each(records)
+        }),
+        FileFormat::Csv => for_each_csv_block(file, text_field, id_field, each),
+        FileFormat::Parquet => each(read_parquet(file, text_field, id_field)?),
+    }
+}
+
+/// Records of a CSV file in order, in blocks of about [`BLOCK_BYTES`] of text.
+fn for_each_csv_block(
+    file: &InputFile,
+    text_field: &str,
+    id_field: &str,
+    mut each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
 ) -> Result<()> {
     let path = &file.path;
     let mut reader = csv::ReaderBuilder::new()
@@ -507,10 +538,10 @@ pub fn for_each_csv_block(
         let line = record.position().map_or(0, |p| p.line());
         let text = record.get(text_col).unwrap_or("").to_string();
         bytes += text.len();
-        block.push(OwnedRecord {
+        block.push(Record {
             line,
             id: id_col.and_then(|c| record.get(c)).map(str::to_string),
-            text,
+            text: Cow::Owned(text),
         });
         if bytes >= BLOCK_BYTES {
             each(std::mem::take(&mut block))?;
@@ -524,11 +555,11 @@ pub fn for_each_csv_block(
 }
 
 /// Records of a Parquet file (read whole: one file's text columns in memory at a time).
-pub fn read_parquet(
+fn read_parquet(
     file: &InputFile,
     text_field: &str,
     id_field: &str,
-) -> Result<Vec<OwnedRecord>> {
+) -> Result<Vec<Record<'static>>> {
     use polars::prelude::*;
     let path = &file.path;
     let df = crate::corpus::parquet::read_frame(path)?;
@@ -552,21 +583,12 @@ pub fn read_parquet(
         .map(|c| c.str().map_err(|e| LabError::file(path, e.to_string())))
         .transpose()?;
     Ok((0..df.height())
-        .map(|row| OwnedRecord {
+        .map(|row| Record {
             line: row as u64 + 1,
             id: ids.and_then(|c| c.get(row)).map(str::to_string),
-            text: text.get(row).unwrap_or("").to_string(),
+            text: Cow::Owned(text.get(row).unwrap_or("").to_string()),
         })
         .collect())
-}
-
-/// Reads a whole small stream into bytes (tests, checks).
-pub fn read_all(file: &InputFile) -> Result<Vec<u8>> {
-    let mut v = Vec::new();
-    open(file)?
-        .read_to_end(&mut v)
-        .map_err(|e| read_error(&file.path, e))?;
-    Ok(v)
 }
 
 #[cfg(test)]

@@ -20,18 +20,21 @@
 
 pub mod inputs;
 pub mod outputs;
+mod sketch_stage;
 pub mod stage_files;
+
+pub use sketch_stage::Documents;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use neardup::detector::{Detector, ParamMap};
-use neardup::streaming::{SignatureTable, SketchScratch, StreamingDetector};
+use neardup::streaming::StreamingDetector;
 use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{LabError, Result};
-use inputs::{FileFormat, InputFile};
+use inputs::InputFile;
 use stage_files::{Marker, SketchShard, finished, key, mark, stage_dir};
 
 /// Which document of a cluster is kept.
@@ -170,7 +173,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
         return Ok(None);
     }
     let components_key = key(&("components", &verify_key));
-    let labels = run.components_stage(&docs, verified.as_deref(), &components_key)?;
+    let labels = run.components_stage(&docs, verified, &components_key)?;
     if only == Some(Stage::Components) {
         return Ok(None);
     }
@@ -189,43 +192,6 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     Ok(Some(summary))
 }
 
-/// Every document's place and signature, in document order.
-#[derive(Debug)]
-pub struct Documents {
-    /// Per input file: its documents.
-    pub shards: Vec<SketchShard>,
-    /// All signatures, in document order.
-    pub table: SignatureTable,
-    /// Index of each file's first document.
-    pub offsets: Vec<usize>,
-}
-
-impl Documents {
-    /// Number of documents.
-    pub fn len(&self) -> usize {
-        self.table.len()
-    }
-
-    /// Whether there is none.
-    pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
-    }
-
-    /// Document `doc`'s (file index, index within the file).
-    pub fn locate(&self, doc: usize) -> (usize, usize) {
-        let f = self.offsets.partition_point(|&o| o <= doc) - 1;
-        (f, doc - self.offsets[f])
-    }
-
-    /// Document `doc`'s id (its 0-based document number when it has none).
-    pub fn id(&self, doc: usize) -> String {
-        let (f, i) = self.locate(doc);
-        self.shards[f].ids[i]
-            .clone()
-            .unwrap_or_else(|| doc.to_string())
-    }
-}
-
 impl Run<'_> {
     fn width(&self) -> usize {
         self.stream.as_ref().map_or(0, |s| s.width())
@@ -238,162 +204,8 @@ impl Run<'_> {
         }
     }
 
-    /// The sketch stage: one shard per input file. Returns every file's key; the shards it
-    /// computed stay in `self.fresh` so the join does not read them back.
-    fn sketch_stage(&mut self, run_it: bool) -> Result<Vec<String>> {
-        let dir = stage_dir(&self.options.output, Stage::Sketch.name());
-        let base = self.sketch_key_base();
-        let keys: Vec<String> = self
-            .files
-            .iter()
-            .map(|f| {
-                let canonical = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
-                key(&(
-                    &base,
-                    &self.options.text_field,
-                    &self.options.id_field,
-                    canonical,
-                    f.size,
-                    f.mtime_ns,
-                ))
-            })
-            .collect();
-        if !run_it {
-            return Ok(keys);
-        }
-        let mine: Vec<usize> = (0..self.files.len())
-            .filter(|i| self.options.shard.is_none_or(|(s, n)| i % n == s))
-            .filter(|&i| finished(&marker_path(&dir, i), &keys[i]).is_none())
-            .collect();
-        let t = Instant::now();
-        let total: u64 = mine.iter().map(|&i| self.files[i].size).sum();
-        let bar = crate::progress::bytes(total, "sketch");
-        let mut rows = 0;
-        for &i in &mine {
-            let start = Instant::now();
-            let file = &self.files[i];
-            bar.set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
-            let (shard, text_bytes) = sketch_file(file, self.stream.as_deref(), self.options)?;
-            bar.inc(file.size);
-            stage_files::write_sketch(&shard_path(&dir, i), &shard)?;
-            mark(
-                &marker_path(&dir, i),
-                &Marker {
-                    key: keys[i].clone(),
-                    rows: shard.len() as u64,
-                    seconds: start.elapsed().as_secs_f64(),
-                    text_bytes,
-                },
-            )?;
-            rows += shard.len() as u64;
-            let len = shard.len();
-            if self.options.shard.is_none() {
-                self.fresh.insert(i, shard);
-            }
-            if bar.is_hidden() {
-                eprintln!(
-                    "neardup: sketched {} ({} documents, {:.1} MB/s)",
-                    file.path.display(),
-                    len,
-                    text_bytes as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
-                );
-            }
-        }
-        bar.finish_and_clear();
-        self.reports.push(StageReport {
-            stage: "sketch",
-            seconds: t.elapsed().as_secs_f64(),
-            reused: mine.is_empty(),
-            rows,
-        });
-        Ok(keys)
-    }
-
-    /// Reads every sketch shard (all must be finished).
-    fn load_documents(&mut self, keys: &[String]) -> Result<Documents> {
-        let dir = stage_dir(&self.options.output, Stage::Sketch.name());
-        let missing: Vec<String> = (0..self.files.len())
-            .filter(|&i| finished(&marker_path(&dir, i), &keys[i]).is_none())
-            .map(|i| self.files[i].path.display().to_string())
-            .collect();
-        if !missing.is_empty() {
-            return Err(LabError::file(
-                &self.options.output,
-                format!(
-                    "{} of {} input files are not sketched yet (first: {}); run the sketch stage for every shard first",
-                    missing.len(),
-                    self.files.len(),
-                    missing[0]
-                ),
-            ));
-        }
-        let width = self.width();
-        let mut fresh = std::mem::take(&mut self.fresh);
-        let stored: Vec<Option<SketchShard>> =
-            (0..self.files.len()).map(|i| fresh.remove(&i)).collect();
-        let mut shards: Vec<SketchShard> = stored
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, s)| match s {
-                Some(s) => Ok(s),
-                None => stage_files::read_sketch(&shard_path(&dir, i), width),
-            })
-            .collect::<Result<_>>()?;
-        let mut offsets = Vec::with_capacity(shards.len());
-        let mut total = 0;
-        for s in &shards {
-            offsets.push(total);
-            total += s.len();
-        }
-        if total == 0 {
-            return Err(LabError::file(
-                &self.options.inputs[0],
-                "the inputs hold no document",
-            ));
-        }
-        if total > u32::MAX as usize {
-            return Err(LabError::file(
-                &self.options.output,
-                "more than 2^32 − 1 documents: split the corpus",
-            ));
-        }
-        self.check_memory(total)?;
-        // One copy of the signatures: each shard's rows move into the table.
-        let mut table = SignatureTable::new(width);
-        for s in &mut shards {
-            table.extend(&s.table);
-            s.table = SignatureTable::new(width);
-        }
-        Ok(Documents {
-            shards,
-            table,
-            offsets,
-        })
-    }
-
-    /// Refuses a join whose signatures and keys would not fit `--memory`.
-    fn check_memory(&self, docs: usize) -> Result<()> {
-        let Some(limit) = self.options.memory else {
-            return Ok(());
-        };
-        let width = self.width().max(1) as u64;
-        // The signatures, one band's (key, doc) per document per worker, and the places and
-        // ids (about 48 bytes a document).
-        let need = docs as u64 * (width * 4 + 16 * rayon::current_num_threads() as u64 + 48);
-        if need > limit {
-            return Err(LabError::file(
-                &self.options.output,
-                format!(
-                    "the join needs about {} for {docs} documents, more than --memory {}; \
-                     spilling to disk is not implemented yet: raise --memory or split the corpus",
-                    neardup::resources::human_bytes(need),
-                    neardup::resources::human_bytes(limit)
-                ),
-            ));
-        }
-        Ok(())
-    }
-
+    /// Signatures → candidate pairs (`None`: the algorithm has no streamable split, or the
+    /// stage had finished; its pairs are read back only if verification needs them).
     fn candidates_stage(
         &mut self,
         docs: &Documents,
@@ -403,42 +215,24 @@ impl Run<'_> {
         let Some(stream) = &self.stream else {
             return Ok(None);
         };
-        let dir = stage_dir(&self.options.output, Stage::Candidates.name());
-        let (data, marker) = (dir.join("pairs.parquet"), dir.join("done.json"));
-        if let Some(m) = finished(&marker, stage_key) {
-            self.reports.push(StageReport {
-                stage: "candidates",
-                seconds: 0.0,
-                reused: true,
-                rows: m.rows,
-            });
-            return Ok(Some(stage_files::read_pairs(&data)?.0));
-        }
-        if !run_it {
-            return Err(missing_stage(&self.options.output, Stage::Candidates));
-        }
-        let t = Instant::now();
-        let pairs = stream.candidates(&docs.table)?;
-        stage_files::write_pairs(&data, &pairs, None)?;
-        let seconds = t.elapsed().as_secs_f64();
-        mark(
-            &marker,
-            &Marker {
-                key: stage_key.to_string(),
-                rows: pairs.len() as u64,
-                seconds,
-                text_bytes: 0,
+        let out = &self.options.output;
+        run_stage(
+            out,
+            &mut self.reports,
+            Stage::Candidates,
+            stage_key,
+            run_it,
+            |dir| {
+                let pairs = stream.candidates(&docs.table)?;
+                stage_files::write_pairs(&dir.join("pairs.parquet"), &pairs, None)?;
+                let rows = pairs.len() as u64;
+                Ok((pairs, rows))
             },
-        )?;
-        self.reports.push(StageReport {
-            stage: "candidates",
-            seconds,
-            reused: false,
-            rows: pairs.len() as u64,
-        });
-        Ok(Some(pairs))
+        )
     }
 
+    /// Candidates → verified pairs with their scores; in memory (`build` + `query` over every
+    /// text) for algorithms without a streamable split.
     fn verify_stage(
         &mut self,
         docs: &Documents,
@@ -446,113 +240,135 @@ impl Run<'_> {
         stage_key: &str,
         run_it: bool,
     ) -> Result<Option<Vec<u64>>> {
-        let dir = stage_dir(&self.options.output, Stage::Verify.name());
-        let (data, marker) = (dir.join("pairs.parquet"), dir.join("done.json"));
-        if let Some(m) = finished(&marker, stage_key) {
-            self.reports.push(StageReport {
-                stage: "verify",
-                seconds: 0.0,
-                reused: true,
-                rows: m.rows,
-            });
-            return Ok(None);
-        }
-        if !run_it {
-            return Err(missing_stage(&self.options.output, Stage::Verify));
-        }
-        let t = Instant::now();
-        let (pairs, scores): (Vec<u64>, Vec<f64>) = match (&self.stream, candidates) {
-            (Some(stream), Some(candidates)) => candidates
-                .par_iter()
-                .filter_map(|&p| {
-                    let (a, b) = neardup::pairs::unpack(p);
-                    stream.verify(&docs.table, a, b).map(|s| (p, s))
-                })
-                .unzip(),
-            _ => {
-                let texts = read_texts(&self.files, self.options, docs)?;
-                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let index = self.detector.build(&refs)?;
-                drop(refs);
-                index
-                    .query(&ParamMap::new())?
-                    .into_iter()
-                    .map(|p| (neardup::pairs::pack(p.a, p.b), p.score))
-                    .unzip()
-            }
-        };
-        stage_files::write_pairs(&data, &pairs, Some(&scores))?;
-        let seconds = t.elapsed().as_secs_f64();
-        mark(
-            &marker,
-            &Marker {
-                key: stage_key.to_string(),
-                rows: pairs.len() as u64,
-                seconds,
-                text_bytes: 0,
+        let (out, stream) = (&self.options.output, &self.stream);
+        let (files, options, detector) = (&self.files, self.options, &self.detector);
+        run_stage(
+            out,
+            &mut self.reports,
+            Stage::Verify,
+            stage_key,
+            run_it,
+            |dir| {
+                let (pairs, scores): (Vec<u64>, Vec<f64>) = match stream {
+                    Some(stream) => {
+                        let candidates = match candidates {
+                            Some(c) => c,
+                            None => stage_files::read_pairs(&pairs_path(out, Stage::Candidates))?.0,
+                        };
+                        candidates
+                            .par_iter()
+                            .filter_map(|&p| {
+                                let (a, b) = neardup::pairs::unpack(p);
+                                stream.verify(&docs.table, a, b).map(|s| (p, s))
+                            })
+                            .unzip()
+                    }
+                    None => {
+                        let texts = read_texts(files, options, docs)?;
+                        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                        let index = detector.build(&refs)?;
+                        drop(refs);
+                        index
+                            .query(&ParamMap::new())?
+                            .into_iter()
+                            .map(|p| (neardup::pairs::pack(p.a, p.b), p.score))
+                            .unzip()
+                    }
+                };
+                stage_files::write_pairs(&dir.join("pairs.parquet"), &pairs, Some(&scores))?;
+                let rows = pairs.len() as u64;
+                Ok((pairs, rows))
             },
-        )?;
-        self.reports.push(StageReport {
-            stage: "verify",
-            seconds,
-            reused: false,
-            rows: pairs.len() as u64,
-        });
-        Ok(Some(pairs))
+        )
     }
 
+    /// Verified pairs → one cluster label per document (union–find).
     fn components_stage(
         &mut self,
         docs: &Documents,
-        verified: Option<&[u64]>,
+        verified: Option<Vec<u64>>,
         stage_key: &str,
     ) -> Result<Vec<u32>> {
-        let dir = stage_dir(&self.options.output, Stage::Components.name());
-        let (data, marker) = (dir.join("clusters.parquet"), dir.join("done.json"));
-        if let Some(m) = finished(&marker, stage_key) {
-            self.reports.push(StageReport {
-                stage: "components",
-                seconds: 0.0,
-                reused: true,
-                rows: m.rows,
-            });
-            return stage_files::read_labels(&data);
-        }
-        let t = Instant::now();
-        let loaded;
-        let pairs = match verified {
-            Some(p) => p,
-            None => {
-                let path =
-                    stage_dir(&self.options.output, Stage::Verify.name()).join("pairs.parquet");
-                loaded = stage_files::read_pairs(&path)?.0;
-                &loaded
-            }
-        };
-        let labels = neardup::cluster::connected_components(
-            docs.len(),
-            pairs.iter().map(|&p| neardup::pairs::unpack(p)),
-        );
-        stage_files::write_labels(&data, &labels)?;
-        let clusters = labels.iter().max().map_or(0, |&m| m as u64 + 1);
-        let seconds = t.elapsed().as_secs_f64();
-        mark(
-            &marker,
-            &Marker {
-                key: stage_key.to_string(),
-                rows: clusters,
-                seconds,
-                text_bytes: 0,
+        let out = &self.options.output;
+        let labels = run_stage(
+            out,
+            &mut self.reports,
+            Stage::Components,
+            stage_key,
+            true,
+            |dir| {
+                let pairs = match verified {
+                    Some(p) => p,
+                    None => stage_files::read_pairs(&pairs_path(out, Stage::Verify))?.0,
+                };
+                let labels = neardup::cluster::connected_components(
+                    docs.len(),
+                    pairs.iter().map(|&p| neardup::pairs::unpack(p)),
+                );
+                stage_files::write_labels(&dir.join("clusters.parquet"), &labels)?;
+                let clusters = labels.iter().max().map_or(0, |&m| m as u64 + 1);
+                Ok((labels, clusters))
             },
         )?;
-        self.reports.push(StageReport {
-            stage: "components",
-            seconds,
-            reused: false,
-            rows: clusters,
-        });
-        Ok(labels)
+        match labels {
+            Some(labels) => Ok(labels),
+            None => stage_files::read_labels(
+                &stage_dir(out, Stage::Components.name()).join("clusters.parquet"),
+            ),
+        }
     }
+}
+
+/// Runs one join stage unless its marker carries `stage_key`: `compute` writes the stage's
+/// files into its directory and returns its result and row count; then the marker is written
+/// and the stage reported. A finished stage is reported as reused and gives `None` (its files
+/// are read by whoever needs them); an unfinished one that may not run is an error.
+fn run_stage<T>(
+    output: &Path,
+    reports: &mut Vec<StageReport>,
+    stage: Stage,
+    stage_key: &str,
+    run_it: bool,
+    compute: impl FnOnce(&Path) -> Result<(T, u64)>,
+) -> Result<Option<T>> {
+    let dir = stage_dir(output, stage.name());
+    let marker = dir.join("done.json");
+    if let Some(m) = finished(&marker, stage_key) {
+        reports.push(StageReport {
+            stage: stage.name(),
+            seconds: 0.0,
+            reused: true,
+            rows: m.rows,
+        });
+        return Ok(None);
+    }
+    if !run_it {
+        return Err(missing_stage(output, stage));
+    }
+    let t = Instant::now();
+    let (result, rows) = compute(&dir)?;
+    let seconds = t.elapsed().as_secs_f64();
+    mark(
+        &marker,
+        &Marker {
+            key: stage_key.to_string(),
+            rows,
+            seconds,
+            text_bytes: 0,
+        },
+    )?;
+    reports.push(StageReport {
+        stage: stage.name(),
+        seconds,
+        reused: false,
+        rows,
+    });
+    Ok(Some(result))
+}
+
+/// The pairs file of the candidates or verify stage.
+fn pairs_path(output: &Path, stage: Stage) -> PathBuf {
+    stage_dir(output, stage.name()).join("pairs.parquet")
 }
 
 fn missing_stage(output: &Path, stage: Stage) -> LabError {
@@ -566,147 +382,18 @@ fn missing_stage(output: &Path, stage: Stage) -> LabError {
     )
 }
 
-fn shard_path(dir: &Path, file: usize) -> PathBuf {
-    dir.join(format!("{file:05}.parquet"))
-}
-
-fn marker_path(dir: &Path, file: usize) -> PathBuf {
-    dir.join(format!("{file:05}.json"))
-}
-
-/// Sketches one input file: its documents' places, ids, lengths and signatures, and the text
-/// bytes read.
-fn sketch_file(
-    file: &InputFile,
-    stream: Option<&dyn StreamingDetector>,
-    options: &DedupOptions,
-) -> Result<(SketchShard, u64)> {
-    let width = stream.map_or(0, |s| s.width());
-    let mut shard = SketchShard {
-        table: SignatureTable::new(width),
-        ..SketchShard::default()
-    };
-    let mut text_bytes = 0u64;
-    let (tf, idf) = (options.text_field.as_str(), options.id_field.as_str());
-    let mut append = |block: &mut [(u64, Option<String>, &str)]| {
-        text_bytes += append_block(&mut shard, stream, block);
-    };
-    match file.format {
-        FileFormat::Jsonl => inputs::for_each_line_block(file, |block| {
-            let lines = block.lines();
-            let parsed: Vec<_> = lines
-                .par_iter()
-                .map(|(n, line)| {
-                    inputs::parse_json_line(line, tf, idf)
-                        .map(|f| (*n, f.id, f.text))
-                        .map_err(|reason| (*n, reason))
-                })
-                .collect();
-            let mut ok = Vec::with_capacity(parsed.len());
-            for p in parsed {
-                match p {
-                    Ok(r) => ok.push(r),
-                    Err((n, reason)) => {
-                        return Err(LabError::line(&file.path, n as usize, reason));
-                    }
-                }
-            }
-            append(
-                &mut ok
-                    .iter_mut()
-                    .map(|(n, id, t)| (*n, id.take(), &**t))
-                    .collect::<Vec<_>>(),
-            );
-            Ok(())
-        })?,
-        FileFormat::Csv => inputs::for_each_csv_block(file, tf, idf, |records| {
-            append(
-                &mut records
-                    .iter()
-                    .map(|r| (r.line, r.id.clone(), r.text.as_str()))
-                    .collect::<Vec<_>>(),
-            );
-            Ok(())
-        })?,
-        FileFormat::Parquet => {
-            let records = inputs::read_parquet(file, tf, idf)?;
-            append(
-                &mut records
-                    .iter()
-                    .map(|r| (r.line, r.id.clone(), r.text.as_str()))
-                    .collect::<Vec<_>>(),
-            );
-        }
-    }
-    Ok((shard, text_bytes))
-}
-
-/// Sketches one block of (line, id, text) in parallel and appends it to `shard` in order;
-/// returns its text bytes.
-fn append_block(
-    shard: &mut SketchShard,
-    stream: Option<&dyn StreamingDetector>,
-    block: &mut [(u64, Option<String>, &str)],
-) -> u64 {
-    let width = shard.table.width();
-    let mut words = vec![0u32; block.len() * width.max(1)];
-    let empty: Vec<bool> = words
-        .par_chunks_mut(width.max(1))
-        .zip(block.par_iter())
-        .map_init(
-            SketchScratch::default,
-            |s, (row, (_, _, text))| match stream {
-                Some(st) => !st.sketch(text, s, &mut row[..width]),
-                None => text.trim().is_empty(),
-            },
-        )
-        .collect();
-    if width == 0 {
-        words.clear();
-    }
-    let mut bytes = 0;
-    for (line, id, text) in block {
-        bytes += text.len() as u64;
-        shard.lines.push(*line);
-        shard.ids.push(id.take());
-        shard.bytes.push(text.len().min(u32::MAX as usize) as u32);
-    }
-    shard
-        .table
-        .extend(&SignatureTable::from_parts(width, words, empty));
-    bytes
-}
-
 /// Every document's text, in document order (algorithms that run in memory).
 fn read_texts(
     files: &[InputFile],
     options: &DedupOptions,
     docs: &Documents,
 ) -> Result<Vec<String>> {
-    let (tf, idf) = (options.text_field.as_str(), options.id_field.as_str());
     let mut texts = Vec::with_capacity(docs.len());
     for file in files {
-        match file.format {
-            FileFormat::Jsonl => inputs::for_each_line_block(file, |block| {
-                for (n, line) in block.lines() {
-                    let f = inputs::parse_json_line(line, tf, idf)
-                        .map_err(|r| LabError::line(&file.path, n as usize, r))?;
-                    texts.push(f.text.into_owned());
-                }
-                Ok(())
-            })?,
-            FileFormat::Csv => inputs::for_each_csv_block(file, tf, idf, |records| {
-                texts.extend(records.into_iter().map(|r| r.text));
-                Ok(())
-            })?,
-            FileFormat::Parquet => {
-                texts.extend(
-                    inputs::read_parquet(file, tf, idf)?
-                        .into_iter()
-                        .map(|r| r.text),
-                );
-            }
-        }
+        inputs::for_each_record_block(file, &options.text_field, &options.id_field, |block| {
+            texts.extend(block.into_iter().map(|r| r.text.into_owned()));
+            Ok(())
+        })?;
     }
     if texts.len() != docs.len() {
         return Err(LabError::file(

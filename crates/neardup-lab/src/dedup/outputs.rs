@@ -9,7 +9,7 @@
 //! * `summary.json` and `README.md` — counts, time per stage, peak memory.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 use neardup::detector::Detector;
@@ -106,14 +106,8 @@ pub fn write_all(
     let stage_key = key(&("outputs", stage_key, options.keep, &deduplicated));
     let done = finished(&marker, &stage_key).is_some()
         && ["clusters.parquet", "removed.txt"]
-            .iter()
-            .chain(
-                deduplicated
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .iter(),
-            )
+            .into_iter()
+            .chain(deduplicated.iter().map(String::as_str))
             .all(|f| output.join(f).is_file());
     let bytes = |doc: usize| {
         let (f, i) = docs.locate(doc);
@@ -291,10 +285,8 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
             io
         })
     });
-    match (result, failure) {
-        (_, Some(e)) => Err(e),
-        (r, None) => r,
-    }
+    // The reader's own error (naming the input and line) rather than its I/O wrapper.
+    failure.map_or(result, Err)
 }
 
 fn copy_csv(
@@ -335,15 +327,14 @@ fn copy_parquet(
     is_removed: &mut dyn FnMut(u64) -> bool,
     target: &Path,
 ) -> Result<()> {
-    let mut df = crate::corpus::parquet::read_frame(&file.path)?;
+    let df = crate::corpus::parquet::read_frame(&file.path)?;
     let mask: BooleanChunked = (1..=df.height() as u64)
         .map(|row| Some(!is_removed(row)))
         .collect();
     let mut kept = df
         .filter(&mask)
         .map_err(|e| LabError::file(target, e.to_string()))?;
-    df = DataFrame::empty();
-    drop(df);
+    drop(df); // before writing: one copy of the file's rows at a time
     ParquetWriter::new(w)
         .with_compression(ParquetCompression::Zstd(None))
         .finish(&mut kept)
@@ -411,12 +402,4 @@ fn readme(s: &Summary) -> String {
             .join(", ")
     ));
     out
-}
-
-/// Paths of the deduplicated outputs (tests).
-pub fn deduplicated_paths(output: &Path, files: &[InputFile]) -> Vec<PathBuf> {
-    deduplicated_names(files)
-        .into_iter()
-        .map(|n| output.join(n))
-        .collect()
 }
