@@ -258,40 +258,7 @@ pub enum Command {
     /// removed.txt, deduplicated.<ext> (deduplicated/ for several inputs), summary.json,
     /// README.md. `neardup algorithms` says which algorithms stream; the others read every
     /// text into memory in the verify stage.
-    Dedup {
-        /// Input files, directories or glob patterns.
-        #[arg(required = true, value_name = "INPUT")]
-        inputs: Vec<PathBuf>,
-        /// Output directory.
-        #[arg(long, short)]
-        output: PathBuf,
-        /// Algorithm.
-        #[arg(long, default_value = "minhash-lsh", value_name = "NAME")]
-        algorithm: String,
-        /// `key=value` parameter of the algorithm (repeatable), e.g. threshold=0.7.
-        #[arg(long = "param", value_name = "KEY=VALUE")]
-        params: Vec<String>,
-        /// Text field (JSONL) or column (CSV, Parquet).
-        #[arg(long, default_value = "text")]
-        text_field: String,
-        /// Id field or column (document numbers when a record has none).
-        #[arg(long, default_value = "id")]
-        id_field: String,
-        /// Which document of a cluster is kept.
-        #[arg(long, value_enum, default_value_t = crate::dedup::Keep::First)]
-        keep: crate::dedup::Keep,
-        /// Memory the join may use (4GiB, 500MB…); a larger corpus is refused with the
-        /// estimate (spilling to disk is not implemented yet).
-        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
-        memory: Option<u64>,
-        /// Run only this stage (the stages before it must have finished).
-        #[arg(long, value_enum)]
-        stage: Option<crate::dedup::Stage>,
-        /// Sketch only shard I of N (input files I, I + N, …; 0-based), then stop: several
-        /// processes or machines sharing DIR split the sketch stage.
-        #[arg(long, value_name = "I/N", value_parser = parse_shard)]
-        shard: Option<(usize, usize)>,
-    },
+    Dedup(DedupArgs),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     ///
     /// For example: `neardup completions bash > ~/.local/share/bash-completion/completions/neardup`.
@@ -381,6 +348,61 @@ pub fn command() -> clap::Command {
 /// A size with an optional unit (`4GiB`, `500MB`, bytes).
 pub fn parse_size(s: &str) -> Result<u64, String> {
     neardup::resources::parse_bytes(s)
+}
+
+/// `neardup dedup`'s arguments.
+#[derive(Debug, Args)]
+pub struct DedupArgs {
+    /// Input files, directories or glob patterns.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output directory.
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Algorithm.
+    #[arg(long, default_value = "minhash-lsh", value_name = "NAME")]
+    pub algorithm: String,
+    /// `key=value` parameter of the algorithm (repeatable), e.g. threshold=0.7.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Text field (JSONL) or column (CSV, Parquet).
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Id field or column (document numbers when a record has none).
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// Which document of a cluster is kept.
+    #[arg(long, value_enum, default_value_t = crate::dedup::Keep::First)]
+    pub keep: crate::dedup::Keep,
+    /// Memory the join may use (4GiB, 500MB…); a larger corpus is refused with the
+    /// estimate (spilling to disk is not implemented yet).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
+    /// Run only this stage (the stages before it must have finished).
+    #[arg(long, value_enum)]
+    pub stage: Option<crate::dedup::Stage>,
+    /// Sketch only shard I of N (input files I, I + N, …; 0-based), then stop: several
+    /// processes or machines sharing DIR split the sketch stage.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+}
+
+impl DedupArgs {
+    /// The options of `crate::dedup::run` (parameters parsed).
+    pub fn options(self) -> anyhow::Result<crate::dedup::DedupOptions> {
+        Ok(crate::dedup::DedupOptions {
+            inputs: self.inputs,
+            output: self.output,
+            algorithm: self.algorithm,
+            params: crate::params::parse_params(&self.params)?,
+            text_field: self.text_field,
+            id_field: self.id_field,
+            keep: self.keep,
+            memory: self.memory,
+            stage: self.stage,
+            shard: self.shard,
+        })
+    }
 }
 
 /// `I/N` with 0 ≤ I < N.

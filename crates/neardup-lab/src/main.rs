@@ -218,32 +218,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             };
             commands::calibrate::run(&opts, format, &mut out)?;
         }
-        Command::Dedup {
-            inputs,
-            output,
-            algorithm,
-            params,
-            text_field,
-            id_field,
-            keep,
-            memory,
-            stage,
-            shard,
-        } => {
-            let options = neardup_lab::dedup::DedupOptions {
-                inputs,
-                output,
-                algorithm,
-                params: neardup_lab::params::parse_params(&params)?,
-                text_field,
-                id_field,
-                keep,
-                memory,
-                stage,
-                shard,
-            };
-            commands::dedup::run(&options, &mut out)?;
-        }
+        Command::Dedup(args) => commands::dedup::run(&args.options()?, &mut out)?,
         Command::Completions { shell } => {
             // clap_complete panics on a write error; render into memory and write ourselves, so
             // `neardup completions bash | head` ends quietly like every other command.
