@@ -1,30 +1,10 @@
 //! End-to-end tests of the `neardup` binary's contracts.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn neardup(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = neardup(args);
-    assert!(
-        out.status.success(),
-        "neardup {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("UTF-8 output")
-}
-
-fn err(args: &[&str]) -> String {
-    let out = neardup(args);
-    assert!(!out.status.success(), "neardup {args:?} should fail");
-    String::from_utf8(out.stderr).expect("UTF-8 stderr")
-}
+mod common;
+use common::{err, neardup, ok};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -4,29 +4,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 use neardup::detector::ParamMap;
 use polars::prelude::*;
 
+mod common;
+use common::{err, ok};
+
 const SEED: u64 = 20261122;
-
-fn neardup(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .output()
-        .expect("the binary runs")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = neardup(args);
-    assert!(
-        out.status.success(),
-        "neardup {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir()
@@ -449,9 +435,7 @@ fn bad_input_and_in_memory_algorithms() {
     let bad = d.join("bad.jsonl");
     std::fs::write(&bad, text).unwrap();
     let out = d.join("out");
-    let o = neardup(&["dedup", bad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
-    assert!(!o.status.success());
-    let e = String::from_utf8_lossy(&o.stderr);
+    let e = err(&["dedup", bad.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert!(e.contains("bad.jsonl:2: malformed JSON"), "{e}");
     for f in [
         "clusters.parquet",
@@ -461,42 +445,30 @@ fn bad_input_and_in_memory_algorithms() {
     ] {
         assert!(!out.join(f).exists(), "{f} written after an error");
     }
-    let e = String::from_utf8_lossy(
-        &neardup(&[
-            "dedup",
-            d.join("none.jsonl").to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ])
-        .stderr,
-    )
-    .to_string();
+    let e = err(&[
+        "dedup",
+        d.join("none.jsonl").to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert!(e.contains("none.jsonl: no such file or directory"), "{e}");
-    let e = String::from_utf8_lossy(
-        &neardup(&[
-            "dedup",
-            good.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--param",
-            "threshold=2",
-        ])
-        .stderr,
-    )
-    .to_string();
+    let e = err(&[
+        "dedup",
+        good.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--param",
+        "threshold=2",
+    ]);
     assert!(e.contains("threshold"), "{e}");
-    let e = String::from_utf8_lossy(
-        &neardup(&[
-            "dedup",
-            good.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-            "--memory",
-            "1KB",
-        ])
-        .stderr,
-    )
-    .to_string();
+    let e = err(&[
+        "dedup",
+        good.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--memory",
+        "1KB",
+    ]);
     assert!(e.contains("more than --memory"), "{e}");
 
     let mem = d.join("simhash");

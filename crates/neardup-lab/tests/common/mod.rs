@@ -1,0 +1,31 @@
+//! Running the `neardup` binary from the integration tests.
+
+#![allow(dead_code)] // each test file uses its own subset
+
+use std::process::{Command, Output};
+
+/// Runs `neardup args…`.
+pub fn neardup(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// Runs `neardup args…`, which must succeed; its stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = neardup(args);
+    assert!(
+        out.status.success(),
+        "neardup {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+/// Runs `neardup args…`, which must fail; its stderr.
+pub fn err(args: &[&str]) -> String {
+    let out = neardup(args);
+    assert!(!out.status.success(), "neardup {args:?} should fail");
+    String::from_utf8(out.stderr).expect("UTF-8 stderr")
+}
