@@ -110,6 +110,12 @@ impl SignatureTable {
         &self.empty
     }
 
+    /// Its parts `(width, words, empty)`, without copying (the Python package hands the
+    /// words to NumPy this way).
+    pub fn into_parts(self) -> (usize, Vec<u32>, Vec<bool>) {
+        (self.width, self.words, self.empty)
+    }
+
     /// Heap bytes held.
     pub fn heap_bytes(&self) -> usize {
         self.words.capacity() * 4 + self.empty.capacity()
@@ -172,6 +178,16 @@ pub trait StreamingDetector: Send + Sync + Debug {
     /// Signatures → candidate pairs (packed, `crate::pairs::pack`), sorted, each once. Spends
     /// the pair budget (`crate::pairs::Budget`).
     fn candidates(&self, table: &SignatureTable) -> Result<Vec<u64>>;
+
+    /// How many join keys [`StreamingDetector::keys`] writes per document.
+    fn keys_per_doc(&self) -> usize;
+
+    /// The join keys of one (non-empty) signature: two documents whose keys agree at some
+    /// position are candidates. Grouping by (position, key) therefore finds every pair of
+    /// [`StreamingDetector::candidates`] — and, where a key is a hash of a wider signature,
+    /// possibly a few more, which [`StreamingDetector::verify`] rejects. This is what a
+    /// distributed join (the Python package's Ray pipeline) shuffles instead of signatures.
+    fn keys(&self, signature: &[u32], out: &mut [u64]);
 
     /// A candidate's score if it is reported (`None`: rejected by verification).
     fn verify(&self, table: &SignatureTable, a: u32, b: u32) -> Option<f64>;

@@ -317,6 +317,15 @@ impl StreamingDetector for MinHashLshStream {
     fn candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
         candidate_pairs(table, &self.banding)
     }
+    fn keys_per_doc(&self) -> usize {
+        self.banding.bands()
+    }
+    fn keys(&self, signature: &[u32], out: &mut [u64]) {
+        // Exactly the keys `candidate_pairs` sorts, band by band.
+        for (band, k) in out.iter_mut().enumerate() {
+            *k = self.banding.key(signature, band);
+        }
+    }
     fn verify(&self, table: &SignatureTable, a: u32, b: u32) -> Option<f64> {
         let (a, b) = (a as usize, b as usize);
         let s = if table.is_empty_doc(a) || table.is_empty_doc(b) {

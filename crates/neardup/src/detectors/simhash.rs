@@ -104,6 +104,16 @@ pub struct SimHashIndex {
 #[derive(Debug)]
 pub struct SimHash;
 
+impl SimHash {
+    /// The fingerprints `build` computes for `docs` with `params` (build and query parameters
+    /// mixed, over the defaults; tf-idf statistics from `docs` themselves or `idf_from`):
+    /// what the Python package's `neardup.simhash` returns.
+    pub fn fingerprints(params: &ParamMap, docs: &[&str]) -> Result<Fingerprints> {
+        let configured = crate::detector::Configured::<SimHash>::from_params(params)?;
+        Ok(<SimHash as Algorithm>::build(configured.params().0, docs)?.fps)
+    }
+}
+
 impl Algorithm for SimHash {
     const NAME: &'static str = "simhash";
     const SUMMARY: &'static str = "SimHash fingerprints, Hamming distance <= k via permuted tables (Charikar 2002; Manku et al. WWW 2007)";
@@ -299,6 +309,24 @@ mod tests {
                 }
             }
             assert_eq!(got, oracle, "bits {bits} k {k}");
+            // The public fingerprints (Python's `neardup.simhash`) are the index's: the same
+            // brute-force pairs within k by popcount.
+            let fps = SimHash::fingerprints(&m, &refs).unwrap();
+            let mut by_popcount = Vec::new();
+            for a in 0..refs.len() {
+                for b in a + 1..refs.len() {
+                    let dist: u32 = fps
+                        .row(a)
+                        .iter()
+                        .zip(fps.row(b))
+                        .map(|(x, y)| (x ^ y).count_ones())
+                        .sum();
+                    if !fps.empty[a] && !fps.empty[b] && dist <= k {
+                        by_popcount.push((a as u32, b as u32));
+                    }
+                }
+            }
+            assert_eq!(by_popcount, oracle, "fingerprints, bits {bits} k {k}");
         }
         // Forcing Manku's designs gives the same pairs.
         let d = Configured::<SimHash>::from_params(&ParamMap::new()).unwrap();

@@ -124,6 +124,26 @@ impl LshIndex {
         }
     }
 
+    /// Removes document `id`, inserted with `signature` (the index keeps ids, not
+    /// signatures, so the caller supplies it); returns whether it was there. Empty buckets
+    /// are dropped so that removal frees memory.
+    pub fn remove(&mut self, id: u32, signature: &[u32]) -> bool {
+        let mut found = false;
+        for (band, table) in self.tables.iter_mut().enumerate() {
+            let key = self.banding.key(signature, band);
+            if let Some(ids) = table.get_mut(&key)
+                && let Some(at) = ids.iter().position(|&x| x == id)
+            {
+                ids.swap_remove(at);
+                found = true;
+                if ids.is_empty() {
+                    table.remove(&key);
+                }
+            }
+        }
+        found
+    }
+
     /// Ids whose signature agrees with `signature` on at least one band, sorted, each once.
     pub fn query(&self, signature: &[u32]) -> Vec<u32> {
         let mut out = Vec::new();
@@ -190,6 +210,28 @@ mod tests {
             }
             incremental.sort_unstable();
             prop_assert_eq!(&incremental, &oracle);
+
+            // Removing every odd document leaves exactly the oracle's pairs among even ones.
+            for (i, d) in docs.iter().enumerate().filter(|(i, _)| i % 2 == 1) {
+                prop_assert!(index.remove(i as u32, d));
+                prop_assert!(!index.remove(i as u32, d));
+            }
+            let mut kept = Vec::new();
+            for (i, d) in docs.iter().enumerate() {
+                for j in index.query(d) {
+                    prop_assert!(j % 2 == 0, "removed id {} still answers", j);
+                    if (i as u32) < j && i % 2 == 0 {
+                        kept.push(pack(i as u32, j));
+                    }
+                }
+            }
+            kept.sort_unstable();
+            let even: Vec<u64> = oracle
+                .iter()
+                .copied()
+                .filter(|&p| { let (a, b) = crate::pairs::unpack(p); a % 2 == 0 && b % 2 == 0 })
+                .collect();
+            prop_assert_eq!(&kept, &even);
         }
     }
 
