@@ -14,6 +14,49 @@ use serde_json::json;
 
 use crate::cli::ReportFormat;
 
+/// `hamming tune --format json`'s document (also what Python's `neardup.hamming_designs`
+/// returns).
+pub fn tune_json(
+    bits: u32,
+    distance: u32,
+    fingerprints: f64,
+    memory: Option<u64>,
+) -> Result<serde_json::Value> {
+    check_fingerprints(fingerprints)?;
+    let n = fingerprints;
+    let designs = candidates(bits, distance)?;
+    let budget = memory.map_or(f64::INFINITY, |m| m as f64);
+    let best = cheapest_within(bits, distance, n, budget)?;
+    let row = |d: &Design| {
+        json!({
+            "tables": d.tables.len(),
+            "blocks": d.blocks(),
+            "prefix_bits": d.min_prefix_bits(),
+            "expected_matches_per_probe": d.expected_matches(n),
+            "examined_per_query": examined_per_query(d, n),
+            "memory_bytes": d.memory_bytes(n).round(),
+            "memory": human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64),
+            "fits_memory": d.memory_bytes(n) <= budget,
+        })
+    };
+    Ok(json!({
+        "bits": bits,
+        "distance": distance,
+        "fingerprints": n,
+        "memory_budget_bytes": memory,
+        "random_pairs_within_distance": random_pairs_within(bits, distance, n),
+        "recommended": best.as_ref().map(row),
+        "designs": designs.iter().map(row).collect::<Vec<_>>(),
+    }))
+}
+
+fn check_fingerprints(fingerprints: f64) -> Result<()> {
+    if !(fingerprints >= 1.0 && fingerprints.is_finite()) {
+        bail!("--fingerprints must be a number ≥ 1 (e.g. 17179869184 or 2^34), not {fingerprints}");
+    }
+    Ok(())
+}
+
 /// Prints the designs and the recommendation. Fails (after printing the table) when no design
 /// fits in `memory`.
 pub fn tune(
@@ -24,9 +67,7 @@ pub fn tune(
     format: ReportFormat,
     out: &mut impl Write,
 ) -> Result<()> {
-    if !(fingerprints >= 1.0 && fingerprints.is_finite()) {
-        bail!("--fingerprints must be a number ≥ 1 (e.g. 17179869184 or 2^34), not {fingerprints}");
-    }
+    check_fingerprints(fingerprints)?;
     let n = fingerprints;
     let designs = candidates(bits, distance)?;
     let budget = memory.map_or(f64::INFINITY, |m| m as f64);
@@ -58,27 +99,7 @@ pub fn tune(
             }
         }
         ReportFormat::Json => {
-            let row = |d: &Design| {
-                json!({
-                    "tables": d.tables.len(),
-                    "blocks": d.blocks(),
-                    "prefix_bits": d.min_prefix_bits(),
-                    "expected_matches_per_probe": d.expected_matches(n),
-                    "examined_per_query": examined_per_query(d, n),
-                    "memory_bytes": d.memory_bytes(n).round(),
-                    "memory": memory_of(d),
-                    "fits_memory": fits(d),
-                })
-            };
-            let doc = json!({
-                "bits": bits,
-                "distance": distance,
-                "fingerprints": n,
-                "memory_budget_bytes": memory,
-                "random_pairs_within_distance": chance,
-                "recommended": best.as_ref().map(row),
-                "designs": designs.iter().map(row).collect::<Vec<_>>(),
-            });
+            let doc = tune_json(bits, distance, fingerprints, memory)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
         ReportFormat::Text => {

@@ -33,6 +33,29 @@ fn around(threshold: f64) -> Vec<f64> {
         .collect()
 }
 
+/// `lsh tune --format json`'s document (also what Python's `neardup.lsh_tune` returns).
+pub fn tune_json(threshold: f64, num_perm: usize, fp_weight: f64) -> Result<serde_json::Value> {
+    let t = banding::tune(threshold, num_perm, fp_weight)?;
+    Ok(json!({
+        "target_threshold": threshold,
+        "num_perm": num_perm,
+        "false_positive_weight": fp_weight,
+        "bands": t.bands,
+        "rows": t.rows,
+        "threshold": t.threshold,
+        "false_positive_area": t.false_positive_area,
+        "false_negative_area": t.false_negative_area,
+        "unused_permutations": num_perm - t.bands * t.rows,
+        "candidate_probability": around(threshold)
+            .into_iter()
+            .map(|s| json!({
+                "similarity": s,
+                "probability": banding::candidate_probability(s, t.bands, t.rows),
+            }))
+            .collect::<Vec<_>>(),
+    }))
+}
+
 /// The tuned banding for `threshold` within `num_perm` hashes: a `key=value` summary line then
 /// P(candidate) around the threshold (text), `similarity,probability` rows (CSV), or one JSON
 /// object.
@@ -83,21 +106,7 @@ pub fn tune(
             }
         }
         ReportFormat::Json => {
-            let doc = json!({
-                "target_threshold": threshold,
-                "num_perm": num_perm,
-                "false_positive_weight": fp_weight,
-                "bands": t.bands,
-                "rows": t.rows,
-                "threshold": t.threshold,
-                "false_positive_area": t.false_positive_area,
-                "false_negative_area": t.false_negative_area,
-                "unused_permutations": unused,
-                "candidate_probability": probabilities
-                    .iter()
-                    .map(|(s, p)| json!({"similarity": s, "probability": p}))
-                    .collect::<Vec<_>>(),
-            });
+            let doc = tune_json(threshold, num_perm, fp_weight)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
     }

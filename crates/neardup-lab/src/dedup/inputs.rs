@@ -135,7 +135,11 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
             }
             paths.push(input.clone());
         } else {
-            return Err(LabError::file(input, "no such file or directory"));
+            // An I/O error, so that callers (the Python package) can tell it from bad data.
+            return Err(LabError::Io {
+                path: input.clone(),
+                io: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory"),
+            });
         }
     }
     let mut seen = std::collections::HashSet::new();
