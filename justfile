@@ -32,6 +32,15 @@ bench-dedup *docs="200000":
 bench-peers docs="20000":
     bash scripts/bench-peers.sh {{docs}}
 
+# The Python package's minhash against `neardup bench`, rensa and gaoya; writes reports/python/.
+bench-python docs="200000":
+    bash scripts/bench-python.sh {{docs}}
+
+# Install the Python package into the active virtualenv and run its tests.
+test-python:
+    pip install ./python pytest
+    NEARDUP_BIN="${CARGO_TARGET_DIR:-target}/release/neardup" pytest python/tests
+
 # What CI runs.
 ci:
     bash .ci/run

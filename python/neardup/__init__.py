@@ -1,0 +1,200 @@
+"""neardup: near-duplicate text detection with a Rust core.
+
+The same algorithms, parameters and results as the ``neardup`` command line, from Python:
+
+>>> import neardup
+>>> docs = ["the quick brown fox jumps over the lazy dog by the river bank today",
+...         "the quick brown fox jumps over the lazy dog by the river bank tonight",
+...         "an entirely different sentence about something else altogether, friend"]
+>>> sigs = neardup.minhash(docs, num_perm=128, k=3)
+>>> sigs.shape, sigs.dtype.name
+((3, 128), 'uint32')
+>>> [(a, b) for a, b, _ in neardup.detect(docs, "minhash-lsh", threshold=0.5, k=3)]
+[(0, 1)]
+
+Texts are any sequence of ``str`` or a pyarrow string ``Array`` / ``ChunkedArray`` (read in
+place through the Arrow C data interface, without copying). Every function releases the GIL
+while Rust works and uses all cores (``RAYON_NUM_THREADS`` limits them); results are
+identical for any number of threads. Parameters are the CLI's ``--param k=v`` names and are
+validated by the same code, so errors carry the same messages (``ValueError``; ``OSError`` for
+files).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from typing import Any, Iterable, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _native
+from .lsh import MinHashLSH
+
+__version__: str = _native.__version__
+
+__all__ = [
+    "MinHashLSH",
+    "algorithms",
+    "band_keys",
+    "dedup",
+    "detect",
+    "hamming_designs",
+    "lsh_tune",
+    "minhash",
+    "simhash",
+]
+
+Texts = Union[Sequence[str], Any]  # or a pyarrow Array / ChunkedArray of strings
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+def _params(params: dict) -> str:
+    return json.dumps({k: v for k, v in params.items()})
+
+
+def minhash(
+    texts: Texts,
+    num_perm: int = 128,
+    shingle: str = "word",
+    k: int = 5,
+    seed: int = 42,
+    **params: Any,
+) -> np.ndarray:
+    """MinHash signatures, one row of ``num_perm`` uint32 values per text.
+
+    ``shingle`` is ``"word"`` or ``"char"`` k-shingles; other ``minhash-lsh`` sketch
+    parameters (``tokenizer``, ``lowercase``, ``unicode``, ``sketch="oph"``, …) pass through.
+    The rows are exactly the signatures ``neardup dedup`` stores and compares. A text without
+    any shingle gets a row that is never a candidate in ``detect``/``dedup``.
+
+    >>> s = minhash(["a b c d e f g", "a b c d e f h"], num_perm=64, k=2)
+    >>> s.shape
+    (2, 64)
+    >>> 0.5 < float((s[0] == s[1]).mean()) < 1.0
+    True
+    """
+    return _native.minhash(
+        texts, _params(dict(num_perm=num_perm, shingle=shingle, k=k, seed=seed, **params))
+    )
+
+
+def simhash(texts: Texts, bits: int = 64, seed: int = 42, **params: Any) -> np.ndarray:
+    """SimHash fingerprints, one row of ``bits // 64`` uint64 words per text.
+
+    Parameters are ``simhash``'s (``weighting="tfidf"`` by default, with document
+    frequencies from ``texts`` themselves unless ``idf_from`` names a table). Hamming distance
+    of two rows: ``sum(bin(x ^ y).count("1") for x, y in zip(a, b))``.
+
+    >>> f = simhash(["one two three four five six", "one two three four five seven"])
+    >>> f.shape, f.dtype.name
+    ((2, 1), 'uint64')
+    """
+    return _native.simhash(texts, _params(dict(bits=bits, seed=seed, **params)))
+
+
+def band_keys(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
+    """LSH band keys (n × bands, uint64) of MinHash ``signatures`` (n × num_perm, uint32).
+
+    Two documents are LSH candidates exactly when they share a key in some column.
+
+    >>> s = minhash(["a b c d e f g h", "a b c d e f g h"], num_perm=16, k=2)
+    >>> keys = band_keys(s, bands=4, rows=4)
+    >>> keys.shape, bool((keys[0] == keys[1]).all())
+    ((2, 4), True)
+    """
+    sigs = np.asarray(signatures)
+    if sigs.ndim != 2:
+        raise ValueError(f"signatures must be a 2-d array, not {sigs.ndim}-d")
+    if sigs.dtype != np.uint32:
+        raise TypeError(f"signatures must be uint32 (as minhash returns), not {sigs.dtype}")
+    return _native.band_keys(sigs, bands, rows)
+
+
+def detect(texts: Texts, algorithm: str = "minhash-lsh", **params: Any) -> list:
+    """Near-duplicate pairs ``(a, b, score)``, ``a < b`` indexing ``texts``, for any
+    registered algorithm (see :func:`algorithms`) with its build and query parameters.
+
+    >>> docs = ["x y z w v u t s r q", "x y z w v u t s r q", "a b c d e f g h i j"]
+    >>> detect(docs, "exact")
+    [(0, 1, 1.0)]
+    """
+    return _native.detect(texts, algorithm, _params(params))
+
+
+def algorithms() -> list:
+    """The registered algorithms: ``name``, ``summary``, ``build_defaults``,
+    ``query_defaults`` and ``streamed`` (whether ``dedup`` streams it or needs the corpus in
+    memory)."""
+    return json.loads(_native.algorithms())
+
+
+def lsh_tune(threshold: float, num_perm: int = 128, false_positive_weight: float = 0.5) -> dict:
+    """The (bands, rows) banding for a Jaccard ``threshold`` within ``num_perm`` hashes:
+    ``neardup lsh tune --format json``'s document (the S-curve around the threshold, the
+    false-positive/negative areas, unused permutations).
+
+    >>> t = lsh_tune(0.8, 128)
+    >>> (t["bands"], t["rows"])
+    (9, 13)
+    """
+    return json.loads(_native.lsh_tune(threshold, num_perm, false_positive_weight))
+
+
+def hamming_designs(
+    bits: int = 64,
+    distance: int = 3,
+    fingerprints: float = 2.0**34,
+    memory: Optional[int] = None,
+) -> dict:
+    """Manku et al.'s permuted-table designs for ``fingerprints`` fingerprints within Hamming
+    ``distance``: memory, fingerprints examined per query, the cheapest design within
+    ``memory`` bytes (``recommended``) and the number of random pairs within the distance:
+    ``neardup hamming tune --format json``'s document.
+
+    >>> d = hamming_designs(64, 3, 2**34)
+    >>> d["recommended"]["tables"] >= 1
+    True
+    """
+    return json.loads(_native.hamming_designs(bits, distance, float(fingerprints), memory))
+
+
+def dedup(
+    data: Union[PathLike, Sequence[PathLike], Any],
+    text_column: str = "text",
+    id_column: str = "id",
+    algorithm: str = "minhash-lsh",
+    output: Optional[PathLike] = None,
+    keep: str = "first",
+    memory: Optional[int] = None,
+    **params: Any,
+):
+    """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline and returns
+    the clusters table (``id``, ``cluster``, ``cluster_size``, ``kept``; pyarrow).
+
+    ``data``: JSONL (.jsonl/.json/.ndjson, optionally .gz/.zst), CSV or Parquet files,
+    directories or globs, or a ``pyarrow.Table``. ``output``: the directory that receives
+    ``clusters.parquet``, ``removed.txt``, the deduplicated corpus, ``summary.json`` and the
+    resumable stages (a temporary directory, removed afterwards, when omitted). Ids come from
+    ``id_column`` when present, else row numbers. Other keyword arguments are the algorithm's
+    parameters (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
+    """
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with tempfile.TemporaryDirectory(prefix="neardup-") as scratch:
+        if isinstance(data, pa.Table):
+            path = os.path.join(scratch, "table.parquet")
+            pq.write_table(data, path)
+            inputs = [path]
+        elif isinstance(data, (str, os.PathLike)):
+            inputs = [os.fspath(data)]
+        else:
+            inputs = [os.fspath(p) for p in data]
+        out = os.fspath(output) if output is not None else os.path.join(scratch, "out")
+        _native.dedup(
+            inputs, out, algorithm, _params(params), text_column, id_column, keep, memory
+        )
+        # Read fully before the temporary directory goes away.
+        return pq.read_table(os.path.join(out, "clusters.parquet"), memory_map=False)

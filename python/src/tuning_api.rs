@@ -1,0 +1,29 @@
+//! Parameter choice: the same JSON documents as `neardup lsh tune --format json` and
+//! `neardup hamming tune --format json` (the Python layer turns them into dicts).
+
+use pyo3::prelude::*;
+
+use crate::errors;
+
+/// The (b, r) banding for `threshold` within `num_perm` hashes, as JSON.
+#[pyfunction]
+pub fn lsh_tune(threshold: f64, num_perm: usize, false_positive_weight: f64) -> PyResult<String> {
+    neardup_lab::commands::lsh::tune_json(threshold, num_perm, false_positive_weight)
+        .map(|v| v.to_string())
+        .map_err(errors::pipeline)
+}
+
+/// Manku's permuted-table designs for `fingerprints` fingerprints of `bits` bits within
+/// Hamming distance `distance`, as JSON.
+#[pyfunction]
+#[pyo3(signature = (bits, distance, fingerprints, memory=None))]
+pub fn hamming_designs(
+    bits: u32,
+    distance: u32,
+    fingerprints: f64,
+    memory: Option<u64>,
+) -> PyResult<String> {
+    neardup_lab::commands::hamming::tune_json(bits, distance, fingerprints, memory)
+        .map(|v| v.to_string())
+        .map_err(errors::pipeline)
+}

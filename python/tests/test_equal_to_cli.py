@@ -1,0 +1,110 @@
+"""The package gives the CLI's results on the same inputs: the signatures `neardup dedup`
+stores, its verified pairs, its clusters, the tuners' JSON and the error messages."""
+
+import json
+import subprocess
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import neardup
+
+
+def run_cli(cli, *args, ok=True):
+    p = subprocess.run([cli, *map(str, args)], capture_output=True, text=True)
+    if ok:
+        assert p.returncode == 0, p.stderr
+    return p
+
+
+def cli_dedup(cli, corpus_file, out, *params):
+    args = ["dedup", corpus_file, "--output", out]
+    for p in params:
+        args += ["--param", p]
+    run_cli(cli, *args)
+    return out
+
+
+def test_minhash_equals_the_sketch_stage(cli, corpus_file, texts, tmp_path):
+    out = cli_dedup(cli, corpus_file, tmp_path / "out", "k=3", "num_perm=64")
+    shard = pq.read_table(out / "stages" / "sketch" / "00000.parquet")
+    width = 64
+    stored = np.frombuffer(b"".join(shard.column("signature").to_pylist()), dtype="<u4")
+    stored = stored.reshape(len(texts), width)
+    ours = neardup.minhash(texts, num_perm=64, k=3)
+    assert ours.dtype == np.uint32 and ours.shape == (len(texts), width)
+    np.testing.assert_array_equal(ours, stored)
+    assert shard.column("empty").to_pylist() == [t.strip() == "" for t in texts]
+
+
+def test_detect_equals_the_verified_pairs(cli, corpus_file, texts, tmp_path):
+    out = cli_dedup(cli, corpus_file, tmp_path / "out", "threshold=0.7")
+    stored = pq.read_table(out / "stages" / "verify" / "pairs.parquet").to_pydict()
+    ours = neardup.detect(texts, "minhash-lsh", threshold=0.7)
+    assert [(a, b) for a, b, _ in ours] == list(zip(stored["a"], stored["b"]))
+    assert [s for _, _, s in ours] == stored["score"]
+    assert len(ours) > 20, "the corpus must plant pairs for this test to mean anything"
+
+
+def test_dedup_equals_the_cli_on_files_and_tables(cli, corpus_file, texts, tmp_path):
+    out = cli_dedup(cli, corpus_file, tmp_path / "cli")
+    expected = pq.read_table(out / "clusters.parquet")
+    from_file = neardup.dedup(corpus_file, output=tmp_path / "py")
+    assert from_file.equals(expected)
+    assert (tmp_path / "py" / "deduplicated.jsonl").read_bytes() == (
+        out / "deduplicated.jsonl"
+    ).read_bytes()
+    table = pa.table({"id": [f"d{i:04d}" for i in range(len(texts))], "text": texts})
+    assert neardup.dedup(table).equals(expected)
+    # Exact copies share a cluster.
+    clusters = dict(zip(expected.column("id").to_pylist(), expected.column("cluster").to_pylist()))
+    by_text = {}
+    for i, t in enumerate(texts):
+        if t:
+            by_text.setdefault(t, []).append(clusters[f"d{i:04d}"])
+    copies = [c for c in by_text.values() if len(c) > 1]
+    assert copies and all(len(set(c)) == 1 for c in copies)
+
+
+def test_tuners_equal_the_cli_json(cli):
+    lsh = json.loads(run_cli(cli, "lsh", "tune", "--threshold", 0.75, "--num-perm", 200,
+                             "--format", "json").stdout)
+    assert neardup.lsh_tune(0.75, 200) == lsh
+    ham = json.loads(run_cli(cli, "hamming", "tune", "--bits", 64, "--distance", 4,
+                             "--fingerprints", 2**30, "--memory", 10**12,
+                             "--format", "json").stdout)
+    assert neardup.hamming_designs(64, 4, 2**30, memory=10**12) == ham
+
+
+def cli_error(cli, *args):
+    p = run_cli(cli, *args, ok=False)
+    assert p.returncode != 0
+    prefix = "neardup: error: "
+    line = p.stderr.strip().splitlines()[-1]
+    assert line.startswith(prefix), p.stderr
+    return line[len(prefix):]
+
+
+def test_errors_carry_the_cli_messages(cli, corpus_file, tmp_path):
+    message = cli_error(cli, "dedup", corpus_file, "-o", tmp_path / "a", "--param", "num_perm=0")
+    with pytest.raises(ValueError) as e:
+        neardup.minhash(["some text"], num_perm=0)
+    assert str(e.value) == message
+    with pytest.raises(ValueError) as e:
+        neardup.dedup(corpus_file, output=tmp_path / "b", num_perm=0)
+    assert str(e.value) == message
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "a", "text": "fine"}\n{"id": "b", "text": \n')
+    message = cli_error(cli, "dedup", bad, "-o", tmp_path / "c")
+    assert "bad.jsonl:2" in message
+    with pytest.raises(ValueError) as e:
+        neardup.dedup(bad, output=tmp_path / "d")
+    assert str(e.value) == message.replace(str(tmp_path / "c"), str(tmp_path / "d"))
+    assert not (tmp_path / "d" / "clusters.parquet").exists()
+
+    with pytest.raises(OSError) as e:
+        neardup.dedup(tmp_path / "missing.jsonl", output=tmp_path / "e")
+    assert "missing.jsonl" in str(e.value)
