@@ -36,9 +36,13 @@ bench-peers docs="20000":
 bench-python docs="200000":
     bash scripts/bench-python.sh {{docs}}
 
+# neardup.ray.dedup on a local Ray against neardup dedup (1M documents); writes reports/ray/.
+bench-ray docs="1000000":
+    bash scripts/bench-ray.sh {{docs}}
+
 # Install the Python package into the active virtualenv and run its tests.
 test-python:
-    pip install ./python pytest
+    pip install './python[ray,test]'
     NEARDUP_BIN="${CARGO_TARGET_DIR:-target}/release/neardup" pytest python/tests
 
 # What CI runs.

@@ -1,0 +1,112 @@
+"""neardup.ray.dedup on a local Ray (2 CPUs) equals `neardup dedup` on one machine: the same
+clusters row for row and the same deduplicated lines, on a corpus split over three files so
+that clusters span files."""
+
+import json
+import os
+import subprocess
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import neardup
+
+if os.environ.get("CI"):
+    import ray  # CI installs it: a missing Ray must fail, not skip
+else:
+    ray = pytest.importorskip("ray")
+
+import neardup.ray as nray  # noqa: E402
+
+
+@pytest.fixture(scope="module", autouse=True)
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    yield
+    ray.shutdown()
+
+
+@pytest.fixture()
+def split_corpus(tmp_path, texts):
+    """The corpus over three JSONL files (a copy's source is often in another file), ids on
+    two of them only, plus a blank line that `neardup dedup` skips."""
+    paths = []
+    for f in range(3):
+        path = tmp_path / f"part{f}.jsonl"
+        with open(path, "w", encoding="utf-8") as out:
+            for i in range(f, len(texts), 3):
+                record = {"text": texts[i], "n": i}
+                if f != 1:
+                    record["id"] = f"d{i:04d}"
+                out.write(json.dumps(record) + "\n")
+                if i == 10:
+                    out.write("\n")
+        paths.append(path)
+    return paths
+
+
+def canonical(table):
+    return table.select(["id", "cluster", "cluster_size", "kept"]).cast(pa.schema([
+        ("id", pa.string()), ("cluster", pa.uint32()), ("cluster_size", pa.uint32()),
+        ("kept", pa.bool_()),
+    ]))
+
+
+def cli_dedup(cli, inputs, out, *params):
+    args = [cli, "dedup", *map(str, inputs), "--output", str(out)]
+    for p in params:
+        args += ["--param", p]
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return pq.read_table(out / "clusters.parquet")
+
+
+@pytest.mark.parametrize("partitions", [1, 3])
+def test_ray_equals_one_machine(cli, split_corpus, tmp_path, partitions):
+    expected = cli_dedup(cli, split_corpus, tmp_path / "cli", "threshold=0.7")
+    summary = nray.dedup(split_corpus, output=str(tmp_path / "ray"), threshold=0.7,
+                         partitions=partitions)
+    got = nray.read_clusters(str(tmp_path / "ray"))
+    assert canonical(got).equals(canonical(expected))
+    # Clusters that span files exist, so the test means something.
+    n = len(expected)
+    files = [f for f in range(3) for _ in range(f, n, 3)]
+    spans = {}
+    for row, c in enumerate(expected.column("cluster").to_pylist()):
+        spans.setdefault(c, set()).add(files[row])
+    assert any(len(s) > 1 for s in spans.values())
+    assert summary["documents"] == len(expected)
+    assert summary["removed"] == expected.column("kept").to_pylist().count(False)
+    # The deduplicated files hold the same lines as the CLI's.
+    cli_files = sorted((tmp_path / "cli" / "deduplicated").iterdir())
+    ray_files = sorted(summary["deduplicated"])
+    assert len(cli_files) == len(ray_files) == 3
+    for a, b in zip(cli_files, ray_files):
+        assert a.read_bytes() == open(b, "rb").read(), (a, b)
+
+
+def test_ray_exact_and_a_parquet_input(cli, texts, tmp_path):
+    path = tmp_path / "corpus.parquet"
+    pq.write_table(pa.table({"id": [f"p{i}" for i in range(len(texts))], "text": texts}), path)
+    expected = cli_dedup(cli, [path], tmp_path / "cli")
+    nray.dedup(str(path), output=str(tmp_path / "ray"))
+    assert canonical(nray.read_clusters(str(tmp_path / "ray"))).equals(canonical(expected))
+    subprocess.run([cli, "dedup", str(path), "-o", str(tmp_path / "cli-exact"),
+                    "--algorithm", "exact"], check=True, capture_output=True)
+    expected = pq.read_table(tmp_path / "cli-exact" / "clusters.parquet")
+    nray.dedup(str(path), output=str(tmp_path / "ray-exact"), algorithm="exact")
+    assert canonical(nray.read_clusters(str(tmp_path / "ray-exact"))).equals(canonical(expected))
+
+
+def test_ray_bad_input(tmp_path):
+    with pytest.raises(ValueError, match="no streamable signature"):
+        nray.dedup(str(tmp_path), output=str(tmp_path / "o"), algorithm="spotsigs")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"text": "fine words here"}\n{"text": \n')
+    with pytest.raises(ValueError, match="bad.jsonl:2"):
+        nray.dedup(str(bad), output=str(tmp_path / "out"))
+    assert not (tmp_path / "out" / "summary.json").exists()
+    with pytest.raises(ValueError, match="keep='first'"):
+        nray.dedup(str(bad), output=str(tmp_path / "out"), keep="longest")

@@ -1,0 +1,181 @@
+"""neardup.ray.dedup against neardup dedup on one machine, same files, same run.
+
+    python scripts/bench_ray.py CORPUS.jsonl NEARDUP_BIN [--files 8] [--cpus 2] [--out DIR]
+
+Splits CORPUS (the peers' make_corpus.py output) into --files JSONL files of consecutive
+lines, runs `neardup dedup` on them (a child process: wall time, peak RSS), then
+`neardup.ray.dedup` on a fresh local Ray with --cpus CPUs (a child process; a sampler reads
+/proc every 0.2 s for the peak RSS of every Ray worker and of the raylet/object store), checks
+that both give the same clusters, and writes DIR/README.md (default reports/ray).
+"""
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import threading
+import time
+
+RAY_CHILD = r"""
+import json, sys, time
+import ray
+import neardup.ray as nray
+t0 = time.perf_counter()
+ray.init(num_cpus=int(sys.argv[3]), include_dashboard=False, log_to_driver=False)
+t1 = time.perf_counter()
+summary = nray.dedup(json.loads(sys.argv[1]), output=sys.argv[2])
+t2 = time.perf_counter()
+print(json.dumps({"init_s": t1 - t0, "dedup_s": t2 - t1, "summary": summary}))
+"""
+
+
+def rss_mb(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def cmdline(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def sample_ray(stop, peaks):
+    """Peak RSS per Ray process kind: workers (ray::), raylet, gcs, driver-side others."""
+    while not stop.is_set():
+        total = 0.0
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            cmd = cmdline(pid)
+            if "ray::" in cmd or "default_worker.py" in cmd:
+                kind = "worker"
+            elif "raylet" in cmd:
+                kind = "raylet"
+            elif "gcs_server" in cmd:
+                kind = "gcs"
+            else:
+                continue
+            r = rss_mb(pid)
+            total += r
+            peaks[kind] = max(peaks.get(kind, 0.0), r)
+        peaks["sum"] = max(peaks.get("sum", 0.0), total)
+        time.sleep(0.2)
+
+
+def canonical(table):
+    import pyarrow as pa
+
+    return table.select(["id", "cluster", "cluster_size", "kept"]).cast(pa.schema([
+        ("id", pa.string()), ("cluster", pa.uint32()), ("cluster_size", pa.uint32()),
+        ("kept", pa.bool_())]))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("corpus")
+    ap.add_argument("neardup_bin")
+    ap.add_argument("--files", type=int, default=8)
+    ap.add_argument("--cpus", type=int, default=2)
+    ap.add_argument("--work", default="target/bench-ray")
+    ap.add_argument("--out", default="reports/ray")
+    args = ap.parse_args()
+    import pyarrow.parquet as pq
+    import neardup.ray as nray
+
+    os.makedirs(args.work, exist_ok=True)
+    lines = open(args.corpus, "rb").readlines()
+    docs = len(lines)
+    mb = sum(len(json.loads(l)["text"].encode()) for l in lines) / 1e6
+    per = -(-docs // args.files)
+    parts = []
+    for f in range(args.files):
+        path = os.path.join(args.work, f"part{f:02d}.jsonl")
+        with open(path, "wb") as out:
+            out.writelines(lines[f * per:(f + 1) * per])
+        parts.append(path)
+    del lines
+
+    cli_out = os.path.join(args.work, "cli")
+    subprocess.run(["rm", "-rf", cli_out, os.path.join(args.work, "ray")], check=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    subprocess.run([args.neardup_bin, "dedup", *parts, "-o", cli_out], check=True,
+                   stdout=subprocess.DEVNULL)
+    cli_s = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cli_rss = after.ru_maxrss / 1024
+    cli_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+
+    stop, peaks = threading.Event(), {}
+    sampler = threading.Thread(target=sample_ray, args=(stop, peaks), daemon=True)
+    sampler.start()
+    t0 = time.perf_counter()
+    done = subprocess.run([sys.executable, "-c", RAY_CHILD, json.dumps(parts),
+                           os.path.join(args.work, "ray"), str(args.cpus)],
+                          check=True, capture_output=True, text=True)
+    ray_total = time.perf_counter() - t0
+    stop.set()
+    sampler.join()
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    summary = result["summary"]
+
+    expected = canonical(pq.read_table(os.path.join(cli_out, "clusters.parquet")))
+    got = canonical(nray.read_clusters(os.path.join(args.work, "ray")))
+    equal = got.equals(expected)
+    cli_summary = json.load(open(os.path.join(cli_out, "summary.json")))
+
+    rows = [
+        ("neardup dedup (one process)", cli_s, cli_s, f"{cli_rss:,.0f} (process)", cli_cpu),
+        ("neardup.ray.dedup (local Ray)", ray_total, result["dedup_s"],
+         f'{peaks.get("worker", 0):,.0f} per worker; {peaks.get("sum", 0):,.0f} all Ray processes',
+         float("nan")),
+    ]
+    stages = ", ".join(f"{k} {v:.1f} s" for k, v in summary["stages_seconds"].items())
+    lines = [
+        "# neardup.ray.dedup against neardup dedup",
+        "",
+        "Regenerate: `just bench-ray` (`bash scripts/bench-ray.sh 1000000`). Corpus: the peers'",
+        f"`make_corpus.py --docs {docs} --edit-rate 0.02 --seed 42`, {mb:,.0f} MB of text, split",
+        f"into {args.files} JSONL files of consecutive lines; default parameters (MinHash-LSH,",
+        f"word 5-shingles, threshold 0.8). Local Ray with {args.cpus} CPUs on this machine "
+        f"({os.cpu_count()} cores); neardup {summary['version']}.",
+        "",
+        "| run | s (process) | s (dedup) | MB/s | peak RSS MB | cpu s |",
+        "|---|---:|---:|---:|---|---:|",
+    ]
+    for name, total, work, rss, cpu in rows:
+        cpu_s = "" if cpu != cpu else f"{cpu:.1f}"
+        lines.append(f"| {name} | {total:.1f} | {work:.1f} | {mb / work:.1f} | {rss} | {cpu_s} |")
+    lines += [
+        "",
+        f"Same clusters as `neardup dedup`: **{'yes' if equal else 'NO'}** "
+        f"({cli_summary['documents']:,} documents, {cli_summary['pairs']:,} verified pairs, "
+        f"{cli_summary['removed']:,} removed; Ray: {summary['pairs']:,} pairs, "
+        f"{summary['removed']:,} removed). Ray overhead: "
+        f"{result['dedup_s'] / cli_s:.1f}× the one-process time (ray.init "
+        f"{result['init_s']:.1f} s not counted). Ray stages: {stages}; "
+        f"{summary['component_rounds']} star rounds, {summary['partitions']} partitions.",
+        "",
+        "How to run on a real cluster, memory per worker, and the capacity estimate for 10^9",
+        "documents: [python/README.md](../../python/README.md#deduplication-on-ray).",
+    ]
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "README.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+    return 0 if equal else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
