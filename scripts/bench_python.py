@@ -97,7 +97,7 @@ def main():
     lines = [
         "# The Python package against the CLI and the Rust-backed peers",
         "",
-        f"Regenerate: `just bench-python` (`bash scripts/bench-python.sh`). Corpus: the peers'",
+        "Regenerate: `just bench-python` (`bash scripts/bench-python.sh`). Corpus: the peers'",
         f"`make_corpus.py` output, {docs:,} documents, {mb:.1f} MB of text; best of "
         f"{args.repeat}; {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"numpy {np.__version__}, pyarrow {pa.__version__}; neardup {neardup.__version__}.",

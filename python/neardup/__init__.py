@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from typing import Any, Iterable, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 

@@ -10,7 +10,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-import neardup
 
 if os.environ.get("CI"):
     import ray  # CI installs it: a missing Ray must fail, not skip

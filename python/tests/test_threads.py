@@ -1,6 +1,5 @@
 """Thread safety under concurrent.futures, and identical results for any thread count."""
 
-import hashlib
 import os
 import subprocess
 import sys
