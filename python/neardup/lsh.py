@@ -102,6 +102,8 @@ class MinHashLSH:
                     raise ValueError(f"the key {key!r} already exists")
                 self._remove(key)
             doc = self._next
+            if doc >= 1 << 32:
+                raise OverflowError("MinHashLSH has used its 2^32 internal ids; build a new index")
             self._index.insert(doc, sig)
             self._next += 1
             self._ids[key] = doc
