@@ -445,6 +445,26 @@ fn bad_input_and_in_memory_algorithms() {
     ] {
         assert!(!out.join(f).exists(), "{f} written after an error");
     }
+    // Files are sketched concurrently: with two bad files the error is still the first one's
+    // in input order, and the good file sketched meanwhile keeps its finished shard.
+    let bad2 = d.join("bad2.jsonl");
+    std::fs::write(&bad2, "{\"text\": \"fine\"}\nnot json\n").unwrap();
+    let out2 = d.join("out2");
+    for _ in 0..3 {
+        let e = err(&[
+            "dedup",
+            good.to_str().unwrap(),
+            bad.to_str().unwrap(),
+            bad2.to_str().unwrap(),
+            "-o",
+            out2.to_str().unwrap(),
+        ]);
+        assert!(e.contains("bad.jsonl:2: malformed JSON"), "{e}");
+        assert!(
+            out2.join("stages/sketch/00000.parquet").exists(),
+            "the good file's shard was lost"
+        );
+    }
     let e = err(&[
         "dedup",
         d.join("none.jsonl").to_str().unwrap(),

@@ -81,35 +81,48 @@ impl Run<'_> {
         let t = Instant::now();
         let total: u64 = mine.iter().map(|&i| self.files[i].size).sum();
         let bar = crate::progress::bytes(total, "sketch");
+        // Files are sketched concurrently (each also parallel inside, by blocks): one file
+        // at a time left a core idle between blocks (133 % CPU on 8 files of 1M documents).
+        // Every file writes its own shard and marker, so a failure loses no other file's
+        // work; the error reported is the first failing file's in input order.
+        let stream = self.stream.as_deref();
+        let options = self.options;
+        let files = &self.files;
+        let results: Vec<Result<(usize, SketchShard)>> = mine
+            .par_iter()
+            .map(|&i| {
+                let start = Instant::now();
+                let file = &files[i];
+                bar.set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
+                let (shard, text_bytes) = sketch_file(file, stream, options)?;
+                bar.inc(file.size);
+                stage_files::write_sketch(&shard_path(&dir, i), &shard)?;
+                mark(
+                    &marker_path(&dir, i),
+                    &Marker {
+                        key: keys[i].clone(),
+                        rows: shard.len() as u64,
+                        seconds: start.elapsed().as_secs_f64(),
+                        text_bytes,
+                    },
+                )?;
+                if bar.is_hidden() {
+                    eprintln!(
+                        "neardup: sketched {} ({} documents, {:.1} MB/s)",
+                        file.path.display(),
+                        shard.len(),
+                        text_bytes as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
+                    );
+                }
+                Ok((i, shard))
+            })
+            .collect();
         let mut rows = 0;
-        for &i in &mine {
-            let start = Instant::now();
-            let file = &self.files[i];
-            bar.set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
-            let (shard, text_bytes) = sketch_file(file, self.stream.as_deref(), self.options)?;
-            bar.inc(file.size);
-            stage_files::write_sketch(&shard_path(&dir, i), &shard)?;
-            mark(
-                &marker_path(&dir, i),
-                &Marker {
-                    key: keys[i].clone(),
-                    rows: shard.len() as u64,
-                    seconds: start.elapsed().as_secs_f64(),
-                    text_bytes,
-                },
-            )?;
+        for result in results {
+            let (i, shard) = result?;
             rows += shard.len() as u64;
-            let len = shard.len();
             if self.options.shard.is_none() {
                 self.fresh.insert(i, shard);
-            }
-            if bar.is_hidden() {
-                eprintln!(
-                    "neardup: sketched {} ({} documents, {:.1} MB/s)",
-                    file.path.display(),
-                    len,
-                    text_bytes as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
-                );
             }
         }
         bar.finish_and_clear();
