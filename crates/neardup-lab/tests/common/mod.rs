@@ -1,7 +1,5 @@
 //! Running the `neardup` binary from the integration tests.
 
-#![allow(dead_code)] // each test file uses its own subset
-
 use std::process::{Command, Output};
 
 /// Runs `neardup args…`.
