@@ -380,7 +380,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
     ) -> std::result::Result<Self::Value, A::Error> {
         use serde::de::Error as _;
         let (mut id, mut text) = (None, None);
-        while let Some(key) = map.next_key::<Str<'de>>()? {
+        while let Some(key) = map.next_key::<Key<'de>>()? {
             if key.0 == self.text {
                 text = Some(map.next_value::<TextValue<'de>>()?.0);
             } else if key.0 == self.id {
@@ -399,21 +399,35 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
     }
 }
 
-/// A string, borrowed from the input when it has no escape.
-struct Str<'de>(Cow<'de, str>);
+/// A string, borrowed from the input when it has no escape; with `NULLABLE`, `null` too (as
+/// the empty string: the text field).
+struct Str<'de, const NULLABLE: bool>(Cow<'de, str>);
 
-impl<'de> serde::Deserialize<'de> for Str<'de> {
+/// A key (never null).
+type Key<'de> = Str<'de, false>;
+/// The text field: a string or `null` (empty).
+type TextValue<'de> = Str<'de, true>;
+
+impl<'de, const NULLABLE: bool> serde::Deserialize<'de> for Str<'de, NULLABLE> {
     fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        d.deserialize_str(StrVisitor)
+        if NULLABLE {
+            d.deserialize_any(StrVisitor::<NULLABLE>)
+        } else {
+            d.deserialize_str(StrVisitor::<NULLABLE>)
+        }
     }
 }
 
-struct StrVisitor;
+struct StrVisitor<const NULLABLE: bool>;
 
-impl<'de> Visitor<'de> for StrVisitor {
-    type Value = Str<'de>;
+impl<'de, const NULLABLE: bool> Visitor<'de> for StrVisitor<NULLABLE> {
+    type Value = Str<'de, NULLABLE>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a string")
+        f.write_str(if NULLABLE {
+            "a string or null"
+        } else {
+            "a string"
+        })
     }
     fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
         Ok(Str(Cow::Borrowed(v)))
@@ -424,36 +438,15 @@ impl<'de> Visitor<'de> for StrVisitor {
     fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
         Ok(Str(Cow::Owned(v)))
     }
-}
-
-/// The text field: a string or `null` (empty).
-struct TextValue<'de>(Cow<'de, str>);
-
-impl<'de> serde::Deserialize<'de> for TextValue<'de> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = TextValue<'de>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string or null")
-            }
-            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
-                Ok(TextValue(Cow::Borrowed(v)))
-            }
-            fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
-                Ok(TextValue(Cow::Owned(v.to_string())))
-            }
-            fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
-                Ok(TextValue(Cow::Owned(v)))
-            }
-            fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
-                Ok(TextValue(Cow::Borrowed("")))
-            }
-            fn visit_none<E>(self) -> std::result::Result<Self::Value, E> {
-                Ok(TextValue(Cow::Borrowed("")))
-            }
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+        if NULLABLE {
+            Ok(Str(Cow::Borrowed("")))
+        } else {
+            Err(E::invalid_type(serde::de::Unexpected::Unit, &self))
         }
-        d.deserialize_any(V)
+    }
+    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+        self.visit_unit()
     }
 }
 

@@ -193,7 +193,7 @@ pub fn write_all(
         pairs,
         stages: reports.clone(),
         seconds: started.elapsed().as_secs_f64(),
-        peak_rss_bytes: peak_rss(),
+        peak_rss_bytes: crate::memory::peak_rss_bytes(),
         threads: rayon::current_num_threads(),
         deduplicated,
     };
@@ -340,19 +340,6 @@ fn copy_parquet(
         .finish(&mut kept)
         .map(|_| ())
         .map_err(|e| LabError::file(target, e.to_string()))
-}
-
-/// Peak resident memory of this process (Linux `VmHWM`).
-pub fn peak_rss() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let kb: u64 = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()?;
-    Some(kb * 1024)
 }
 
 fn readme(s: &Summary) -> String {
