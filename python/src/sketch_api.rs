@@ -20,7 +20,8 @@ pub fn parse_params(params: &str) -> PyResult<ParamMap> {
     serde_json::from_str(params).map_err(errors::params)
 }
 
-fn matrix<T: numpy::Element>(
+/// `data` (row-major) as an `rows × width` NumPy array, without copying.
+pub fn matrix<T: numpy::Element>(
     py: Python<'_>,
     rows: usize,
     width: usize,
@@ -127,10 +128,7 @@ pub fn algorithms() -> PyResult<String> {
     let list: Vec<serde_json::Value> = neardup::registry::algorithms()
         .into_iter()
         .map(|a| {
-            let streamed = a
-                .detector(&ParamMap::new())
-                .map(|d| d.streaming().is_some())
-                .unwrap_or(false);
+            let streamed = a.streams_by_default();
             serde_json::json!({
                 "name": a.name,
                 "summary": a.summary,

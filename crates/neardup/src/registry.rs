@@ -27,6 +27,13 @@ impl AlgorithmInfo {
     pub fn detector(&self, params: &ParamMap) -> Result<Box<dyn Detector>> {
         (self.make)(params)
     }
+
+    /// Whether its default configuration has a streamable split
+    /// ([`Algorithm::streaming`]): `neardup dedup` then never holds the texts.
+    pub fn streams_by_default(&self) -> bool {
+        self.detector(&ParamMap::new())
+            .is_ok_and(|d| d.streaming().is_some())
+    }
 }
 
 fn info<A: Algorithm>() -> AlgorithmInfo {
@@ -255,6 +262,12 @@ mod tests {
         }
         streamed.dedup();
         assert_eq!(streamed, ["minhash-lsh", "exact"]);
+        let by_default: Vec<_> = algorithms()
+            .into_iter()
+            .filter(AlgorithmInfo::streams_by_default)
+            .map(|a| a.name)
+            .collect();
+        assert_eq!(by_default, streamed);
     }
 
     /// Oracle for `neardup calibrate`: for every algorithm, every grid configuration and every

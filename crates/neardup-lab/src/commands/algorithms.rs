@@ -13,9 +13,7 @@ pub fn run(out: &mut impl Write) -> Result<()> {
     let all = neardup::registry::algorithms();
     let width = all.iter().map(|a| a.name.len()).max().unwrap_or(0);
     for a in all {
-        let streams = a
-            .detector(&neardup::detector::ParamMap::new())
-            .is_ok_and(|d| d.streaming().is_some());
+        let streams = a.streams_by_default();
         writeln!(
             out,
             "{:width$}  {} | {}  # {} [dedup: {}]",
