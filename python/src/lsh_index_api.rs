@@ -7,7 +7,7 @@ use std::sync::RwLock;
 
 use neardup::minhash::agreement;
 use neardup::minhash::lsh::{Banding, LshIndex};
-use numpy::{PyReadonlyArray1, PyReadonlyArray2};
+use numpy::PyReadonlyArray1;
 use pyo3::exceptions::{PyKeyError, PyValueError};
 use pyo3::prelude::*;
 
@@ -99,38 +99,6 @@ impl MinHashIndex {
         Ok(())
     }
 
-    /// Adds `ids[i]` with `signatures[i]` for every i (all or nothing).
-    fn insert_many(
-        &self,
-        ids: PyReadonlyArray1<'_, u32>,
-        signatures: PyReadonlyArray2<'_, u32>,
-    ) -> PyResult<()> {
-        let ids = ids.as_array();
-        let sigs = signatures.as_array();
-        if sigs.nrows() != ids.len() || sigs.ncols() != self.num_perm {
-            return Err(PyValueError::new_err(format!(
-                "signatures must be {} × {} (ids × num_perm), not {} × {}",
-                ids.len(),
-                self.num_perm,
-                sigs.nrows(),
-                sigs.ncols()
-            )));
-        }
-        let mut state = self.write();
-        let mut seen = std::collections::HashSet::new();
-        for &id in ids {
-            if state.signatures.contains_key(&id) || !seen.insert(id) {
-                return Err(PyValueError::new_err(format!("id {id} is already indexed")));
-            }
-        }
-        for (&id, row) in ids.iter().zip(sigs.rows()) {
-            let row: Box<[u32]> = row.iter().copied().collect();
-            state.index.insert(id, &row);
-            state.signatures.insert(id, row);
-        }
-        Ok(())
-    }
-
     /// Removes `id`; a missing id is a `KeyError`.
     fn remove(&self, id: u32) -> PyResult<()> {
         let mut state = self.write();
@@ -158,18 +126,6 @@ impl MinHashIndex {
             ids.retain(|id| agreement(&state.signatures[id], &signature) >= t);
         }
         Ok(ids)
-    }
-
-    /// The MinHash estimate of the Jaccard similarity of two indexed ids.
-    fn similarity(&self, a: u32, b: u32) -> PyResult<f64> {
-        let state = self.read();
-        let get = |id: u32| {
-            state
-                .signatures
-                .get(&id)
-                .ok_or_else(|| PyKeyError::new_err(id))
-        };
-        Ok(agreement(get(a)?, get(b)?))
     }
 
     fn __len__(&self) -> usize {

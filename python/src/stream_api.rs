@@ -5,23 +5,19 @@
 
 use std::path::PathBuf;
 
-use neardup::streaming::{SignatureTable, SketchScratch, StreamingDetector};
-use neardup_lab::dedup::inputs::{expand, for_each_record_block};
-use numpy::ndarray::Array2;
-use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
+use std::borrow::Cow;
+
+use neardup::streaming::{SignatureTable, StreamingDetector};
+use neardup_lab::dedup::inputs::expand;
+use neardup_lab::dedup::sketch_file;
+use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
 
 use crate::errors;
-use crate::sketch_api::parse_params;
+use crate::sketch_api::{matrix, parse_params};
 use crate::text_input::Texts;
-
-/// Signatures and empty flags of `docs`, in parallel.
-fn sketch_texts(stream: &dyn StreamingDetector, docs: &[&str]) -> (Vec<u32>, Vec<bool>) {
-    let (_, words, empty) = SignatureTable::sketch_all(stream, docs).into_parts();
-    (words, empty)
-}
 
 /// Signatures and empty flags.
 type Signatures<'py> = (Bound<'py, PyArray2<u32>>, Bound<'py, PyArray1<bool>>);
@@ -44,19 +40,8 @@ pub struct StreamKernel {
 }
 
 impl StreamKernel {
-    fn matrix<'py, T: numpy::Element>(
-        py: Python<'py>,
-        rows: usize,
-        width: usize,
-        data: Vec<T>,
-    ) -> PyResult<Bound<'py, PyArray2<T>>> {
-        Array2::from_shape_vec((rows, width), data)
-            .map(|a| a.into_pyarray(py))
-            .map_err(|e| PyValueError::new_err(format!("internal shape error: {e}")))
-    }
-
-    /// Row count and row-major words of a signature array.
-    fn rows(&self, sigs: &PyReadonlyArray2<'_, u32>) -> PyResult<(usize, Vec<u32>)> {
+    /// Row count and row-major words of a signature array (borrowed when it is contiguous).
+    fn rows<'a>(&self, sigs: &'a PyReadonlyArray2<'_, u32>) -> PyResult<(usize, Cow<'a, [u32]>)> {
         let view = sigs.as_array();
         if view.ncols() != self.stream.width() {
             return Err(PyValueError::new_err(format!(
@@ -66,7 +51,11 @@ impl StreamKernel {
                 self.stream.width()
             )));
         }
-        Ok((view.nrows(), view.iter().copied().collect()))
+        let words = match sigs.as_slice() {
+            Ok(words) => Cow::Borrowed(words),
+            Err(_) => Cow::Owned(view.iter().copied().collect()),
+        };
+        Ok((view.nrows(), words))
     }
 }
 
@@ -80,11 +69,7 @@ impl StreamKernel {
         let stream = detector.streaming().ok_or_else(|| {
             let streamed: Vec<&str> = neardup::registry::algorithms()
                 .iter()
-                .filter(|a| {
-                    a.detector(&Default::default())
-                        .map(|d| d.streaming().is_some())
-                        .unwrap_or(false)
-                })
+                .filter(|a| a.streams_by_default())
                 .map(|a| a.name)
                 .collect();
             PyValueError::new_err(format!(
@@ -133,10 +118,11 @@ impl StreamKernel {
     fn sketch<'py>(&self, py: Python<'py>, texts: &Bound<'py, PyAny>) -> PyResult<Signatures<'py>> {
         let texts = Texts::extract(texts)?;
         let docs = texts.as_slice();
-        let (words, empty) = py.detach(|| sketch_texts(self.stream.as_ref(), docs));
+        let table = py.detach(|| SignatureTable::sketch_all(self.stream.as_ref(), docs));
+        let (_, words, empty) = table.into_parts();
         let n = empty.len();
         Ok((
-            Self::matrix(py, n, self.stream.width(), words)?,
+            matrix(py, n, self.stream.width(), words)?,
             PyArray1::from_vec(py, empty),
         ))
     }
@@ -151,44 +137,22 @@ impl StreamKernel {
         text_field: &str,
         id_field: &str,
     ) -> PyResult<Sketched<'py>> {
-        let result = py.detach(|| -> anyhow::Result<_> {
-            let files = expand(std::slice::from_ref(&path))?;
-            let mut words = Vec::new();
-            let mut empty = Vec::new();
-            let mut ids = Vec::new();
-            let mut bytes = Vec::new();
-            let mut lines = Vec::new();
-            let width = self.stream.width();
-            for file in &files {
-                for_each_record_block(file, text_field, id_field, |records| {
-                    let start = empty.len();
-                    words.resize((start + records.len()) * width, 0);
-                    empty.resize(start + records.len(), false);
-                    words[start * width..]
-                        .par_chunks_mut(width.max(1))
-                        .zip(empty[start..].par_iter_mut())
-                        .zip(records.par_iter())
-                        .for_each_init(SketchScratch::default, |s, ((row, e), r)| {
-                            *e = !self.stream.sketch(&r.text, s, row);
-                        });
-                    for r in records {
-                        bytes.push(r.text.len() as u32);
-                        lines.push(r.line);
-                        ids.push(r.id);
-                    }
-                    Ok(())
-                })?;
-            }
-            Ok((words, empty, ids, bytes, lines))
-        });
-        let (words, empty, ids, bytes, lines) = result.map_err(errors::pipeline)?;
-        let n = empty.len();
+        let shard = py
+            .detach(|| -> anyhow::Result<_> {
+                let files = expand(std::slice::from_ref(&path))?;
+                let [file] = files.as_slice() else {
+                    anyhow::bail!("{}: one input file expected", path.display());
+                };
+                Ok(sketch_file(file, Some(self.stream.as_ref()), text_field, id_field)?.0)
+            })
+            .map_err(errors::pipeline)?;
+        let (width, words, empty) = shard.table.into_parts();
         Ok((
-            Self::matrix(py, n, self.stream.width(), words)?,
+            matrix(py, empty.len(), width, words)?,
             PyArray1::from_vec(py, empty),
-            ids,
-            PyArray1::from_vec(py, bytes),
-            PyArray1::from_vec(py, lines),
+            shard.ids,
+            PyArray1::from_vec(py, shard.bytes),
+            PyArray1::from_vec(py, shard.lines),
         ))
     }
 
@@ -210,7 +174,7 @@ impl StreamKernel {
             }
             keys
         });
-        Self::matrix(py, n, k, keys)
+        matrix(py, n, k, keys)
     }
 
     /// Scores of candidate pairs (row i of `a` against row i of `b`, both non-empty
@@ -221,13 +185,13 @@ impl StreamKernel {
         a: PyReadonlyArray2<'py, u32>,
         b: PyReadonlyArray2<'py, u32>,
     ) -> PyResult<Bound<'py, PyArray1<f64>>> {
-        let (n, mut words) = self.rows(&a)?;
+        let (n, left) = self.rows(&a)?;
         let (n_right, right) = self.rows(&b)?;
         if n != n_right {
             return Err(PyValueError::new_err("a and b must have as many rows"));
         }
         let w = self.stream.width();
-        words.extend_from_slice(&right);
+        let words = [left.as_ref(), right.as_ref()].concat();
         let table = SignatureTable::from_parts(w, words, vec![false; 2 * n]);
         let scores = py.detach(|| {
             (0..n)

@@ -23,7 +23,7 @@ pub mod outputs;
 mod sketch_stage;
 pub mod stage_files;
 
-pub use sketch_stage::Documents;
+pub use sketch_stage::{Documents, sketch_file};
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

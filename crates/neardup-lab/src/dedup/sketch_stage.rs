@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::inputs::{self, InputFile, Record};
 use super::stage_files::{self, Marker, SketchShard, finished, key, mark, stage_dir};
-use super::{DedupOptions, Run, Stage, StageReport};
+use super::{Run, Stage, StageReport};
 use crate::error::{LabError, Result};
 
 /// Every document's place and signature, in document order.
@@ -94,7 +94,8 @@ impl Run<'_> {
                 let start = Instant::now();
                 let file = &files[i];
                 bar.set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
-                let (shard, text_bytes) = sketch_file(file, stream, options)?;
+                let (shard, text_bytes) =
+                    sketch_file(file, stream, &options.text_field, &options.id_field)?;
                 bar.inc(file.size);
                 stage_files::write_sketch(&shard_path(&dir, i), &shard)?;
                 mark(
@@ -230,11 +231,12 @@ fn marker_path(dir: &Path, file: usize) -> PathBuf {
 }
 
 /// Sketches one input file: its documents' places, ids, lengths and signatures, and the text
-/// bytes read.
-fn sketch_file(
+/// bytes read. (Also what the Python package's Ray pipeline runs per file.)
+pub fn sketch_file(
     file: &InputFile,
     stream: Option<&dyn StreamingDetector>,
-    options: &DedupOptions,
+    text_field: &str,
+    id_field: &str,
 ) -> Result<(SketchShard, u64)> {
     let width = stream.map_or(0, |s| s.width());
     let mut shard = SketchShard {
@@ -242,7 +244,7 @@ fn sketch_file(
         ..SketchShard::default()
     };
     let mut text_bytes = 0u64;
-    inputs::for_each_record_block(file, &options.text_field, &options.id_field, |block| {
+    inputs::for_each_record_block(file, text_field, id_field, |block| {
         text_bytes += append_block(&mut shard, stream, block);
         Ok(())
     })?;
