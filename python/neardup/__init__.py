@@ -51,7 +51,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 
 def _params(params: dict) -> str:
-    return json.dumps({k: v for k, v in params.items()})
+    return json.dumps(params)
 
 
 def minhash(

@@ -67,10 +67,12 @@ def _split(partition: np.ndarray, partitions: int, *columns: np.ndarray) -> List
     ]
 
 
-def _concat(parts: Sequence[tuple], width: int, dtypes: Sequence[Any]) -> List[np.ndarray]:
+def _concat(parts: Sequence[tuple], dtypes: Sequence[Any]) -> List[np.ndarray]:
+    """Column-wise concatenation of partitions (tuples of arrays), one dtype per column."""
     if not parts:
         return [np.zeros(0, dtype=d) for d in dtypes]
-    return [np.concatenate([p[i] for p in parts]).astype(dtypes[i], copy=False) for i in range(width)]
+    return [np.concatenate([p[i] for p in parts]).astype(d, copy=False)
+            for i, d in enumerate(dtypes)]
 
 
 def _file_of(doc: np.ndarray) -> np.ndarray:
@@ -130,7 +132,7 @@ def _star_round(kind: str, partitions: int, *incoming: tuple) -> tuple:
     """One large-star or small-star round over the directed edges u → v whose u hashes to
     this partition. Returns the next round's partitions, this round's input checksum and, for
     the final round, (node, root)."""
-    u, v = _concat(incoming, 2, [np.uint64, np.uint64])
+    u, v = _concat(incoming, [np.uint64, np.uint64])
     u, v = _unique_pairs(u, v)
     checksum = _edge_checksum(u, v)
     if len(u) == 0:
@@ -191,7 +193,7 @@ def _task_sketch(f, path, algorithm, params, text_field, id_field, partitions):
 
 
 def _task_candidates(files, *parts):
-    position, key, doc = _concat(parts, 3, [np.uint64, np.uint64, np.uint64])
+    position, key, doc = _concat(parts, [np.uint64, np.uint64, np.uint64])
     order = np.lexsort((doc, key, position))
     position, key, doc = position[order], key[order], doc[order]
     # A run is equal (position, key); fold the two into one comparable array of runs.
@@ -201,7 +203,7 @@ def _task_candidates(files, *parts):
 
 
 def _task_attach(files, shard, *incoming):
-    a, b = _concat(incoming, 2, [np.uint64, np.uint64])
+    a, b = _concat(incoming, [np.uint64, np.uint64])
     a, b = _unique_pairs(a, b)
     sig_a = shard["sigs"][_row_of(a)]
     return tuple(_split(_file_of(b), files, a, b, sig_a))
@@ -230,7 +232,7 @@ def _task_roots_by_file(files, nodes_roots):
 
 
 def _task_nonroots_of_file(*incoming):
-    v, r = _concat(incoming, 2, [np.uint64, np.uint64])
+    v, r = _concat(incoming, [np.uint64, np.uint64])
     order = np.argsort(v, kind="stable")
     return v[order], r[order]
 
@@ -238,7 +240,7 @@ def _task_nonroots_of_file(*incoming):
 def _task_label_roots(files, f, offsets, nonroot_before, nonroots_here, *incoming):
     """For the roots in file f: label = global index − non-roots before it, size = 1 +
     members. Sends (member, label, size) to each member's file and keeps the roots'."""
-    v, r = _concat(incoming, 2, [np.uint64, np.uint64])
+    v, r = _concat(incoming, [np.uint64, np.uint64])
     here_nodes = nonroots_here[0]
     roots, inverse, counts = np.unique(r, return_inverse=True, return_counts=True)
     below = nonroot_before[f] + np.searchsorted(here_nodes, roots)
@@ -264,7 +266,7 @@ def _task_outputs(f, path, out_dir, offsets, nonroot_before, shard, nonroots_her
     sizes = np.ones(n, dtype=np.int64)
     sizes[_row_of(roots)] = root_sizes
     labels[_row_of(roots)] = root_labels
-    v, member_label, member_size = _concat(members, 3, [np.uint64, np.int64, np.int64])
+    v, member_label, member_size = _concat(members, [np.uint64, np.int64, np.int64])
     labels[_row_of(v)] = member_label
     sizes[_row_of(v)] = member_size
     kept = np.ones(n, dtype=bool)
@@ -365,7 +367,7 @@ def dedup(
     if threshold is not None:
         params = dict(params, threshold=threshold)
     params_json = json.dumps(params)
-    _native.StreamKernel(algorithm, params_json)  # invalid parameters fail here, at once
+    kernel = _native.StreamKernel(algorithm, params_json)  # bad parameters fail here, at once
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
@@ -434,9 +436,9 @@ def dedup(
     t0 = time.perf_counter()
     by_file = _returning(ray, _task_roots_by_file, F)
     routed = [by_file(F, fin) for fin in final]
-    nonroots = [_remote(ray, _task_nonroots_of_file).remote(*[r[f] for r in routed])
-                for f in range(F)]
-    nonroot_counts = ray.get([_remote(ray, _length).remote(n) for n in nonroots])
+    nonroots_of_file, length = _remote(ray, _task_nonroots_of_file), _remote(ray, _length)
+    nonroots = [nonroots_of_file.remote(*[r[f] for r in routed]) for f in range(F)]
+    nonroot_counts = ray.get([length.remote(n) for n in nonroots])
     nonroot_before = np.r_[0, np.cumsum(nonroot_counts)].astype(np.int64)
     # Non-root members routed to their root's file, which numbers its roots.
     by_root = _returning(ray, _split_by_root_file, F)
@@ -457,7 +459,7 @@ def dedup(
     removed = sum(o["removed"] for o in outputs)
     summary = {
         "version": _native.__version__, "inputs": files, "algorithm": algorithm,
-        "params": json.loads(_native.StreamKernel(algorithm, params_json).build_params),
+        "params": json.loads(kernel.build_params),
         "documents": documents, "pairs": pairs, "removed": removed,
         "kept": documents - removed, "partitions": P, "component_rounds": rounds,
         "stages_seconds": timings, "seconds": round(time.perf_counter() - started, 3),
