@@ -151,3 +151,71 @@ pub fn design_costs(dir: &Path, points: &[DesignPoint]) -> anyhow::Result<ChartF
         timing: false,
     })
 }
+
+/// One measured line: its name and (documents, precision, recall) points.
+pub type MeasuredLine = (String, Vec<(f64, Option<f64>, Option<f64>)>);
+
+/// Precision (left panel) and recall (right panel) against corpus size, one line per setting
+/// (a threshold t or a distance k), from the guide's measurements.
+pub fn measured(
+    dir: &Path,
+    name: &str,
+    title: &str,
+    lines: &[MeasuredLine],
+    caption: String,
+) -> anyhow::Result<ChartFile> {
+    let entries: Vec<(String, Look)> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n.clone(), Look::nth(i)))
+        .collect();
+    let (nmin, nmax) = lines
+        .iter()
+        .flat_map(|l| l.1.iter().map(|p| p.0))
+        .fold((f64::INFINITY, 0.0f64), |(a, b), x| (a.min(x), b.max(x)));
+    let size = (SIZE.0 + style::LEGEND_WIDTH, SIZE.1);
+    let (svg, png) = crate::draw_both!(
+        dir,
+        name,
+        size,
+        |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+            let body = style::titled(root, title)?;
+            let plots = style::with_legend(&body, &entries)?;
+            let (w, _) = plots.dim_in_pixel();
+            let (left, right) = plots.split_horizontally(w / 2);
+            for (panel, (axis, pick)) in [left, right]
+                .iter()
+                .zip([("precision", 0usize), ("recall", 1usize)])
+            {
+                let mut chart = ChartBuilder::on(panel)
+                    .margin(16)
+                    .caption(axis, ("sans-serif", 16))
+                    .x_label_area_size(50)
+                    .y_label_area_size(50)
+                    .build_cartesian_2d((nmin / 1.5..nmax * 1.5).log_scale(), 0.0..1.02)?;
+                chart
+                    .configure_mesh()
+                    .x_desc("documents (log scale)")
+                    .y_desc(axis)
+                    .x_label_formatter(&style::whole)
+                    .axis_desc_style(("sans-serif", 16))
+                    .draw()?;
+                for (i, (_, points)) in lines.iter().enumerate() {
+                    let line: Vec<(f64, f64)> = points
+                        .iter()
+                        .filter_map(|&(n, p, r)| [p, r][pick].map(|v| (n, v)))
+                        .collect();
+                    style::draw_series(&mut chart, &line, Look::nth(i))?;
+                }
+            }
+            Ok(())
+        }
+    );
+    Ok(ChartFile {
+        title: title.into(),
+        svg,
+        png,
+        caption,
+        timing: false,
+    })
+}

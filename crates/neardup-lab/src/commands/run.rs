@@ -102,7 +102,12 @@ pub fn reproduce(
     {
         crate::report::published_report::write(out, exp)?;
     }
-    crate::report::parameter_guide::write(out)?;
+    crate::report::parameter_guide::write(
+        out,
+        &cache.join("choosing-parameters"),
+        &crate::report::guide_measurements::SIZES,
+        force,
+    )?;
     write_index(out, &all.iter().map(|e| e.name.clone()).collect::<Vec<_>>())?;
     eprintln!(
         "neardup: reports in {} ({:.1} s)",

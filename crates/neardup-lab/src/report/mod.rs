@@ -7,6 +7,7 @@
 //! built, so the index never reruns anything.
 
 pub mod calibration_report;
+pub mod guide_measurements;
 pub mod index;
 pub mod parameter_guide;
 pub mod published_report;

@@ -11,6 +11,9 @@ use neardup::hamming::design::{best_for_join, examined_per_query, random_pairs_w
 use neardup::minhash::banding::{candidate_probability, tune};
 use neardup::resources::human_bytes;
 
+use super::guide_measurements::{
+    Measured, Measurements, SEED, SIMHASH_DISTANCES, SIMHASH_LEVELS, measure_all,
+};
 use crate::charts::guide_charts;
 use crate::error::LabError;
 use crate::fsutil::write_bytes;
@@ -182,12 +185,276 @@ fn hamming_section(dir: &Path, s: &mut String) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn measured_section(s: &mut String) {
+/// "P / R" of a row, two decimals, "–" where undefined.
+fn precision_recall(m: &Measured) -> String {
+    let f = |v: Option<f64>| v.map_or("–".into(), |v| format!("{v:.3}"));
+    format!("{} / {}", f(m.precision()), f(m.recall()))
+}
+
+/// A table with one row per setting and one "pairs: P / R" cell per corpus size.
+fn measured_table(s: &mut String, rows: &[&Measured], setting: &str) {
+    let mut sizes: Vec<usize> = rows.iter().map(|r| r.docs).collect();
+    sizes.sort_unstable();
+    sizes.dedup();
     let _ = writeln!(
         s,
-        "## What do k and t give on real text?\n\n\
-         The formulas above say what the index does with a pair of a given similarity; what \
-         a threshold means for a corpus is measured in the experiment reports:\n\n\
+        "| {setting} | {} |\n|---|{}",
+        sizes
+            .iter()
+            .map(|n| format!("{} docs: pairs, P / R", group(*n)))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(sizes.len())
+    );
+    let mut settings: Vec<f64> = rows.iter().map(|r| r.setting).collect();
+    settings.sort_by(f64::total_cmp);
+    settings.dedup();
+    for v in settings {
+        let cells: Vec<String> = sizes
+            .iter()
+            .map(|&n| {
+                rows.iter()
+                    .find(|r| r.docs == n && r.setting == v)
+                    .map_or("–".into(), |r| {
+                        format!("{}: {}", group(r.reported as usize), precision_recall(r))
+                    })
+            })
+            .collect();
+        let _ = writeln!(s, "| {v} | {} |", cells.join(" | "));
+    }
+    s.push('\n');
+}
+
+/// An integer with thousands separators.
+fn group(n: usize) -> String {
+    crate::charts::style::whole(&(n as f64))
+}
+
+/// The lines of a measured chart: one per setting of the rows `keep` accepts.
+fn measured_lines(
+    rows: &[Measured],
+    keep: impl Fn(&Measured) -> bool,
+    name: impl Fn(f64) -> String,
+) -> Vec<guide_charts::MeasuredLine> {
+    let picked: Vec<&Measured> = rows.iter().filter(|r| keep(r)).collect();
+    let mut settings: Vec<f64> = picked.iter().map(|r| r.setting).collect();
+    settings.sort_by(f64::total_cmp);
+    settings.dedup();
+    settings
+        .into_iter()
+        .map(|v| {
+            let points = picked
+                .iter()
+                .filter(|r| r.setting == v)
+                .map(|r| (r.docs as f64, r.precision(), r.recall()))
+                .collect();
+            (name(v), points)
+        })
+        .collect()
+}
+
+/// F1 of a row (0 when nothing is reported or nothing is true).
+fn f1(m: &Measured) -> f64 {
+    let d = m.reported + m.true_pairs;
+    if d == 0 {
+        0.0
+    } else {
+        2.0 * m.tp as f64 / d as f64
+    }
+}
+
+fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Result<()> {
+    let _ = writeln!(
+        s,
+        "## What do t and k report on a corpus of 10^4–10^6 documents?\n\n\
+         Measured by `neardup reproduce` on the embedded synthetic English (seed {SEED}) with \
+         planted copies: ten edit models (words substituted at 0.5–8 %, sentences reordered, \
+         boilerplate, truncation, typos) each copy 1 % of the sources, so pair similarities \
+         spread from about 0.4 to 1. A pair is a true near-duplicate at level t when the exact \
+         Jaccard similarity of its word 5-shingle sets (the detectors' default features) is \
+         at least t — every such pair in the corpus, planted or accidental, found by the exact \
+         prefix-filtered similarity join, not by sampling:\n"
+    );
+    let _ = writeln!(
+        s,
+        "| documents | text | pairs with Jaccard ≥ 0.5 | exact join |\n|---|---|---|---|"
+    );
+    for &(docs, pairs, seconds) in &m.joins {
+        let bytes = m
+            .rows
+            .iter()
+            .find(|r| r.docs == docs)
+            .map_or(0, |r| r.text_bytes);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {seconds:.1} s |",
+            group(docs),
+            human_bytes(bytes as u64),
+            group(pairs)
+        );
+    }
+    let largest = m.rows.iter().map(|r| r.docs).max().unwrap_or(0);
+    let minhash: Vec<&Measured> = m
+        .rows
+        .iter()
+        .filter(|r| r.algorithm == "minhash-lsh" && r.level == r.setting)
+        .collect();
+    let _ = writeln!(
+        s,
+        "\n### MinHash-LSH: threshold t against Jaccard ≥ t\n\n\
+         `minhash-lsh` with its defaults (128 permutations, the tuned (b, r) of the table \
+         above, candidates verified on the full signature) at each threshold t; each cell: \
+         pairs reported, precision / recall against the pairs with exact Jaccard ≥ t. Recall \
+         below 1 has two causes: the banding misses pairs near t (the S-curve table above), \
+         and verification drops pairs whose 128-permutation estimate falls under t.\n"
+    );
+    measured_table(s, &minhash, "t");
+    let lines = measured_lines(
+        &m.rows,
+        |r| r.algorithm == "minhash-lsh" && r.level == r.setting,
+        |t| format!("t = {t}"),
+    );
+    let chart = guide_charts::measured(
+        dir,
+        "measured-minhash",
+        "MinHash-LSH at threshold t against exact Jaccard ≥ t",
+        &lines,
+        "Precision (left) and recall (right) of `minhash-lsh` at each threshold t, against \
+         every pair whose exact Jaccard similarity is at least t, as the corpus grows."
+            .into(),
+    )?;
+    let _ = writeln!(
+        s,
+        "![{}]({})\n\n{} ([SVG]({}))\n",
+        chart.title, chart.png, chart.caption, chart.svg
+    );
+    // Running below the level you care about: the cross table at the largest corpus.
+    let cross: Vec<&Measured> = m
+        .rows
+        .iter()
+        .filter(|r| r.algorithm == "minhash-lsh" && r.docs == largest)
+        .collect();
+    let mut levels: Vec<f64> = cross.iter().map(|r| r.level).collect();
+    levels.sort_by(f64::total_cmp);
+    levels.dedup();
+    let _ = writeln!(
+        s,
+        "#### To find more of the pairs above a level, run below it\n\n\
+         At {} documents: each row runs `minhash-lsh` at threshold t, each column scores its \
+         pairs against Jaccard ≥ the column's level (precision / recall).\n\n\
+         | run at t | {} |\n|---|{}",
+        group(largest),
+        levels
+            .iter()
+            .map(|l| format!("J ≥ {l}"))
+            .collect::<Vec<_>>()
+            .join(" | "),
+        "---|".repeat(levels.len())
+    );
+    let mut runs: Vec<f64> = cross.iter().map(|r| r.setting).collect();
+    runs.sort_by(f64::total_cmp);
+    runs.dedup();
+    for &t in &runs {
+        let cells: Vec<String> = levels
+            .iter()
+            .map(|&l| {
+                cross
+                    .iter()
+                    .find(|r| r.setting == t && r.level == l)
+                    .map_or("–".into(), |r| precision_recall(r))
+            })
+            .collect();
+        let _ = writeln!(s, "| {t} | {} |", cells.join(" | "));
+    }
+    let mut advice = Vec::new();
+    for &l in &levels {
+        let own = cross.iter().find(|r| r.setting == l && r.level == l);
+        let enough = cross
+            .iter()
+            .filter(|r| r.level == l && r.recall().is_some_and(|v| v >= 0.95))
+            .max_by(|a, b| a.setting.total_cmp(&b.setting));
+        if let (Some(own), Some(e)) = (own, enough) {
+            if e.setting < l {
+                advice.push(format!(
+                    "For recall ≥ 0.95 of the pairs with Jaccard ≥ {l}, run at t = {} \
+                     (precision {:.3}); at t = {l} recall is {:.3}.",
+                    e.setting,
+                    e.precision().unwrap_or(0.0),
+                    own.recall().unwrap_or(0.0)
+                ));
+            }
+        }
+    }
+    let _ = write!(s, "\n{}", advice.join(" "));
+    s.push_str("\n\n");
+    let _ = writeln!(
+        s,
+        "### SimHash: distance k against Jaccard levels\n\n\
+         `simhash` with its defaults (f = 64, words weighted by tf-idf, the join's table \
+         design) at each distance k. SimHash estimates the angle between weighted word \
+         vectors, not Jaccard of shingles, so no k equals a threshold t: the tables score \
+         the same pairs against {} levels.\n",
+        SIMHASH_LEVELS.len()
+    );
+    for level in SIMHASH_LEVELS {
+        let rows: Vec<&Measured> = m
+            .rows
+            .iter()
+            .filter(|r| r.algorithm == "simhash" && r.level == level)
+            .collect();
+        let _ = writeln!(s, "Against Jaccard ≥ {level}:\n");
+        measured_table(s, &rows, "k");
+        if let Some(best) = rows.iter().filter(|r| r.docs == largest).max_by(|a, b| {
+            f1(a)
+                .total_cmp(&f1(b))
+                .then(b.setting.total_cmp(&a.setting))
+        }) {
+            let edge = SIMHASH_DISTANCES
+                .last()
+                .is_some_and(|&k| best.setting == k as f64);
+            let _ = writeln!(
+                s,
+                "At {} documents the best F1 against Jaccard ≥ {level} is {:.3}, at k = {} \
+                 (precision {:.3}, recall {:.3}){}.\n",
+                group(largest),
+                f1(best),
+                best.setting,
+                best.precision().unwrap_or(0.0),
+                best.recall().unwrap_or(0.0),
+                if edge {
+                    " — the largest k measured, so a larger k may do better still; the \
+                     chance pairs above say what it costs at larger N"
+                } else {
+                    ""
+                }
+            );
+        }
+    }
+    let level = SIMHASH_LEVELS[SIMHASH_LEVELS.len() - 1];
+    let lines = measured_lines(
+        &m.rows,
+        |r| r.algorithm == "simhash" && r.level == level,
+        |k| format!("k = {k}"),
+    );
+    let chart = guide_charts::measured(
+        dir,
+        "measured-simhash",
+        &format!("SimHash (f = 64) at distance k against exact Jaccard ≥ {level}"),
+        &lines,
+        format!(
+            "Precision (left) and recall (right) of `simhash` at each distance k, against \
+             every pair whose exact Jaccard similarity is at least {level}, as the corpus \
+             grows."
+        ),
+    )?;
+    let _ = writeln!(
+        s,
+        "![{}]({})\n\n{} ([SVG]({}))\n",
+        chart.title, chart.png, chart.caption, chart.svg
+    );
+    let _ = writeln!(
+        s,
+        "### More measurements\n\n\
          - [SimHash k and random projection's agreement](../simhash-k/README.md): precision \
            and recall of k = 0 … 10 at f = 64 and 128 on 1,000 documents with planted edits.\n\
          - [LSH S-curves](../scurves/README.md): the share of pairs that become candidates \
@@ -197,28 +464,29 @@ fn measured_section(s: &mut String) {
            translations and license variants.\n\
          - Your own labelled pairs: `neardup calibrate --corpus FILE --pairs FILE` sweeps \
            the build grid, picks the threshold with bootstrap intervals and prints the \
-           command line to use.\n\n\
-         Not measured yet: precision and recall of k and t against exact similarity at \
-         10^5–10^6 documents (the experiments' exact ground truth is computed all-pairs and \
-         stops at 50,000 documents); the throughput and scaling reports measure cost at \
-         those sizes, not quality.\n"
+           command line to use.\n"
     );
+    Ok(())
 }
 
-/// Writes `out/choosing-parameters/README.md` and its charts.
-pub fn write(out: &Path) -> anyhow::Result<()> {
+/// Writes `out/choosing-parameters/README.md` and its charts, measuring corpora of `sizes`
+/// documents (`neardup reproduce`: [`SIZES`]); the measurements are cached in `cache`
+/// (recomputed with `force`).
+pub fn write(out: &Path, cache: &Path, sizes: &[usize], force: bool) -> anyhow::Result<()> {
     let dir = out.join("choosing-parameters");
     std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
     let mut s = String::from(
         "# Choosing parameters: b, r, k and tables\n\n\
-         Generated by `neardup reproduce` from the library's formulas (the same ones `neardup \
-         lsh tune` and `neardup hamming tune` print). Start from your threshold: a MinHash \
+         Generated by `neardup reproduce`: the tables from the library's formulas (the same \
+         ones `neardup lsh tune` and `neardup hamming tune` print), the last section measured \
+         on corpora of 10^4–10^6 documents. Start from your threshold: a MinHash \
          Jaccard threshold t picks (b, r); a SimHash distance k and your corpus size pick the \
          tables. Then check on your data with `neardup calibrate`.\n\n",
     );
     lsh_section(&dir, &mut s)?;
     hamming_section(&dir, &mut s)?;
-    measured_section(&mut s);
+    let measured = measure_all(sizes, cache, force)?;
+    measured_section(&dir, &mut s, &measured)?;
     let info = super::RunInfo::current();
     let _ = writeln!(s, "Revision `{}`, neardup {}.", info.revision, info.version);
     write_bytes(&dir.join("README.md"), s.as_bytes())?;
@@ -246,10 +514,19 @@ mod tests {
     #[test]
     fn writes_the_guide_with_both_charts() {
         let dir = std::env::temp_dir().join(format!("neardup-guide-{}", std::process::id()));
-        write(&dir).unwrap();
+        write(&dir, &dir.join("cache"), &[2_000, 4_000], false).unwrap();
         let text = std::fs::read_to_string(dir.join("choosing-parameters/README.md")).unwrap();
         assert!(text.contains("## Which (b, r)") && text.contains("N = 2^34"));
-        for c in ["tuned-scurves.png", "design-costs.png"] {
+        // Three measured tables (MinHash, SimHash at two levels), each with both sizes, and
+        // the cross table of thresholds against levels.
+        assert_eq!(text.matches("docs: pairs, P / R").count(), 6, "{text}");
+        assert!(text.contains("| run at t | J ≥ 0.5 |"), "{text}");
+        for c in [
+            "tuned-scurves.png",
+            "design-costs.png",
+            "measured-minhash.png",
+            "measured-simhash.png",
+        ] {
             assert!(
                 dir.join("choosing-parameters/charts").join(c).is_file(),
                 "{c}"

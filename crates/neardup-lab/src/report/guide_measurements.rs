@@ -1,0 +1,336 @@
+//! The measured half of the parameter guide: what MinHash-LSH thresholds t and SimHash
+//! distances k report on corpora of 10^4–10^6 documents, scored against the exact Jaccard
+//! similarity of every pair.
+//!
+//! The corpus is the embedded synthetic English with planted copies: ten edit models (word
+//! substitution at 0.5 %–8 %, sentence reordering, boilerplate, truncation, typos), each
+//! applied to 1 % of the sources, so pair similarities spread over 0.4–1.0 and copies of one
+//! source under two models are near-duplicates of each other as well. The truth is not the
+//! planted pairs but every pair whose word 5-shingle sets (the experiments' truth features,
+//! the detectors' default features) have Jaccard ≥ 0.5, found by the exact prefix-filtered
+//! join (`neardup::join`, tested against brute force), so accidental near-duplicates count
+//! and an algorithm is judged by the definition users state: "Jaccard at least t".
+//!
+//! Results are cached per corpus size under the reproduce cache (the measurement at 10^6
+//! documents takes minutes); `--force` recomputes.
+
+use std::path::Path;
+use std::time::Instant;
+
+use neardup::detector::{ParamMap, params};
+use neardup::hash::{SplitMix64, mix64};
+use neardup::join::jaccard_join;
+use neardup::pairs::pack;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::corpus::CorpusBuilder;
+use crate::corpus::synthetic::SyntheticSpec;
+use crate::edits::EditModel;
+use crate::edits::derive::{DeriveOptions, derive_each};
+use anyhow::Result;
+
+use crate::error::LabError;
+use crate::experiment::config::TruthSpec;
+use crate::fsutil::write_bytes;
+
+/// Corpus sizes measured by `neardup reproduce` (documents, approximately: the sources plus
+/// their copies).
+pub const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
+/// The seed of the corpus and its edits (printed in the guide).
+pub const SEED: u64 = 20_261_122;
+/// MinHash-LSH thresholds, each run and scored against every one of them as a level.
+pub const MINHASH_THRESHOLDS: [f64; 5] = [0.5, 0.6, 0.7, 0.8, 0.9];
+/// SimHash distances.
+pub const SIMHASH_DISTANCES: [u32; 7] = [0, 1, 2, 3, 4, 5, 6];
+/// The similarity levels SimHash is scored against.
+pub const SIMHASH_LEVELS: [f64; 2] = [0.5, 0.8];
+/// The lowest similarity any row is scored against: the exact join's threshold.
+const FLOOR: f64 = 0.5;
+/// Edit models of the planted copies, each applied to [`COPY_FRACTION`] of the sources.
+const COPY_MODELS: [&str; 10] = [
+    "substitute=0.005",
+    "substitute=0.01",
+    "substitute=0.02",
+    "substitute=0.03",
+    "substitute=0.05",
+    "substitute=0.08",
+    "reorder=0.3",
+    "boilerplate=0.2",
+    "truncate=0.2",
+    "typo=0.01",
+];
+/// Share of the sources each copy model copies.
+const COPY_FRACTION: f64 = 0.01;
+/// Bump when the measurement changes, so cached rows are not reused.
+const VERSION: u32 = 2;
+
+/// One measured setting on one corpus.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Measured {
+    /// Documents in the corpus.
+    pub docs: usize,
+    /// Bytes of text.
+    pub text_bytes: usize,
+    /// Registered algorithm.
+    pub algorithm: String,
+    /// The setting: the threshold t (minhash-lsh) or the distance k (simhash).
+    pub setting: f64,
+    /// The similarity level the pairs are scored against (Jaccard ≥ level is a true pair).
+    pub level: f64,
+    /// Pairs reported.
+    pub reported: u64,
+    /// Pairs with exact Jaccard ≥ level.
+    pub true_pairs: u64,
+    /// Reported pairs with exact Jaccard ≥ level.
+    pub tp: u64,
+    /// Seconds of build + query (all cores).
+    pub seconds: f64,
+}
+
+impl Measured {
+    /// TP / reported; `None` when nothing is reported.
+    pub fn precision(&self) -> Option<f64> {
+        (self.reported > 0).then(|| self.tp as f64 / self.reported as f64)
+    }
+    /// TP / true pairs; `None` without true pairs.
+    pub fn recall(&self) -> Option<f64> {
+        (self.true_pairs > 0).then(|| self.tp as f64 / self.true_pairs as f64)
+    }
+}
+
+/// The measurements of one corpus size, as cached.
+#[derive(Debug, Serialize, Deserialize)]
+struct Cached {
+    key: String,
+    rows: Vec<Measured>,
+    /// Pairs with Jaccard ≥ the floor, and seconds the exact join took.
+    similar_pairs: usize,
+    join_seconds: f64,
+}
+
+/// What was measured at every size, plus the exact join's cost.
+#[derive(Debug, Default)]
+pub struct Measurements {
+    /// Every row, sizes ascending.
+    pub rows: Vec<Measured>,
+    /// (documents, pairs with Jaccard ≥ 0.5, seconds of the exact join) per size.
+    pub joins: Vec<(usize, usize, f64)>,
+}
+
+/// Measures every size in `sizes`, reusing rows cached under `cache` unless `force`.
+pub fn measure_all(sizes: &[usize], cache: &Path, force: bool) -> Result<Measurements> {
+    std::fs::create_dir_all(cache).map_err(|e| LabError::io(cache, e))?;
+    let mut all = Measurements::default();
+    for &n in sizes {
+        let key = format!(
+            "v{VERSION} neardup {} docs={n} seed={SEED}",
+            env!("CARGO_PKG_VERSION")
+        );
+        let path = cache.join(format!("measured-{n}.json"));
+        let cached = (!force)
+            .then(|| std::fs::read(&path).ok())
+            .flatten()
+            .and_then(|b| serde_json::from_slice::<Cached>(&b).ok())
+            .filter(|c| c.key == key);
+        let c = match cached {
+            Some(c) => c,
+            None => {
+                let c = measure(n, key)?;
+                let bytes = serde_json::to_vec_pretty(&c).expect("rows serialize");
+                write_bytes(&path, &bytes)?;
+                c
+            }
+        };
+        let docs = c.rows.first().map_or(0, |r| r.docs);
+        all.joins.push((docs, c.similar_pairs, c.join_seconds));
+        all.rows.extend(c.rows);
+    }
+    Ok(all)
+}
+
+/// The corpus of about `n` documents: synthetic sources, then each copy model's copies.
+fn corpus(n: usize) -> Result<Vec<String>> {
+    let sources = ((n as f64) / (1.0 + COPY_MODELS.len() as f64 * COPY_FRACTION)).round();
+    let mut texts = crate::corpus::synthetic::texts(SyntheticSpec {
+        docs: sources as usize,
+        seed: SEED,
+    });
+    let sources = texts.len();
+    for (m, spec) in COPY_MODELS.iter().enumerate() {
+        let model = EditModel::parse(spec).map_err(|e| anyhow::anyhow!("{spec}: {e}"))?;
+        let seed = SEED + 1 + m as u64;
+        // The sources this model copies, as a corpus of their own: deriving from the whole
+        // corpus would clone every unselected text once per model.
+        let mut picked = CorpusBuilder::new(Path::new("<embedded>"));
+        for (i, text) in texts[..sources].iter().enumerate() {
+            let u = SplitMix64::new(mix64(seed ^ (i as u64).wrapping_mul(0x9e37_79b9))).next_f64();
+            if u < COPY_FRACTION {
+                picked.push(i + 1, format!("syn-{i:07}"), text, None)?;
+            }
+        }
+        let picked = picked.finish(spec.to_string(), "guide copies".into(), String::new())?;
+        let opts = DeriveOptions {
+            copies: 1,
+            fraction: 1.0,
+            seed,
+        };
+        derive_each(&picked, &model, opts, |r| {
+            if r.source.is_some() {
+                texts.push(r.text);
+            }
+            Ok(())
+        })?;
+    }
+    Ok(texts)
+}
+
+/// Measures one corpus size.
+fn measure(n: usize, key: String) -> Result<Cached> {
+    let t = Instant::now();
+    let texts = corpus(n)?;
+    let docs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let text_bytes = docs.iter().map(|d| d.len()).sum();
+    eprintln!(
+        "neardup: guide measurement: {} documents ({:.0} MB, seed {SEED}) made in {:.1} s",
+        docs.len(),
+        text_bytes as f64 / 1e6,
+        t.elapsed().as_secs_f64()
+    );
+    let t = Instant::now();
+    let shingler = TruthSpec::default().features().shingler(0x7e57);
+    let sets: Vec<Vec<u64>> = {
+        use rayon::prelude::*;
+        docs.par_iter().map(|d| shingler.set(d)).collect()
+    };
+    let similar = jaccard_join(&sets, FLOOR);
+    drop(sets);
+    let join_seconds = t.elapsed().as_secs_f64();
+    eprintln!(
+        "neardup: guide measurement: {} pairs with Jaccard ≥ {FLOOR} ({join_seconds:.1} s)",
+        similar.len()
+    );
+    let jaccard = |a: u32, b: u32| -> f64 {
+        similar
+            .binary_search_by_key(&pack(a, b), |p| p.0)
+            .map_or(0.0, |i| similar[i].1)
+    };
+    let count_true = |level: f64| similar.iter().filter(|p| p.1 >= level).count() as u64;
+    let row =
+        |algorithm: &str, setting: f64, level: f64, pairs: &[(u32, u32)], seconds: f64| Measured {
+            docs: docs.len(),
+            text_bytes,
+            algorithm: algorithm.into(),
+            setting,
+            level,
+            reported: pairs.len() as u64,
+            true_pairs: count_true(level),
+            tp: pairs
+                .iter()
+                .filter(|&&(a, b)| jaccard(a, b) >= level)
+                .count() as u64,
+            seconds,
+        };
+    let mut rows = Vec::new();
+    for t_ in MINHASH_THRESHOLDS {
+        let (pairs, seconds) = run(
+            &docs,
+            "minhash-lsh",
+            &params(&[("threshold", json!(t_))]),
+            &[ParamMap::new()],
+        )?
+        .pop()
+        .expect("one query");
+        for level in MINHASH_THRESHOLDS {
+            rows.push(row("minhash-lsh", t_, level, &pairs, seconds));
+        }
+        eprintln!(
+            "neardup: guide measurement: minhash-lsh t = {t_}: {} pairs ({seconds:.1} s)",
+            pairs.len()
+        );
+    }
+    let queries: Vec<ParamMap> = SIMHASH_DISTANCES
+        .iter()
+        .map(|&k| params(&[("max_distance", json!(k))]))
+        .collect();
+    let results = run(&docs, "simhash", &ParamMap::new(), &queries)?;
+    for (&k, (pairs, seconds)) in SIMHASH_DISTANCES.iter().zip(&results) {
+        eprintln!(
+            "neardup: guide measurement: simhash k = {k}: {} pairs ({seconds:.1} s)",
+            pairs.len()
+        );
+        for level in SIMHASH_LEVELS {
+            rows.push(row("simhash", k as f64, level, pairs, *seconds));
+        }
+    }
+    Ok(Cached {
+        key,
+        rows,
+        similar_pairs: similar.len(),
+        join_seconds,
+    })
+}
+
+/// One query's answer: pairs (a < b, sorted) and seconds of build + query.
+type Answer = (Vec<(u32, u32)>, f64);
+
+/// Builds `algorithm` with `build` over `docs` once and runs each query: the pairs (a < b,
+/// sorted) and seconds of build + that query.
+fn run(
+    docs: &[&str],
+    algorithm: &str,
+    build: &ParamMap,
+    queries: &[ParamMap],
+) -> Result<Vec<Answer>> {
+    let detector = neardup::registry::detector(algorithm, build)?;
+    let built = crate::harness::build(detector.as_ref(), docs)?;
+    queries
+        .iter()
+        .map(|q| {
+            let got = crate::harness::query(algorithm, built.index.as_ref(), q, docs.len())?;
+            let pairs = got.pairs.iter().map(|p| (p.a, p.b)).collect();
+            Ok((pairs, built.seconds + got.seconds))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small corpus gets copies from every model, and its planted copies are found by the
+    /// exact join: the measurement's truth is not empty by construction.
+    #[test]
+    fn the_corpus_has_copies_across_the_similarity_range() {
+        let texts = corpus(3000).unwrap();
+        let sources = (3000.0f64 / 1.1).round() as usize;
+        assert!(texts.len() > sources + 150, "{} documents", texts.len());
+        let shingler = TruthSpec::default().features().shingler(0x7e57);
+        let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingler.set(t)).collect();
+        let similar = jaccard_join(&sets, FLOOR);
+        let high = similar.iter().filter(|p| p.1 >= 0.9).count();
+        let mid = similar.iter().filter(|p| p.1 >= 0.5 && p.1 < 0.8).count();
+        assert!(high > 20 && mid > 20, "high {high}, mid {mid}");
+    }
+
+    /// Precision and recall come from the counts, and stay undefined without a denominator.
+    #[test]
+    fn rates_follow_the_counts() {
+        let mut m = Measured {
+            docs: 10,
+            text_bytes: 100,
+            algorithm: "minhash-lsh".into(),
+            setting: 0.8,
+            level: 0.8,
+            reported: 4,
+            true_pairs: 5,
+            tp: 3,
+            seconds: 0.0,
+        };
+        assert_eq!(m.precision(), Some(0.75));
+        assert_eq!(m.recall(), Some(0.6));
+        m.reported = 0;
+        m.true_pairs = 0;
+        assert_eq!((m.precision(), m.recall()), (None, None));
+    }
+}
