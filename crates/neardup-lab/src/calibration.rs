@@ -623,7 +623,7 @@ mod tests {
         let positives: Vec<u64> = (0..docs / 2).map(|c| pack(2 * c, 2 * c + 1)).collect();
         let reports = |p: u64| {
             let (a, b) = neardup::pairs::unpack(p);
-            positives.binary_search(&p).is_ok() || (a as u64 * 7 + b as u64) % 500 == 0
+            positives.binary_search(&p).is_ok() || (a as u64 * 7 + b as u64).is_multiple_of(500)
         };
         let mut fp_all = 0u64;
         for a in 0..docs {

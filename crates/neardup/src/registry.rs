@@ -245,14 +245,16 @@ mod tests {
                 for x in 0..table.len() {
                     for y in x + 1..table.len() {
                         let shared = (0..width).any(|j| keys[x][j] == keys[y][j]);
-                        if shared && !table.is_empty_doc(x) && !table.is_empty_doc(y) {
-                            if let Some(score) = stream.verify(&table, x as u32, y as u32) {
-                                by_keys.push(crate::detector::ScoredPair {
-                                    a: x as u32,
-                                    b: y as u32,
-                                    score,
-                                });
-                            }
+                        if shared
+                            && !table.is_empty_doc(x)
+                            && !table.is_empty_doc(y)
+                            && let Some(score) = stream.verify(&table, x as u32, y as u32)
+                        {
+                            by_keys.push(crate::detector::ScoredPair {
+                                a: x as u32,
+                                b: y as u32,
+                                score,
+                            });
                         }
                     }
                 }

@@ -249,7 +249,7 @@ mod tests {
         )
         .unwrap();
         let copies: Vec<&Record> = recs.iter().filter(|r| r.source.is_some()).collect();
-        assert!(!copies.is_empty() && copies.len() < 40 && copies.len() % 2 == 0);
+        assert!(!copies.is_empty() && copies.len() < 40 && copies.len().is_multiple_of(2));
         for c in &copies {
             let src = recs
                 .iter()

@@ -373,16 +373,16 @@ fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Res
             .iter()
             .filter(|r| r.level == l && r.recall().is_some_and(|v| v >= 0.95))
             .max_by(|a, b| a.setting.total_cmp(&b.setting));
-        if let (Some(own), Some(e)) = (own, enough) {
-            if e.setting < l {
-                advice.push(format!(
-                    "For recall ≥ 0.95 of the pairs with Jaccard ≥ {l}, run at t = {} \
+        if let (Some(own), Some(e)) = (own, enough)
+            && e.setting < l
+        {
+            advice.push(format!(
+                "For recall ≥ 0.95 of the pairs with Jaccard ≥ {l}, run at t = {} \
                      (precision {:.3}); at t = {l} recall is {:.3}.",
-                    e.setting,
-                    e.precision().unwrap_or(0.0),
-                    own.recall().unwrap_or(0.0)
-                ));
-            }
+                e.setting,
+                e.precision().unwrap_or(0.0),
+                own.recall().unwrap_or(0.0)
+            ));
         }
     }
     let _ = write!(s, "\n{}", advice.join(" "));
