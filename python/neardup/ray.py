@@ -31,6 +31,11 @@ the driver only schedules and holds object references plus one count per input f
 
 Documents are numbered (file index << 40) | record index during the run: the order of
 ``neardup dedup``'s global numbering, without knowing file sizes in advance.
+
+A ``ray.data.Dataset`` is accepted in place of paths (the output of a Ray Data pipeline:
+``ray.data.read_parquet(...).filter(...)``): its blocks, taken in order with
+``Dataset.to_arrow_refs()``, are the inputs, each sketched from its Arrow text column without a
+copy, and the same stages follow.
 """
 
 from __future__ import annotations
@@ -177,9 +182,33 @@ def _returning(ray, f, n):
 def _task_sketch(f, path, algorithm, params, text_field, id_field, partitions):
     kernel = _native.StreamKernel(algorithm, params)
     sigs, empty, ids, nbytes, lines = kernel.sketch_file(path, text_field, id_field)
+    shard = {"sigs": sigs, "empty": empty, "ids": ids, "bytes": nbytes, "lines": lines}
+    return _keys_by_partition(kernel, f, path, shard, partitions)
+
+
+def _task_sketch_block(f, table, algorithm, params, text_column, id_column, partitions):
+    """A Ray Data block (a pyarrow Table) sketched like a file: texts borrowed from the Arrow
+    column, ids from ``id_column`` when present (as text), else row numbers."""
+    kernel = _native.StreamKernel(algorithm, params)
+    if text_column not in table.column_names:
+        raise ValueError(f"block {f}: no column {text_column!r} "
+                         f"(columns: {', '.join(table.column_names)})")
+    sigs, empty = kernel.sketch(table.column(text_column))
+    if id_column in table.column_names:
+        ids = [None if i is None else str(i) for i in table.column(id_column).to_pylist()]
+    else:
+        ids = [None] * table.num_rows
+    shard = {"sigs": sigs, "empty": empty, "ids": ids, "bytes": None, "lines": None}
+    return _keys_by_partition(kernel, f, f"block {f}", shard, partitions)
+
+
+def _keys_by_partition(kernel, f, source, shard, partitions):
+    """(records, shard, key partitions…): the join keys of the live documents of input ``f``
+    split into hash partitions by (position, key)."""
+    sigs, empty = shard["sigs"], shard["empty"]
     n = len(empty)
     if n >= 1 << 40:
-        raise ValueError(f"{path}: more than 2^40 records in one file")
+        raise ValueError(f"{source}: more than 2^40 records in one input")
     docs = (np.uint64(f) << FILE_SHIFT) | np.arange(n, dtype=np.uint64)
     live = ~empty
     keys = kernel.keys(sigs[live]) if live.any() else np.zeros((0, kernel.keys_per_doc), np.uint64)
@@ -188,7 +217,6 @@ def _task_sketch(f, path, algorithm, params, text_field, id_field, partitions):
     key = keys.ravel()
     doc = np.repeat(docs[live], k)
     parts = _split(_partition_of(key ^ (position * _MIX), partitions), partitions, position, key, doc)
-    shard = {"sigs": sigs, "empty": empty, "ids": ids, "bytes": nbytes, "lines": lines}
     return (n, shard, *parts)
 
 
@@ -252,8 +280,10 @@ def _task_label_roots(files, f, offsets, nonroot_before, nonroots_here, *incomin
     return (roots, labels, sizes, *out)
 
 
-def _task_outputs(f, path, out_dir, offsets, nonroot_before, shard, nonroots_here,
+def _task_outputs(f, source, out_dir, offsets, nonroot_before, shard, nonroots_here,
                   roots, root_labels, root_sizes, *members):
+    """Writes input ``f``'s clusters and kept records; ``source`` is its path or, for a Ray
+    Data input, its block (a pyarrow Table)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -281,8 +311,9 @@ def _task_outputs(f, path, out_dir, offsets, nonroot_before, shard, nonroots_her
     name = f"{f:05d}"
     clusters = os.path.join(out_dir, "clusters", f"{name}.parquet")
     _write_atomic(clusters, lambda tmp: pq.write_table(table, tmp))
-    dedup = _write_deduplicated(path, os.path.join(out_dir, "deduplicated", name), shard, kept)
-    return {"file": path, "documents": n, "removed": int((~kept).sum()),
+    dedup = _write_deduplicated(source, os.path.join(out_dir, "deduplicated", name), shard, kept)
+    return {"file": source if isinstance(source, str) else f"block {f}",
+            "documents": n, "removed": int((~kept).sum()),
             "clusters": clusters, "deduplicated": dedup}
 
 
@@ -295,11 +326,16 @@ def _write_atomic(path: str, write) -> None:
     os.replace(tmp, path)
 
 
-def _write_deduplicated(path: str, target_stem: str, shard: dict, kept: np.ndarray) -> str:
+def _write_deduplicated(path: Any, target_stem: str, shard: dict, kept: np.ndarray) -> str:
     """The kept records of one input in its own format (JSONL lines byte for byte; Parquet
-    and CSV rows through pyarrow)."""
+    and CSV rows through pyarrow; a Ray Data block as Parquet)."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    if isinstance(path, pa.Table):
+        target = target_stem + ".parquet"
+        _write_atomic(target, lambda tmp: pq.write_table(path.filter(kept), tmp))
+        return target
     lower = path.lower()
     if lower.endswith(".parquet"):
         target = target_stem + ".parquet"
@@ -342,7 +378,7 @@ def _opener(path: str):
 
 
 def dedup(
-    paths: Union[str, Sequence[str]],
+    paths: Union[str, Sequence[str], "ray.data.Dataset"],
     output: str,
     text_column: str = "text",
     id_column: str = "id",
@@ -353,8 +389,11 @@ def dedup(
     **params: Any,
 ) -> Dict[str, Any]:
     """Deduplicates ``paths`` (files, directories, globs: JSONL, CSV, Parquet, optionally
-    .gz/.zst) on the connected Ray cluster (``ray.init()`` is called if needed) and writes
-    ``output`` as described in the module docstring. Returns the summary written to
+    .gz/.zst; or a ``ray.data.Dataset`` with a ``text_column``) on the connected Ray cluster
+    (``ray.init()`` is called if needed) and writes ``output`` as described in the module
+    docstring. A Dataset's blocks, in order, take the place of input files: documents are
+    numbered in block order, ids come from ``id_column`` when the Dataset has it (else row
+    numbers), and the kept rows are written as ``deduplicated/NNNNN.parquet`` per block. Returns the summary written to
     ``OUTPUT/summary.json``. ``threshold`` and ``params`` are the algorithm's parameters (a
     streamed algorithm: ``minhash-lsh`` or ``exact``); ``partitions`` is the number of hash
     partitions of the shuffles (default: 2 × the cluster's CPUs).
@@ -368,11 +407,16 @@ def dedup(
         params = dict(params, threshold=threshold)
     params_json = json.dumps(params)
     kernel = _native.StreamKernel(algorithm, params_json)  # bad parameters fail here, at once
-    if isinstance(paths, (str, os.PathLike)):
-        paths = [paths]
-    files = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
     if not ray.is_initialized():
         ray.init()
+    dataset = _is_dataset(paths)
+    if dataset:
+        # A Ray Data pipeline's output: its blocks, in order, play the part of input files.
+        files = paths.to_arrow_refs()
+    else:
+        if isinstance(paths, (str, os.PathLike)):
+            paths = [paths]
+        files = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
     cpus = int(ray.cluster_resources().get("CPU", 1))
     P = partitions or max(2, 2 * cpus)
     F = len(files)
@@ -385,9 +429,9 @@ def dedup(
 
     # 1. sketch
     t0 = time.perf_counter()
-    sketch = _remote(ray, _task_sketch, num_returns=P + 2)
-    sketched = [sketch.remote(f, path, algorithm, params_json, text_column, id_column, P)
-                for f, path in enumerate(files)]
+    sketch = _remote(ray, _task_sketch_block if dataset else _task_sketch, num_returns=P + 2)
+    sketched = [sketch.remote(f, source, algorithm, params_json, text_column, id_column, P)
+                for f, source in enumerate(files)]
     counts = ray.get([s[0] for s in sketched])
     shards = [s[1] for s in sketched]
     offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
@@ -458,7 +502,9 @@ def dedup(
     documents = int(offsets[-1])
     removed = sum(o["removed"] for o in outputs)
     summary = {
-        "version": _native.__version__, "inputs": files, "algorithm": algorithm,
+        "version": _native.__version__,
+        "inputs": [f"block {f}" for f in range(F)] if dataset else files,
+        "algorithm": algorithm,
         "params": json.loads(kernel.build_params),
         "documents": documents, "pairs": pairs, "removed": removed,
         "kept": documents - removed, "partitions": P, "component_rounds": rounds,
@@ -472,6 +518,14 @@ def dedup(
 
     _write_atomic(os.path.join(output, "summary.json"), write_summary)
     return summary
+
+
+def _is_dataset(x) -> bool:
+    try:
+        from ray.data import Dataset
+    except ImportError:  # Ray without its data extra: no Dataset can have been passed
+        return False
+    return isinstance(x, Dataset)
 
 
 def _star_round_task(kind, partitions, *incoming):

@@ -99,6 +99,36 @@ def test_ray_exact_and_a_parquet_input(cli, texts, tmp_path):
     assert canonical(nray.read_clusters(str(tmp_path / "ray-exact"))).equals(canonical(expected))
 
 
+def test_ray_data_dataset_equals_one_machine(cli, texts, tmp_path):
+    """A Ray Data Dataset of three blocks (clusters span blocks) gives the CLI's clusters on
+    the same rows in one file, and the kept rows as Parquet."""
+    ids = [f"d{i:04d}" for i in range(len(texts))]
+    path = tmp_path / "corpus.jsonl"
+    with open(path, "w", encoding="utf-8") as out:
+        for i, t in zip(ids, texts):
+            out.write(json.dumps({"id": i, "text": t}) + "\n")
+    expected = cli_dedup(cli, [path], tmp_path / "cli", "threshold=0.7")
+    third = len(texts) // 3 + 1
+    blocks = [pa.table({"id": ids[s:s + third], "text": texts[s:s + third]})
+              for s in range(0, len(texts), third)]
+    ds = ray.data.from_arrow(blocks)
+    assert ds.num_blocks() == 3
+    summary = nray.dedup(ds, output=str(tmp_path / "ray"), threshold=0.7)
+    got = nray.read_clusters(str(tmp_path / "ray"))
+    assert canonical(got).equals(canonical(expected))
+    block_of = [r // third for r in range(len(texts))]
+    spans = {}
+    for row, c in enumerate(expected.column("cluster").to_pylist()):
+        spans.setdefault(c, set()).add(block_of[row])
+    assert any(len(s) > 1 for s in spans.values())
+    kept = pa.concat_tables([pq.read_table(p) for p in sorted(summary["deduplicated"])])
+    want = [i for i, k in zip(ids, expected.column("kept").to_pylist()) if k]
+    assert kept.column("id").to_pylist() == want
+    assert summary["inputs"] == ["block 0", "block 1", "block 2"]
+    with pytest.raises(Exception, match="no column 'body'"):
+        nray.dedup(ds, output=str(tmp_path / "ray2"), text_column="body")
+
+
 def test_ray_bad_input(tmp_path):
     with pytest.raises(ValueError, match="no streamable signature"):
         nray.dedup(str(tmp_path), output=str(tmp_path / "o"), algorithm="spotsigs")
