@@ -44,11 +44,14 @@ import glob as _glob
 import json
 import os
 import time
-from typing import Any, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
 
 import numpy as np
 
 from . import _native
+
+if TYPE_CHECKING:  # for the annotation only: Ray is an optional dependency
+    import ray.data
 
 FILE_SHIFT = np.uint64(40)
 ROW_MASK = np.uint64((1 << 40) - 1)
