@@ -64,11 +64,13 @@ impl CorpusTruth {
 
 /// The shingle sets of the truth features.
 pub fn shingle_sets(corpus: &Corpus, truth: &TruthSpec) -> Vec<Vec<u64>> {
+    shingle_sets_of(&corpus.texts(), truth)
+}
+
+/// The shingle sets of the truth features of `texts` (texts that are not a [`Corpus`]).
+pub fn shingle_sets_of(texts: &[&str], truth: &TruthSpec) -> Vec<Vec<u64>> {
     let shingler = truth.features().shingler(0x7e57);
-    (0..corpus.len())
-        .into_par_iter()
-        .map(|i| shingler.set(corpus.text(i)))
-        .collect()
+    texts.par_iter().map(|t| shingler.set(t)).collect()
 }
 
 /// Exact Jaccard of packed pairs (for reported pairs below the stored floor).

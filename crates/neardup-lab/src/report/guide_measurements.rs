@@ -32,6 +32,7 @@ use anyhow::Result;
 
 use crate::error::LabError;
 use crate::experiment::config::TruthSpec;
+use crate::experiment::corpora::shingle_sets_of;
 use crate::fsutil::write_bytes;
 
 /// Corpus sizes measured by `neardup reproduce` (documents, approximately: the sources plus
@@ -198,11 +199,7 @@ fn measure(n: usize, key: String) -> Result<Cached> {
         t.elapsed().as_secs_f64()
     );
     let t = Instant::now();
-    let shingler = TruthSpec::default().features().shingler(0x7e57);
-    let sets: Vec<Vec<u64>> = {
-        use rayon::prelude::*;
-        docs.par_iter().map(|d| shingler.set(d)).collect()
-    };
+    let sets = shingle_sets_of(&docs, &TruthSpec::default());
     let similar = jaccard_join(&sets, FLOOR);
     drop(sets);
     let join_seconds = t.elapsed().as_secs_f64();
@@ -305,8 +302,8 @@ mod tests {
         let texts = corpus(3000).unwrap();
         let sources = (3000.0f64 / 1.1).round() as usize;
         assert!(texts.len() > sources + 150, "{} documents", texts.len());
-        let shingler = TruthSpec::default().features().shingler(0x7e57);
-        let sets: Vec<Vec<u64>> = texts.iter().map(|t| shingler.set(t)).collect();
+        let docs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let sets = shingle_sets_of(&docs, &TruthSpec::default());
         let similar = jaccard_join(&sets, FLOOR);
         let high = similar.iter().filter(|p| p.1 >= 0.9).count();
         let mid = similar.iter().filter(|p| p.1 >= 0.5 && p.1 < 0.8).count();
