@@ -70,6 +70,16 @@ pub struct ChartFile {
     pub timing: bool,
 }
 
+impl ChartFile {
+    /// The chart in a report: the PNG, its caption and a link to the SVG (ends with a newline).
+    pub fn markdown(&self) -> String {
+        format!(
+            "![{}]({})\n\n{} ([SVG]({}))\n",
+            self.title, self.png, self.caption, self.svg
+        )
+    }
+}
+
 /// A chart kind.
 pub trait Chart: Sync {
     /// Name used in experiment files.

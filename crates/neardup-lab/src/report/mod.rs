@@ -206,11 +206,7 @@ impl ExperimentReport {
         if !quality_charts.is_empty() {
             s.push_str("## Charts\n\n");
             for c in quality_charts {
-                let _ = writeln!(
-                    s,
-                    "### {}\n\n![{}]({})\n\n{} ([SVG]({}))\n",
-                    c.title, c.title, c.png, c.caption, c.svg
-                );
+                let _ = writeln!(s, "### {}\n\n{}", c.title, c.markdown());
             }
         }
         if !self.failed.is_empty() {
@@ -266,11 +262,7 @@ impl ExperimentReport {
             s.push_str(&t.markdown());
         }
         for c in self.charts.iter().filter(|c| c.timing) {
-            let _ = writeln!(
-                s,
-                "## {}\n\n![{}]({})\n\n{} ([SVG]({}))\n",
-                c.title, c.title, c.png, c.caption, c.svg
-            );
+            let _ = writeln!(s, "## {}\n\n{}", c.title, c.markdown());
         }
         s
     }

@@ -118,11 +118,7 @@ fn lsh_section(dir: &Path, s: &mut String) -> anyhow::Result<()> {
         tuned.push((t, b));
     }
     let chart = guide_charts::tuned_scurves(dir, DETAIL_PERMS, &tuned)?;
-    let _ = writeln!(
-        s,
-        "\n![{}]({})\n\n{} ([SVG]({}))\n",
-        chart.title, chart.png, chart.caption, chart.svg
-    );
+    let _ = writeln!(s, "\n{}", chart.markdown());
     Ok(())
 }
 
@@ -159,11 +155,7 @@ fn hamming_section(dir: &Path, s: &mut String) -> anyhow::Result<()> {
         let _ = writeln!(s, "| {k} | {} |", cells.join(" | "));
     }
     let chart = guide_charts::design_costs(dir, &points)?;
-    let _ = writeln!(
-        s,
-        "\n![{}]({})\n\n{} ([SVG]({}))\n",
-        chart.title, chart.png, chart.caption, chart.svg
-    );
+    let _ = writeln!(s, "\n{}", chart.markdown());
     let _ = writeln!(
         s,
         "### How many unrelated pairs does k let in?\n\n\
@@ -323,11 +315,7 @@ fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Res
          every pair whose exact Jaccard similarity is at least t, as the corpus grows."
             .into(),
     )?;
-    let _ = writeln!(
-        s,
-        "![{}]({})\n\n{} ([SVG]({}))\n",
-        chart.title, chart.png, chart.caption, chart.svg
-    );
+    let _ = writeln!(s, "{}", chart.markdown());
     // Running below the level you care about: the cross table at the largest corpus.
     let cross: Vec<&Measured> = m
         .rows
@@ -447,11 +435,7 @@ fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Res
              grows."
         ),
     )?;
-    let _ = writeln!(
-        s,
-        "![{}]({})\n\n{} ([SVG]({}))\n",
-        chart.title, chart.png, chart.caption, chart.svg
-    );
+    let _ = writeln!(s, "{}", chart.markdown());
     let _ = writeln!(
         s,
         "### More measurements\n\n\
