@@ -46,6 +46,7 @@ pub fn dedup(
         memory,
         stage: None,
         shard: None,
+        index: None,
     };
     let summary = py.detach(|| run(&options)).map_err(errors::pipeline)?;
     let summary = summary.expect("a full run writes a summary");

@@ -258,7 +258,17 @@ pub enum Command {
     /// removed.txt, deduplicated.<ext> (deduplicated/ for several inputs), summary.json,
     /// README.md. `neardup algorithms` says which algorithms stream; the others read every
     /// text into memory in the verify stage.
+    ///
+    /// Incremental: with --index DIR, the inputs are deduplicated against every document
+    /// indexed before (and each other) and then added to the index; `neardup index remove`
+    /// takes documents out. Give documents ids (--id-field) to remove them later.
     Dedup(DedupArgs),
+    /// The persistent index of `neardup dedup --index`.
+    Index {
+        /// What to do.
+        #[command(subcommand)]
+        command: IndexCommand,
+    },
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell) to stdout.
     ///
     /// For example: `neardup completions bash > ~/.local/share/bash-completion/completions/neardup`.
@@ -283,6 +293,26 @@ pub enum Command {
         /// What to compute.
         #[command(subcommand)]
         command: LshCommand,
+    },
+}
+
+/// `neardup index …`
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Remove documents from an index by id (every indexed document with that id).
+    Remove {
+        /// The index directory.
+        #[arg(long)]
+        index: PathBuf,
+        /// A file of ids, one per line (`removed.txt` of a dedup run is one).
+        #[arg(long)]
+        ids: PathBuf,
+    },
+    /// Describe an index: algorithm, signatures, segments and where they came from.
+    Show {
+        /// The index directory.
+        #[arg(long)]
+        index: PathBuf,
     },
 }
 
@@ -385,6 +415,10 @@ pub struct DedupArgs {
     /// processes or machines sharing DIR split the sketch stage.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<(usize, usize)>,
+    /// A persistent index (created if missing): deduplicate against the documents indexed
+    /// before, then add the inputs to it. Needs an algorithm that streams.
+    #[arg(long, value_name = "DIR")]
+    pub index: Option<PathBuf>,
 }
 
 impl DedupArgs {
@@ -401,6 +435,7 @@ impl DedupArgs {
             memory: self.memory,
             stage: self.stage,
             shard: self.shard,
+            index: self.index,
         })
     }
 }

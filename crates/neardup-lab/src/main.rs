@@ -4,7 +4,9 @@ use std::io::{self, BufWriter, Write};
 use std::process::ExitCode;
 
 use clap::FromArgMatches;
-use neardup_lab::cli::{Cli, Command, DatasetsCommand, HammingCommand, IdfCommand, LshCommand};
+use neardup_lab::cli::{
+    Cli, Command, DatasetsCommand, HammingCommand, IdfCommand, IndexCommand, LshCommand,
+};
 use neardup_lab::commands;
 use neardup_lab::corpus::manifest::data_dir;
 use neardup_lab::edits::derive::DeriveOptions;
@@ -219,6 +221,12 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             commands::calibrate::run(&opts, format, &mut out)?;
         }
         Command::Dedup(args) => commands::dedup::run(&args.options()?, &mut out)?,
+        Command::Index { command } => match command {
+            IndexCommand::Remove { index, ids } => {
+                commands::dedup_index::remove(&index, &ids, &mut out)?
+            }
+            IndexCommand::Show { index } => commands::dedup_index::show(&index, &mut out)?,
+        },
         Command::Completions { shell } => {
             // clap_complete panics on a write error; render into memory and write ourselves, so
             // `neardup completions bash | head` ends quietly like every other command.

@@ -7,6 +7,7 @@ pub mod bench_report;
 pub mod calibrate;
 pub mod datasets;
 pub mod dedup;
+pub mod dedup_index;
 pub mod edit;
 pub mod eval;
 pub mod hamming;

@@ -14,10 +14,17 @@
 //! new threshold reuses the signatures. Documents are numbered by input file, then by record,
 //! whatever the sharding or thread count, so every output is byte-identical across runs.
 //!
+//! With `--index DIR` (`incremental_index`), the new documents are joined with each other and
+//! with every indexed document (by key lookup, not a join of the whole index), the components
+//! span both, a new document whose cluster holds an indexed one is removed, and the new
+//! documents are then added to the index.
+//!
 //! Algorithms with a streamable split (`neardup::streaming`) never hold texts: the sketch
 //! stage keeps one block of lines in memory. The others read every text into memory in the
 //! verify stage and run `build` + `query`.
 
+pub mod incremental_index;
+pub mod index_segment;
 pub mod inputs;
 pub mod outputs;
 mod sketch_stage;
@@ -34,6 +41,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use crate::error::{LabError, Result};
+use incremental_index::IncrementalIndex;
+use index_segment::Segment;
 use inputs::InputFile;
 use stage_files::{Marker, SketchShard, finished, key, mark, stage_dir};
 
@@ -99,6 +108,8 @@ pub struct DedupOptions {
     pub stage: Option<Stage>,
     /// Sketch only shard `i` of `n` (input files `i`, `i + n`, …).
     pub shard: Option<(usize, usize)>,
+    /// The persistent index to deduplicate against and add to.
+    pub index: Option<PathBuf>,
 }
 
 /// Time and size of one stage in this run.
@@ -123,6 +134,23 @@ struct Run<'a> {
     reports: Vec<StageReport>,
     /// Shards sketched by this run, by file index.
     fresh: std::collections::HashMap<usize, SketchShard>,
+    /// The index, with `--index`.
+    indexed: Option<Indexed>,
+}
+
+/// The index of an `--index` run and what this run reads from it.
+struct Indexed {
+    index: IncrementalIndex,
+    /// Key of this run's inputs: the segment they become.
+    source: String,
+    /// Key of the join parameters the key tables depend on.
+    tables_key: String,
+    /// Key of the segments joined against (every one but `source`'s).
+    fingerprint: String,
+    /// Documents in them.
+    documents: usize,
+    /// Their contents, read when a stage first needs them.
+    segments: Option<Vec<Segment>>,
 }
 
 /// Runs `neardup dedup`; returns the summary written to `summary.json` (`None` when only a
@@ -141,6 +169,17 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     }
     let detector = neardup::registry::detector(&options.algorithm, &options.params)?;
     let stream = detector.streaming();
+    if let (Some(index), None) = (&options.index, &stream) {
+        return Err(LabError::file(
+            index,
+            format!(
+                "--index needs an algorithm that streams (fixed-size signatures); `{}` runs in memory \
+                 (`neardup algorithms` says which stream)",
+                options.algorithm
+            ),
+        )
+        .into());
+    }
     let mut run = Run {
         options,
         files,
@@ -148,6 +187,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
         stream,
         reports: Vec::new(),
         fresh: Default::default(),
+        indexed: None,
     };
     let started = Instant::now();
     let only = options.stage;
@@ -158,11 +198,15 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
         return Ok(None);
     }
     let docs = run.load_documents(&sketch_keys)?;
-    let candidates_key = key(&(
+    run.open_index(&sketch_keys, docs.len())?;
+    let mut candidates_key = key(&(
         &sketch_keys,
         run.detector.build_params(),
         run.detector.query_params(),
     ));
+    if let Some(indexed) = &run.indexed {
+        candidates_key = key(&(candidates_key, "index", &indexed.fingerprint));
+    }
     let candidates = run.candidates_stage(&docs, &candidates_key, wants(Stage::Candidates))?;
     if only == Some(Stage::Candidates) {
         return Ok(None);
@@ -177,6 +221,9 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     if only == Some(Stage::Components) {
         return Ok(None);
     }
+    // Before the outputs: a rerun joins against every segment but its own, so adding first
+    // loses nothing if the outputs are then interrupted.
+    run.add_to_index(&docs)?;
     let summary = outputs::write_all(
         &run.options.output,
         &run.files,
@@ -193,6 +240,81 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
 }
 
 impl Run<'_> {
+    /// Opens `--index` (locking it) for a join of `new_documents` documents.
+    fn open_index(&mut self, sketch_keys: &[String], new_documents: usize) -> Result<()> {
+        let (Some(dir), Some(stream)) = (&self.options.index, &self.stream) else {
+            return Ok(());
+        };
+        let index = IncrementalIndex::open_for(dir, stream.as_ref())?;
+        let source = key(&("index source", sketch_keys));
+        let documents = index.documents_excluding(&source) as usize;
+        if documents + new_documents > u32::MAX as usize {
+            return Err(LabError::file(
+                dir,
+                "the index and the new documents hold more than 2^32 − 1 documents: start a new index",
+            ));
+        }
+        self.indexed = Some(Indexed {
+            tables_key: key(&(
+                self.sketch_key_base(),
+                self.detector.build_params(),
+                self.detector.query_params(),
+            )),
+            fingerprint: index.fingerprint_excluding(&source),
+            documents,
+            source,
+            index,
+            segments: None,
+        });
+        Ok(())
+    }
+
+    /// The indexed segments this run joins against (read on first use).
+    fn index_segments<'i>(
+        indexed: &'i mut Indexed,
+        stream: &dyn StreamingDetector,
+    ) -> Result<&'i [Segment]> {
+        if indexed.segments.is_none() {
+            let segments =
+                indexed
+                    .index
+                    .load_excluding(&indexed.source, stream, &indexed.tables_key)?;
+            indexed.segments = Some(segments);
+        }
+        Ok(indexed.segments.as_deref().unwrap_or_default())
+    }
+
+    /// Adds this run's documents to the index (once per source); reported as stage `index`.
+    fn add_to_index(&mut self, docs: &Documents) -> Result<()> {
+        let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) else {
+            return Ok(());
+        };
+        let t = Instant::now();
+        let added = if indexed.index.contains_source(&indexed.source) {
+            false
+        } else {
+            let segment = Segment {
+                ids: (0..docs.len()).map(|d| docs.id(d)).collect(),
+                table: docs.table.clone(),
+                tables_key: indexed.tables_key.clone(),
+                tables: index_segment::key_tables(stream.as_ref(), &docs.table),
+            };
+            indexed.index.add(&indexed.source, &segment)?
+        };
+        self.reports.push(StageReport {
+            stage: "index",
+            seconds: t.elapsed().as_secs_f64(),
+            reused: !added,
+            rows: if added { docs.len() as u64 } else { 0 },
+        });
+        Ok(())
+    }
+
+    /// Documents the components span: the new ones, then the indexed ones.
+    fn all_documents(&self, docs: &Documents) -> usize {
+        docs.len() + self.indexed.as_ref().map_or(0, |i| i.documents)
+    }
+
     fn width(&self) -> usize {
         self.stream.as_ref().map_or(0, |s| s.width())
     }
@@ -216,6 +338,7 @@ impl Run<'_> {
             return Ok(None);
         };
         let out = &self.options.output;
+        let indexed = &mut self.indexed;
         run_stage(
             out,
             &mut self.reports,
@@ -223,7 +346,15 @@ impl Run<'_> {
             stage_key,
             run_it,
             |dir| {
-                let pairs = stream.candidates(&docs.table)?;
+                let mut pairs = stream.candidates(&docs.table)?;
+                if let Some(indexed) = indexed {
+                    let segments = Self::index_segments(indexed, stream.as_ref())?;
+                    let against =
+                        index_segment::candidates_against(stream.as_ref(), &docs.table, segments)?;
+                    // Both lists are sorted and disjoint (b < n against b ≥ n): one sort merges.
+                    pairs.extend(against);
+                    pairs.sort_unstable();
+                }
                 stage_files::write_pairs(&dir.join("pairs.parquet"), &pairs, None)?;
                 let rows = pairs.len() as u64;
                 Ok((pairs, rows))
@@ -242,6 +373,7 @@ impl Run<'_> {
     ) -> Result<Option<Vec<u64>>> {
         let (out, stream) = (&self.options.output, &self.stream);
         let (files, options, detector) = (&self.files, self.options, &self.detector);
+        let indexed = &mut self.indexed;
         run_stage(
             out,
             &mut self.reports,
@@ -255,11 +387,24 @@ impl Run<'_> {
                             Some(c) => c,
                             None => stage_files::read_pairs(&pairs_path(out, Stage::Candidates))?.0,
                         };
+                        // With an index: the new signatures, then every indexed one.
+                        let joined;
+                        let table = match indexed {
+                            Some(indexed) => {
+                                let mut t = docs.table.clone();
+                                for s in Self::index_segments(indexed, stream.as_ref())? {
+                                    t.extend(&s.table);
+                                }
+                                joined = t;
+                                &joined
+                            }
+                            None => &docs.table,
+                        };
                         candidates
                             .par_iter()
                             .filter_map(|&p| {
                                 let (a, b) = neardup::pairs::unpack(p);
-                                stream.verify(&docs.table, a, b).map(|s| (p, s))
+                                stream.verify(table, a, b).map(|s| (p, s))
                             })
                             .unzip()
                     }
@@ -282,7 +427,8 @@ impl Run<'_> {
         )
     }
 
-    /// Verified pairs → one cluster label per document (union–find).
+    /// Verified pairs → one cluster label per document (union–find), new documents first,
+    /// then the indexed ones.
     fn components_stage(
         &mut self,
         docs: &Documents,
@@ -290,6 +436,7 @@ impl Run<'_> {
         stage_key: &str,
     ) -> Result<Vec<u32>> {
         let out = &self.options.output;
+        let nodes = self.all_documents(docs);
         let labels = run_stage(
             out,
             &mut self.reports,
@@ -302,7 +449,7 @@ impl Run<'_> {
                     None => stage_files::read_pairs(&pairs_path(out, Stage::Verify))?.0,
                 };
                 let labels = neardup::cluster::connected_components(
-                    docs.len(),
+                    nodes,
                     pairs.iter().map(|&p| neardup::pairs::unpack(p)),
                 );
                 stage_files::write_labels(&dir.join("clusters.parquet"), &labels)?;

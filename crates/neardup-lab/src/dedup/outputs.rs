@@ -1,7 +1,8 @@
 //! The outputs of `neardup dedup`, written from the cluster labels:
 //!
 //! * `clusters.parquet` — one row per document in input order: `id`, `cluster` (numbered by
-//!   first member), `cluster_size`, `kept`;
+//!   first member), `cluster_size` (with `--index`: indexed members included), `kept` (false
+//!   for every new document whose cluster holds an indexed one);
 //! * `removed.txt` — the id of every removed document, one per line, in input order;
 //! * the deduplicated corpus in the input's format with every field as it was: one input →
 //!   `deduplicated.<jsonl|csv|parquet>`; several → `deduplicated/NNNNN-<name>` per input
@@ -39,6 +40,10 @@ pub struct Summary {
     pub keep: Keep,
     /// Documents read.
     pub documents: u64,
+    /// Documents of the index joined against (`--index`; 0 without).
+    pub indexed_documents: u64,
+    /// Documents removed because their cluster holds an indexed document.
+    pub duplicates_of_index: u64,
     /// Text bytes read.
     pub text_bytes: u64,
     /// Clusters of two or more documents.
@@ -85,7 +90,8 @@ pub fn kept(labels: &[u32], bytes: impl Fn(usize) -> u32, keep: Keep) -> Vec<boo
 }
 
 /// Writes every output (skipped when the outputs stage finished with the same key and its
-/// files exist) and returns the summary.
+/// files exist) and returns the summary. `labels` holds the new documents' labels, then the
+/// indexed documents' (`--index`).
 #[allow(clippy::too_many_arguments)]
 pub fn write_all(
     output: &Path,
@@ -113,10 +119,26 @@ pub fn write_all(
         let (f, i) = docs.locate(doc);
         docs.shards[f].bytes[i]
     };
-    let kept = kept(labels, bytes, options.keep);
-    let mut sizes = vec![0u32; kept.iter().filter(|&&k| k).count()];
+    // Clusters are numbered by first member and new documents come first, so the clusters
+    // holding a new document are 0..clusters.
+    let (labels, indexed_labels) = labels.split_at(docs.len());
+    let clusters = labels.iter().max().map_or(0, |&m| m as usize + 1);
+    let mut sizes = vec![0u32; clusters];
     for &c in labels {
         sizes[c as usize] += 1;
+    }
+    let mut holds_indexed = vec![false; clusters];
+    for &c in indexed_labels.iter().filter(|&&c| (c as usize) < clusters) {
+        sizes[c as usize] += 1;
+        holds_indexed[c as usize] = true;
+    }
+    let mut kept = kept(labels, bytes, options.keep);
+    let mut duplicates_of_index = 0u64;
+    for (k, &c) in kept.iter_mut().zip(labels) {
+        if holds_indexed[c as usize] {
+            *k = false;
+            duplicates_of_index += 1;
+        }
     }
     if !done {
         write_clusters(
@@ -163,7 +185,7 @@ pub fn write_all(
         reused: done,
         rows: removed,
     });
-    let in_clusters: u64 = sizes.iter().filter(|&&s| s > 1).map(|&s| s as u64).sum();
+    let in_clusters = labels.iter().filter(|&&c| sizes[c as usize] > 1).count() as u64;
     let pairs = reports
         .iter()
         .find(|r| r.stage == "verify")
@@ -180,6 +202,8 @@ pub fn write_all(
         streamed,
         keep: options.keep,
         documents: docs.len() as u64,
+        indexed_documents: indexed_labels.len() as u64,
+        duplicates_of_index,
         text_bytes: docs
             .shards
             .iter()
@@ -359,6 +383,13 @@ fn readme(s: &Summary) -> String {
         s.documents,
         mb
     ));
+    if s.indexed_documents > 0 {
+        out.push_str(&format!(
+            "Deduplicated against an index of {} documents: {} new documents duplicate one of them \
+             (removed, counted below); every new document was then added to the index.\n\n",
+            s.indexed_documents, s.duplicates_of_index
+        ));
+    }
     out.push_str("| documents | clusters (≥ 2) | in clusters | removed | kept | verified pairs |\n|---:|---:|---:|---:|---:|---:|\n");
     out.push_str(&format!(
         "| {} | {} | {} | {} | {} | {} |\n\n",

@@ -2,6 +2,9 @@
 
 use std::process::{Command, Output};
 
+#[allow(dead_code)] // each test crate uses part of it
+pub mod dedup_corpus;
+
 /// Runs `neardup args…`.
 pub fn neardup(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_neardup"))

@@ -1,0 +1,423 @@
+//! The persistent index of `neardup dedup --index DIR`: every indexed document's id, signature
+//! and join keys, so a new batch is deduplicated against everything indexed before without
+//! reading an old text again.
+//!
+//! ```text
+//! DIR/index.json          manifest: format version, algorithm and signature key, generation,
+//!                         the segments with their document counts, checksums and sources
+//! DIR/segments/NNNNNNNN.seg   one immutable segment per `dedup` run that added documents
+//! DIR/lock                held (flock) by the one process that may read or change DIR
+//! ```
+//!
+//! A segment holds ids, signatures and, per key position, the sorted (key, document) table —
+//! LSH's band tables for minhash-lsh (Broder 1997; Indyk & Motwani 1998), the one hash of
+//! exact hashing — so a new document's candidates are found by binary search, and the cost of
+//! a batch grows with the batch, not with the index. Tables built for other join parameters
+//! (a new threshold changes the banding) are rebuilt in memory from the stored signatures.
+//!
+//! Crash safety: a segment is written atomically under a fresh name, then the manifest is
+//! replaced atomically; until that rename the index is the old one, and an unreferenced
+//! segment left by a killed writer is deleted by the next writer. Each segment ends in the
+//! XXH3-64 of its bytes, which the manifest repeats, so a truncated, corrupted or swapped file
+//! is an error naming it, never silently different candidates.
+//!
+//! Each segment records its `source`, the key of the inputs it came from. A `dedup` run joins
+//! against every segment except its own source's, so rerunning a batch that was already added
+//! (after a kill between adding and writing the summary, or with a new threshold) gives the
+//! same outputs and adds nothing.
+
+use std::collections::HashSet;
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use neardup::streaming::StreamingDetector;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::index_segment::{Segment, decode_segment, encode_segment, key_tables, without};
+use crate::error::{LabError, Result};
+use crate::fsutil;
+
+/// Version of the manifest and segment layout.
+pub const FORMAT_VERSION: u32 = 1;
+const FORMAT_NAME: &str = "neardup-index";
+const MANIFEST: &str = "index.json";
+
+/// `DIR/index.json`.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Manifest {
+    /// Always `neardup-index`.
+    pub format: String,
+    /// [`FORMAT_VERSION`].
+    pub version: u32,
+    /// The algorithm whose signatures are stored.
+    pub algorithm: String,
+    /// Everything the signatures depend on (`StreamingDetector::sketch_key`).
+    pub sketch_key: String,
+    /// 32-bit words per signature.
+    pub width: usize,
+    /// Incremented by every change.
+    pub generation: u64,
+    /// The segments, in document order.
+    pub segments: Vec<SegmentEntry>,
+}
+
+/// One segment in the manifest.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct SegmentEntry {
+    /// File name under `segments/`.
+    pub file: String,
+    /// Documents it holds.
+    pub documents: u64,
+    /// XXH3-64 of the file's bytes before its trailer, hex.
+    pub checksum: String,
+    /// Key of the `dedup` inputs it came from.
+    pub source: String,
+}
+
+/// An index directory, locked by this process while the value lives.
+#[derive(Debug)]
+pub struct IncrementalIndex {
+    dir: PathBuf,
+    manifest: Manifest,
+    _lock: File,
+}
+
+impl IncrementalIndex {
+    /// Opens the index at `dir` for `stream`'s signatures, creating it when `dir` has none;
+    /// refuses an index of other signatures.
+    pub fn open_for(dir: &Path, stream: &dyn StreamingDetector) -> Result<Self> {
+        fsutil::check_dir(dir)?;
+        let index = Self::lock(dir)?;
+        let sketch_key = format!("{}:{}", stream.name(), stream.sketch_key());
+        let mut index = match index {
+            (lock, Some(manifest)) => IncrementalIndex {
+                dir: dir.to_path_buf(),
+                manifest,
+                _lock: lock,
+            },
+            (lock, None) => IncrementalIndex {
+                dir: dir.to_path_buf(),
+                manifest: Manifest {
+                    format: FORMAT_NAME.into(),
+                    version: FORMAT_VERSION,
+                    algorithm: stream.name().into(),
+                    sketch_key: sketch_key.clone(),
+                    width: stream.width(),
+                    generation: 0,
+                    segments: Vec::new(),
+                },
+                _lock: lock,
+            },
+        };
+        let m = &index.manifest;
+        if m.sketch_key != sketch_key || m.width != stream.width() {
+            return Err(LabError::file(
+                &index.manifest_path(),
+                format!(
+                    "the index holds {} signatures made with other parameters ({}) than this run's ({}): \
+                     run with the index's algorithm and sketch parameters (shingles, num_perm, seed, \
+                     normalization), or use a new index directory",
+                    m.algorithm, m.sketch_key, sketch_key
+                ),
+            ));
+        }
+        index.delete_unreferenced();
+        Ok(index)
+    }
+
+    /// Opens an existing index whatever its signatures (`neardup index` commands).
+    pub fn open_existing(dir: &Path) -> Result<Self> {
+        if !dir.join(MANIFEST).is_file() {
+            return Err(LabError::file(
+                dir,
+                format!("no index here (no {MANIFEST}); `neardup dedup --index` creates one"),
+            ));
+        }
+        match Self::lock(dir)? {
+            (lock, Some(manifest)) => {
+                let mut index = IncrementalIndex {
+                    dir: dir.to_path_buf(),
+                    manifest,
+                    _lock: lock,
+                };
+                index.delete_unreferenced();
+                Ok(index)
+            }
+            (_, None) => unreachable!("the manifest exists"),
+        }
+    }
+
+    /// Takes `DIR/lock` and reads the manifest if there is one.
+    fn lock(dir: &Path) -> Result<(File, Option<Manifest>)> {
+        let lock_path = dir.join("lock");
+        let lock = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&lock_path)
+            .map_err(|e| LabError::io(&lock_path, e))?;
+        if lock.try_lock().is_err() {
+            return Err(LabError::file(
+                dir,
+                "the index is in use by another neardup process (its lock is held); wait for it to finish",
+            ));
+        }
+        let path = dir.join(MANIFEST);
+        if !path.exists() {
+            return Ok((lock, None));
+        }
+        let bytes = std::fs::read(&path).map_err(|e| LabError::io(&path, e))?;
+        let manifest: Manifest = serde_json::from_slice(&bytes)
+            .map_err(|e| LabError::file(&path, format!("not an index manifest: {e}")))?;
+        if manifest.format != FORMAT_NAME || manifest.version != FORMAT_VERSION {
+            return Err(LabError::file(
+                &path,
+                format!(
+                    "index format {} version {}; this neardup reads {FORMAT_NAME} version {FORMAT_VERSION}",
+                    manifest.format, manifest.version
+                ),
+            ));
+        }
+        Ok((lock, Some(manifest)))
+    }
+
+    /// The manifest.
+    pub fn manifest(&self) -> &Manifest {
+        &self.manifest
+    }
+
+    fn manifest_path(&self) -> PathBuf {
+        self.dir.join(MANIFEST)
+    }
+
+    fn segment_path(&self, file: &str) -> PathBuf {
+        self.dir.join("segments").join(file)
+    }
+
+    /// Documents in the segments not from `source`.
+    pub fn documents_excluding(&self, source: &str) -> u64 {
+        self.manifest
+            .segments
+            .iter()
+            .filter(|s| s.source != source)
+            .map(|s| s.documents)
+            .sum()
+    }
+
+    /// Whether a segment came from `source`.
+    pub fn contains_source(&self, source: &str) -> bool {
+        self.manifest.segments.iter().any(|s| s.source == source)
+    }
+
+    /// A key of the segments not from `source` (their files and checksums): what a join
+    /// against them depends on.
+    pub fn fingerprint_excluding(&self, source: &str) -> String {
+        let parts: Vec<(&str, &str)> = self
+            .manifest
+            .segments
+            .iter()
+            .filter(|s| s.source != source)
+            .map(|s| (s.file.as_str(), s.checksum.as_str()))
+            .collect();
+        super::stage_files::key(&(&self.manifest.sketch_key, parts))
+    }
+
+    /// Reads the segments not from `source`, checked against their checksums; key tables
+    /// built for other join parameters than `stream`'s are rebuilt from the signatures.
+    pub fn load_excluding(
+        &self,
+        source: &str,
+        stream: &dyn StreamingDetector,
+        tables_key: &str,
+    ) -> Result<Vec<Segment>> {
+        self.manifest
+            .segments
+            .par_iter()
+            .filter(|s| s.source != source)
+            .map(|entry| {
+                let mut segment = self.read_segment(entry)?;
+                if segment.tables_key != tables_key {
+                    segment.tables = key_tables(stream, &segment.table);
+                    segment.tables_key = tables_key.to_string();
+                }
+                Ok(segment)
+            })
+            .collect()
+    }
+
+    fn read_segment(&self, entry: &SegmentEntry) -> Result<Segment> {
+        let path = self.segment_path(&entry.file);
+        let bytes = std::fs::read(&path).map_err(|e| LabError::io(&path, e))?;
+        let segment = decode_segment(&path, &bytes, &entry.checksum, self.manifest.width)?;
+        if segment.len() as u64 != entry.documents {
+            return Err(LabError::file(
+                &path,
+                format!(
+                    "holds {} documents, the manifest says {}",
+                    segment.len(),
+                    entry.documents
+                ),
+            ));
+        }
+        Ok(segment)
+    }
+
+    /// Adds a segment from `source` (nothing when one from `source` is there already);
+    /// returns whether it was added.
+    pub fn add(&mut self, source: &str, segment: &Segment) -> Result<bool> {
+        if self.contains_source(source) {
+            return Ok(false);
+        }
+        let mut manifest = self.manifest.clone();
+        manifest.generation += 1;
+        let file = format!("{:08}.seg", manifest.generation);
+        let checksum = self.write_segment(&file, segment)?;
+        manifest.segments.push(SegmentEntry {
+            file,
+            documents: segment.len() as u64,
+            checksum,
+            source: source.to_string(),
+        });
+        self.commit(manifest)?;
+        Ok(true)
+    }
+
+    /// Removes the documents whose id is in `ids` (rewriting the segments that hold one);
+    /// returns (documents removed, ids found).
+    pub fn remove_ids(&mut self, ids: &HashSet<String>) -> Result<(u64, HashSet<String>)> {
+        let mut manifest = self.manifest.clone();
+        manifest.generation += 1;
+        let mut removed = 0u64;
+        let mut found = HashSet::new();
+        let mut replaced = Vec::new();
+        for (n, entry) in manifest.segments.iter_mut().enumerate() {
+            let segment = self.read_segment(entry)?;
+            let drop: Vec<bool> = segment.ids.iter().map(|id| ids.contains(id)).collect();
+            if !drop.contains(&true) {
+                continue;
+            }
+            for (id, _) in segment.ids.iter().zip(&drop).filter(|(_, d)| **d) {
+                found.insert(id.clone());
+                removed += 1;
+            }
+            let kept = without(&segment, &drop);
+            let file = format!("{:08}-{n:04}.seg", manifest.generation);
+            entry.checksum = self.write_segment(&file, &kept)?;
+            entry.documents = kept.len() as u64;
+            replaced.push(std::mem::replace(&mut entry.file, file));
+        }
+        if removed > 0 {
+            self.commit(manifest)?;
+            for old in replaced {
+                let _ = std::fs::remove_file(self.segment_path(&old));
+            }
+        }
+        Ok((removed, found))
+    }
+
+    fn write_segment(&self, file: &str, segment: &Segment) -> Result<String> {
+        let path = self.segment_path(file);
+        let mut checksum = 0;
+        fsutil::write_atomic(&path, |w| {
+            checksum = encode_segment(segment, w)?;
+            Ok(())
+        })?;
+        Ok(format!("{checksum:016x}"))
+    }
+
+    fn commit(&mut self, manifest: Manifest) -> Result<()> {
+        let json = serde_json::to_vec_pretty(&manifest).expect("manifests serialize");
+        fsutil::write_bytes(&self.manifest_path(), &json)?;
+        self.manifest = manifest;
+        Ok(())
+    }
+
+    /// Deletes segment files the manifest does not name (a writer killed before its commit).
+    fn delete_unreferenced(&mut self) {
+        let named: HashSet<&str> = self
+            .manifest
+            .segments
+            .iter()
+            .map(|s| s.file.as_str())
+            .collect();
+        let Ok(entries) = std::fs::read_dir(self.dir.join("segments")) else {
+            return;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            if !named.contains(name.as_str()) && e.path().is_file() {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neardup::detector::ParamMap;
+    use neardup::streaming::SignatureTable;
+
+    fn stream() -> Box<dyn StreamingDetector> {
+        let mut p = ParamMap::new();
+        p.insert("num_perm".into(), serde_json::json!(32));
+        p.insert("threshold".into(), serde_json::json!(0.5));
+        neardup::registry::detector("minhash-lsh", &p)
+            .unwrap()
+            .streaming()
+            .unwrap()
+    }
+
+    fn dir(name: &str) -> PathBuf {
+        let d = std::env::temp_dir()
+            .join(format!("neardup-incremental-{}", std::process::id()))
+            .join(name);
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn one_process_at_a_time_and_only_matching_signatures() {
+        let s = stream();
+        let d = dir("lock");
+        let first = IncrementalIndex::open_for(&d, s.as_ref()).unwrap();
+        let e = IncrementalIndex::open_for(&d, s.as_ref())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("in use"), "{e}");
+        drop(first);
+        let mut index = IncrementalIndex::open_for(&d, s.as_ref()).unwrap();
+        let table = SignatureTable::sketch_all(s.as_ref(), &["a b c d e f"]);
+        let seg = Segment {
+            ids: vec!["x".into()],
+            tables: key_tables(s.as_ref(), &table),
+            table,
+            tables_key: "k".into(),
+        };
+        assert!(index.add("src", &seg).unwrap());
+        assert!(!index.add("src", &seg).unwrap(), "a source is added once");
+        drop(index);
+        let mut p = ParamMap::new();
+        p.insert("num_perm".into(), serde_json::json!(64));
+        let other = neardup::registry::detector("minhash-lsh", &p)
+            .unwrap()
+            .streaming()
+            .unwrap();
+        let e = IncrementalIndex::open_for(&d, other.as_ref())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("index.json") && e.contains("other parameters"),
+            "{e}"
+        );
+        // A segment left by a killed writer is deleted by the next one.
+        std::fs::write(d.join("segments/99999999.seg"), b"partial").unwrap();
+        let index = IncrementalIndex::open_for(&d, s.as_ref()).unwrap();
+        assert!(!d.join("segments/99999999.seg").exists());
+        assert_eq!(
+            index.load_excluding("", s.as_ref(), "k").unwrap(),
+            vec![seg]
+        );
+    }
+}

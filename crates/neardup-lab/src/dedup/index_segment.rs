@@ -1,0 +1,464 @@
+//! One segment of the `neardup dedup --index` index (`super::incremental_index`): its ids,
+//! signatures and per-position key tables, the candidates of new documents found by looking
+//! their keys up, and the segment's file format.
+//!
+//! Layout (little-endian): magic, version, width, documents, key positions, the tables' key
+//! (the join parameters they were built for), ids (length-prefixed UTF-8), empty flags,
+//! signatures, then per position the sorted keys and their documents; last, the XXH3-64 of
+//! everything before it.
+
+use std::io::Write;
+use std::path::Path;
+
+use neardup::streaming::{SignatureTable, StreamingDetector};
+use rayon::prelude::*;
+
+use super::incremental_index::FORMAT_VERSION;
+use crate::error::{LabError, Result};
+
+const MAGIC: &[u8; 8] = b"NDUPSEG\x01";
+
+/// Sorted (key, document) pairs of one key position.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct KeyTable {
+    /// Keys, ascending.
+    pub keys: Vec<u64>,
+    /// Document (within the segment) of each key; ascending among equal keys.
+    pub docs: Vec<u32>,
+}
+
+impl KeyTable {
+    /// Documents whose key equals `key`.
+    pub fn lookup(&self, key: u64) -> &[u32] {
+        let lo = self.keys.partition_point(|&k| k < key);
+        let hi = lo + self.keys[lo..].partition_point(|&k| k == key);
+        &self.docs[lo..hi]
+    }
+}
+
+/// One segment's contents.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Segment {
+    /// Document ids.
+    pub ids: Vec<String>,
+    /// Their signatures.
+    pub table: SignatureTable,
+    /// The join parameters the key tables were built for.
+    pub tables_key: String,
+    /// One table per key position (non-empty documents only).
+    pub tables: Vec<KeyTable>,
+}
+
+impl Segment {
+    /// Number of documents.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether it holds no document.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// The key tables of `table` under `stream`'s join parameters.
+pub fn key_tables(stream: &dyn StreamingDetector, table: &SignatureTable) -> Vec<KeyTable> {
+    let per_doc = stream.keys_per_doc();
+    let docs: Vec<u32> = (0..table.len() as u32)
+        .filter(|&d| !table.is_empty_doc(d as usize))
+        .collect();
+    let mut keys = vec![0u64; docs.len() * per_doc];
+    keys.par_chunks_mut(per_doc.max(1))
+        .zip(docs.par_iter())
+        .for_each(|(out, &d)| stream.keys(table.row(d as usize), out));
+    (0..per_doc)
+        .into_par_iter()
+        .map(|position| {
+            let mut pairs: Vec<(u64, u32)> = docs
+                .iter()
+                .enumerate()
+                .map(|(j, &d)| (keys[j * per_doc + position], d))
+                .collect();
+            pairs.sort_unstable();
+            KeyTable {
+                keys: pairs.iter().map(|p| p.0).collect(),
+                docs: pairs.iter().map(|p| p.1).collect(),
+            }
+        })
+        .collect()
+}
+
+/// Candidate pairs between the new documents of `table` (numbered `0..table.len()`) and the
+/// indexed ones (numbered after them, segment after segment): two documents are candidates
+/// when their keys agree at some position — the same rule as `StreamingDetector::keys`.
+/// Packed (`neardup::pairs::pack`), sorted, each once; spends the pair budget.
+pub fn candidates_against(
+    stream: &dyn StreamingDetector,
+    table: &SignatureTable,
+    segments: &[Segment],
+) -> Result<Vec<u64>> {
+    let per_doc = stream.keys_per_doc();
+    let mut offsets = Vec::with_capacity(segments.len());
+    let mut next = table.len();
+    for s in segments {
+        offsets.push(next);
+        next += s.len();
+    }
+    assert!(
+        next <= u32::MAX as usize,
+        "the caller checks the document count"
+    );
+    let budget = neardup::pairs::Budget::new("candidate pairs")?;
+    let per_new: Vec<Vec<u64>> = (0..table.len())
+        .into_par_iter()
+        .map_init(
+            || vec![0u64; per_doc],
+            |keys, d| {
+                if table.is_empty_doc(d) || budget.exceeded() {
+                    return Vec::new();
+                }
+                stream.keys(table.row(d), keys);
+                let mut found = Vec::new();
+                for (position, &key) in keys.iter().enumerate() {
+                    for (s, &offset) in segments.iter().zip(&offsets) {
+                        found.extend(s.tables[position].lookup(key).iter().map(|&o| {
+                            neardup::pairs::pack(d as u32, (offset + o as usize) as u32)
+                        }));
+                    }
+                }
+                found.sort_unstable();
+                found.dedup();
+                if budget.spend(found.len() as u64).is_err() {
+                    return Vec::new();
+                }
+                found
+            },
+        )
+        .collect();
+    if budget.exceeded() {
+        return Err(budget.error().into());
+    }
+    // New documents are in order and each one's pairs sorted: the concatenation is sorted.
+    Ok(per_new.concat())
+}
+
+/// `segment` without the documents flagged in `drop` (key tables filtered, not rebuilt).
+pub fn without(segment: &Segment, drop: &[bool]) -> Segment {
+    let mut renumber = vec![u32::MAX; drop.len()];
+    let mut table = SignatureTable::new(segment.table.width());
+    let mut ids = Vec::new();
+    for (d, &gone) in drop.iter().enumerate() {
+        if !gone {
+            renumber[d] = ids.len() as u32;
+            ids.push(segment.ids[d].clone());
+            table.push(segment.table.row(d), segment.table.is_empty_doc(d));
+        }
+    }
+    // Renumbering is monotone, so each table stays sorted by (key, document).
+    let tables = segment
+        .tables
+        .iter()
+        .map(|t| {
+            let (keys, docs) = t
+                .keys
+                .iter()
+                .zip(&t.docs)
+                .filter(|(_, d)| !drop[**d as usize])
+                .map(|(&k, &d)| (k, renumber[d as usize]))
+                .unzip();
+            KeyTable { keys, docs }
+        })
+        .collect();
+    Segment {
+        ids,
+        table,
+        tables_key: segment.tables_key.clone(),
+        tables,
+    }
+}
+
+/// A writer that hashes what passes through it.
+struct Hashing<'a> {
+    inner: &'a mut dyn Write,
+    hasher: xxhash_rust::xxh3::Xxh3,
+}
+
+impl Write for Hashing<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Writes a segment (little-endian): magic, header, ids, empty flags, signatures, key tables,
+/// then the XXH3-64 of everything before it. Returns that checksum.
+pub fn encode_segment(s: &Segment, w: &mut dyn Write) -> std::io::Result<u64> {
+    let mut h = Hashing {
+        inner: w,
+        hasher: xxhash_rust::xxh3::Xxh3::new(),
+    };
+    h.write_all(MAGIC)?;
+    h.write_all(&FORMAT_VERSION.to_le_bytes())?;
+    h.write_all(&(s.table.width() as u32).to_le_bytes())?;
+    h.write_all(&(s.len() as u64).to_le_bytes())?;
+    h.write_all(&(s.tables.len() as u32).to_le_bytes())?;
+    h.write_all(&(s.tables_key.len() as u32).to_le_bytes())?;
+    h.write_all(s.tables_key.as_bytes())?;
+    for id in &s.ids {
+        h.write_all(&(id.len() as u32).to_le_bytes())?;
+        h.write_all(id.as_bytes())?;
+    }
+    let flags: Vec<u8> = s.table.empty_flags().iter().map(|&e| e as u8).collect();
+    h.write_all(&flags)?;
+    for chunk in s.table.words().chunks(1 << 16) {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|w| w.to_le_bytes()).collect();
+        h.write_all(&bytes)?;
+    }
+    for t in &s.tables {
+        h.write_all(&(t.keys.len() as u64).to_le_bytes())?;
+        for chunk in t.keys.chunks(1 << 16) {
+            let bytes: Vec<u8> = chunk.iter().flat_map(|k| k.to_le_bytes()).collect();
+            h.write_all(&bytes)?;
+        }
+        for chunk in t.docs.chunks(1 << 16) {
+            let bytes: Vec<u8> = chunk.iter().flat_map(|d| d.to_le_bytes()).collect();
+            h.write_all(&bytes)?;
+        }
+    }
+    let checksum = h.hasher.digest();
+    h.inner.write_all(&checksum.to_le_bytes())?;
+    Ok(checksum)
+}
+
+/// Reads [`encode_segment`]'s bytes, checking the checksum against the file's trailer and
+/// the manifest's `expected` (hex), and the width against the manifest's.
+pub fn decode_segment(path: &Path, bytes: &[u8], expected: &str, width: usize) -> Result<Segment> {
+    let bad = |what: &str| LabError::file(path, format!("corrupt index segment: {what}"));
+    if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(bad(
+            "not a neardup index segment (wrong magic or too short)",
+        ));
+    }
+    let (body, trailer) = bytes.split_at(bytes.len() - 8);
+    let stored = u64::from_le_bytes(trailer.try_into().expect("8 bytes"));
+    let actual = xxhash_rust::xxh3::xxh3_64(body);
+    if stored != actual || format!("{actual:016x}") != expected {
+        return Err(bad(&format!(
+            "checksum {actual:016x}, its trailer says {stored:016x} and the manifest {expected}; \
+             the file was truncated, changed or replaced"
+        )));
+    }
+    let mut r = Cursor { bytes: body, at: 0 };
+    let short = || bad("truncated");
+    r.take(MAGIC.len()).ok_or_else(short)?;
+    let version = r.u32().ok_or_else(short)?;
+    if version != FORMAT_VERSION {
+        return Err(bad(&format!(
+            "segment version {version}, expected {FORMAT_VERSION}"
+        )));
+    }
+    let seg_width = r.u32().ok_or_else(short)? as usize;
+    if seg_width != width {
+        return Err(bad(&format!(
+            "width {seg_width}, the manifest says {width}"
+        )));
+    }
+    let docs = r.u64().ok_or_else(short)? as usize;
+    let positions = r.u32().ok_or_else(short)? as usize;
+    let key_len = r.u32().ok_or_else(short)? as usize;
+    let tables_key = String::from_utf8(r.take(key_len).ok_or_else(short)?.to_vec())
+        .map_err(|_| bad("tables key is not UTF-8"))?;
+    let mut ids = Vec::with_capacity(docs.min(body.len()));
+    for _ in 0..docs {
+        let n = r.u32().ok_or_else(short)? as usize;
+        let id = std::str::from_utf8(r.take(n).ok_or_else(short)?)
+            .map_err(|_| bad("an id is not UTF-8"))?;
+        ids.push(id.to_string());
+    }
+    let empty: Vec<bool> = r
+        .take(docs)
+        .ok_or_else(short)?
+        .iter()
+        .map(|&b| b != 0)
+        .collect();
+    let words: Vec<u32> = r
+        .take(docs * width * 4)
+        .ok_or_else(short)?
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    let mut tables = Vec::with_capacity(positions);
+    for _ in 0..positions {
+        let n = r.u64().ok_or_else(short)? as usize;
+        let keys = r
+            .take(n.checked_mul(8).ok_or_else(short)?)
+            .ok_or_else(short)?
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        let docs_of: Vec<u32> = r
+            .take(n * 4)
+            .ok_or_else(short)?
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        if docs_of.iter().any(|&d| d as usize >= docs) {
+            return Err(bad("a key table names a document it does not hold"));
+        }
+        tables.push(KeyTable {
+            keys,
+            docs: docs_of,
+        });
+    }
+    if r.at != body.len() {
+        return Err(bad("trailing bytes"));
+    }
+    Ok(Segment {
+        ids,
+        table: SignatureTable::from_parts(width, words, empty),
+        tables_key,
+        tables,
+    })
+}
+
+struct Cursor<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Cursor<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let s = self.bytes.get(self.at..end)?;
+        self.at = end;
+        Some(s)
+    }
+    fn u32(&mut self) -> Option<u32> {
+        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    }
+    fn u64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use neardup::detector::ParamMap;
+
+    fn stream() -> Box<dyn StreamingDetector> {
+        let mut p = ParamMap::new();
+        p.insert("num_perm".into(), serde_json::json!(32));
+        p.insert("threshold".into(), serde_json::json!(0.5));
+        neardup::registry::detector("minhash-lsh", &p)
+            .unwrap()
+            .streaming()
+            .unwrap()
+    }
+
+    fn texts(n: usize, seed: u64) -> Vec<String> {
+        let mut rng = neardup::hash::SplitMix64::new(seed);
+        (0..n)
+            .map(|i| {
+                let words: Vec<String> = (0..30).map(|_| format!("w{}", rng.below(50))).collect();
+                // Every fourth text is empty: no feature, never a candidate.
+                if i % 4 == 3 {
+                    String::new()
+                } else {
+                    words.join(" ")
+                }
+            })
+            .collect()
+    }
+
+    /// Candidates by lookup equal the brute-force rule "some key position agrees" (the oracle),
+    /// and a segment survives a write and read unchanged.
+    #[test]
+    fn lookup_candidates_equal_brute_force_and_segments_round_trip() {
+        let s = stream();
+        let old: Vec<String> = texts(300, 7);
+        // Copies of old texts (every other one with its first words changed) and fresh ones.
+        let new: Vec<String> = texts(200, 7)
+            .into_iter()
+            .skip(100)
+            .enumerate()
+            .map(|(i, t)| {
+                if i % 2 == 0 {
+                    t.replacen("w", "changed", 3)
+                } else {
+                    t
+                }
+            })
+            .chain(texts(100, 9))
+            .collect();
+        fn refs(v: &[String]) -> Vec<&str> {
+            v.iter().map(String::as_str).collect()
+        }
+        let old_t = SignatureTable::sketch_all(s.as_ref(), &refs(&old));
+        let new_t = SignatureTable::sketch_all(s.as_ref(), &refs(&new));
+        // Two segments, to check the numbering across them.
+        let split = |t: &SignatureTable, from: usize, to: usize| {
+            let mut out = SignatureTable::new(t.width());
+            for d in from..to {
+                out.push(t.row(d), t.is_empty_doc(d));
+            }
+            out
+        };
+        let segs: Vec<Segment> = [(0, 120), (120, 300)]
+            .into_iter()
+            .map(|(a, b)| {
+                let table = split(&old_t, a, b);
+                Segment {
+                    ids: (a..b).map(|i| format!("old{i}")).collect(),
+                    tables: key_tables(s.as_ref(), &table),
+                    table,
+                    tables_key: "k".into(),
+                }
+            })
+            .collect();
+        let got = candidates_against(s.as_ref(), &new_t, &segs).unwrap();
+        let keys = |t: &SignatureTable, d: usize| {
+            let mut k = vec![0; s.keys_per_doc()];
+            s.keys(t.row(d), &mut k);
+            k
+        };
+        let mut want = Vec::new();
+        for a in 0..new_t.len() {
+            for b in 0..old_t.len() {
+                if new_t.is_empty_doc(a) || old_t.is_empty_doc(b) {
+                    continue;
+                }
+                let (ka, kb) = (keys(&new_t, a), keys(&old_t, b));
+                if ka.iter().zip(&kb).any(|(x, y)| x == y) {
+                    want.push(neardup::pairs::pack(a as u32, (new_t.len() + b) as u32));
+                }
+            }
+        }
+        println!("{} candidates", want.len());
+        assert!(want.len() >= 50, "the corpus must make candidates");
+        assert_eq!(got, want);
+
+        let mut bytes = Vec::new();
+        let sum = encode_segment(&segs[1], &mut bytes).unwrap();
+        let back = decode_segment(Path::new("x.seg"), &bytes, &format!("{sum:016x}"), 32).unwrap();
+        assert_eq!(back, segs[1]);
+        // One flipped bit anywhere is an error naming the file.
+        for at in [9, bytes.len() / 2, bytes.len() - 9] {
+            let mut b = bytes.clone();
+            b[at] ^= 1;
+            let e = decode_segment(Path::new("x.seg"), &b, &format!("{sum:016x}"), 32)
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains("x.seg") && e.contains("checksum"), "{e}");
+        }
+        // Removing documents filters the tables exactly as rebuilding them would.
+        let drop: Vec<bool> = (0..segs[1].len()).map(|d| d % 3 == 0).collect();
+        let kept = without(&segs[1], &drop);
+        assert_eq!(kept.tables, key_tables(s.as_ref(), &kept.table));
+        assert_eq!(kept.len(), drop.iter().filter(|d| !**d).count());
+    }
+}

@@ -1,0 +1,300 @@
+//! End-to-end tests of `neardup dedup --index` and `neardup index`: the incremental run against
+//! one run over everything (the oracle), reruns that add nothing, removal, and a corrupt
+//! segment.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+mod common;
+use common::dedup_corpus::{corpus, write_jsonl};
+use common::{err, ok};
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir()
+        .join(format!("neardup-dedup-index-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn frame(path: &Path) -> DataFrame {
+    ParquetReader::new(std::fs::File::open(path).unwrap())
+        .finish()
+        .unwrap()
+}
+
+/// The ids of `clusters.parquet`, in document order, and the `kept` flags.
+fn ids_and_kept(out: &Path) -> (Vec<String>, Vec<bool>) {
+    let df = frame(&out.join("clusters.parquet"));
+    let ids = df.column("id").unwrap().str().unwrap().clone();
+    let kept = df.column("kept").unwrap().bool().unwrap().clone();
+    (
+        (0..df.height())
+            .map(|i| ids.get(i).unwrap().to_string())
+            .collect(),
+        (0..df.height()).map(|i| kept.get(i).unwrap()).collect(),
+    )
+}
+
+/// Verified pairs as (smaller id, larger id) → score, documents named by `ids`.
+fn verified(out: &Path, ids: &[String]) -> BTreeMap<(String, String), u64> {
+    let df = frame(&out.join("stages/verify/pairs.parquet"));
+    let a = df.column("a").unwrap().u32().unwrap().clone();
+    let b = df.column("b").unwrap().u32().unwrap().clone();
+    let s = df.column("score").unwrap().f64().unwrap().clone();
+    (0..df.height())
+        .map(|i| {
+            let (x, y) = (
+                ids[a.get(i).unwrap() as usize].clone(),
+                ids[b.get(i).unwrap() as usize].clone(),
+            );
+            let key = if x < y { (x, y) } else { (y, x) };
+            (key, s.get(i).unwrap().to_bits())
+        })
+        .collect()
+}
+
+fn manifest(index: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(index.join("index.json")).unwrap()).unwrap()
+}
+
+/// Indexing A and then deduplicating B against the index reports exactly the pairs, with the
+/// same scores, of one run over A and B that involve a document of B; a B document whose
+/// cluster holds an A document is removed; a rerun adds nothing and writes the same bytes;
+/// removed ids leave exactly their pairs out; a corrupt segment is an error naming it.
+#[test]
+fn incremental_run_equals_one_run_over_everything() {
+    let d = dir("oracle");
+    let all = corpus(300);
+    let (a, rest) = all.split_at(all.len() * 3 / 5);
+    // B: the rest of the corpus (near and exact copies straddle the split) and copies of
+    // every 9th A document.
+    let mut b = rest.to_vec();
+    for (id, text) in a.iter().step_by(9) {
+        b.push((format!("{id}-again"), text.clone()));
+    }
+    let (fa, fb) = (d.join("a.jsonl"), d.join("b.jsonl"));
+    write_jsonl(&fa, a);
+    write_jsonl(&fb, &b);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (index, whole, out_a, out_b) = (
+        d.join("index"),
+        d.join("whole"),
+        d.join("out-a"),
+        d.join("out-b"),
+    );
+    let th = ["--param", "threshold=0.7"];
+    ok(&[&["dedup", &s(&fa), &s(&fb), "-o", &s(&whole)], &th[..]].concat());
+    ok(&[
+        &["dedup", &s(&fa), "-o", &s(&out_a), "--index", &s(&index)],
+        &th[..],
+    ]
+    .concat());
+    let said = ok(&[
+        &["dedup", &s(&fb), "-o", &s(&out_b), "--index", &s(&index)],
+        &th[..],
+    ]
+    .concat());
+    println!("{said}");
+
+    let (whole_ids, _) = ids_and_kept(&whole);
+    let (a_ids, _) = ids_and_kept(&out_a);
+    let (b_ids, b_kept) = ids_and_kept(&out_b);
+    let in_b: BTreeSet<&String> = b_ids.iter().collect();
+    let want: BTreeMap<_, _> = verified(&whole, &whole_ids)
+        .into_iter()
+        .filter(|((x, y), _)| in_b.contains(x) || in_b.contains(y))
+        .collect();
+    // In the incremental run the new documents come first, then the indexed ones.
+    let numbered: Vec<String> = b_ids.iter().chain(&a_ids).cloned().collect();
+    let got = verified(&out_b, &numbered);
+    assert!(
+        got.keys()
+            .filter(|(x, y)| in_b.contains(x) != in_b.contains(y))
+            .count()
+            > 10,
+        "the corpus must have pairs across the split"
+    );
+    assert_eq!(
+        got, want,
+        "incremental pairs = the whole run's pairs touching B"
+    );
+
+    let with_a: BTreeSet<&String> = got
+        .keys()
+        .filter(|(x, y)| in_b.contains(x) != in_b.contains(y))
+        .map(|(x, y)| if in_b.contains(x) { x } else { y })
+        .collect();
+    for (id, kept) in b_ids.iter().zip(&b_kept) {
+        if with_a.contains(id) {
+            assert!(!kept, "{id} duplicates an indexed document");
+        }
+    }
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_b.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(summary["indexed_documents"], a.len());
+    assert!(summary["duplicates_of_index"].as_u64().unwrap() >= with_a.len() as u64);
+    assert_eq!(manifest(&index)["segments"].as_array().unwrap().len(), 2);
+
+    // A rerun of B (say after a kill once B was added) joins against A only: same bytes,
+    // nothing added.
+    let before = (
+        std::fs::read(out_b.join("clusters.parquet")).unwrap(),
+        std::fs::read(out_b.join("deduplicated.jsonl")).unwrap(),
+        manifest(&index),
+    );
+    let rerun = d.join("out-b-again");
+    ok(&[
+        &["dedup", &s(&fb), "-o", &s(&rerun), "--index", &s(&index)],
+        &th[..],
+    ]
+    .concat());
+    assert_eq!(
+        std::fs::read(rerun.join("clusters.parquet")).unwrap(),
+        before.0
+    );
+    assert_eq!(
+        std::fs::read(rerun.join("deduplicated.jsonl")).unwrap(),
+        before.1
+    );
+    assert_eq!(manifest(&index), before.2, "a source is added once");
+
+    // Removing A documents: B's run afterwards loses exactly their pairs.
+    let gone: BTreeSet<String> = with_a
+        .iter()
+        .take(5)
+        .map(|b_id| {
+            got.keys()
+                .find(|(x, y)| x == *b_id || y == *b_id)
+                .map(|(x, y)| if x == *b_id { y.clone() } else { x.clone() })
+                .unwrap()
+        })
+        .filter(|id| !in_b.contains(id))
+        .collect();
+    let ids_file = d.join("gone.txt");
+    std::fs::write(
+        &ids_file,
+        gone.iter().map(|i| format!("{i}\n")).collect::<String>(),
+    )
+    .unwrap();
+    // A second index of A, with the ids removed, then B against it.
+    let index2 = d.join("index2");
+    ok(&[
+        &[
+            "dedup",
+            &s(&fa),
+            "-o",
+            &s(&d.join("out-a2")),
+            "--index",
+            &s(&index2),
+        ],
+        &th[..],
+    ]
+    .concat());
+    let said = ok(&[
+        "index",
+        "remove",
+        "--index",
+        &s(&index2),
+        "--ids",
+        &s(&ids_file),
+    ]);
+    assert!(
+        said.contains(&format!("removed {} documents", gone.len())),
+        "{said}"
+    );
+    let out_b2 = d.join("out-b2");
+    ok(&[
+        &["dedup", &s(&fb), "-o", &s(&out_b2), "--index", &s(&index2)],
+        &th[..],
+    ]
+    .concat());
+    let a_left: Vec<String> = a_ids
+        .iter()
+        .filter(|i| !gone.contains(*i))
+        .cloned()
+        .collect();
+    let numbered: Vec<String> = b_ids.iter().chain(&a_left).cloned().collect();
+    let got2 = verified(&out_b2, &numbered);
+    let want2: BTreeMap<_, _> = got
+        .iter()
+        .filter(|((x, y), _)| !gone.contains(x) && !gone.contains(y))
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    assert!(want2.len() < got.len());
+    assert_eq!(got2, want2, "removed ids leave exactly their pairs out");
+    let shown = ok(&["index", "show", "--index", &s(&index)]);
+    assert!(shown.contains("2 segments"), "{shown}");
+
+    // A corrupt segment (B's, which a run of A reads) is an error naming it; nothing is
+    // written.
+    let seg = d.join("index/segments/00000002.seg");
+    let mut bytes = std::fs::read(&seg).unwrap();
+    let mid = bytes.len() / 2;
+    bytes[mid] ^= 0x40;
+    std::fs::write(&seg, bytes).unwrap();
+    let out_c = d.join("out-corrupt");
+    let e = err(&["dedup", &s(&fa), "-o", &s(&out_c), "--index", &s(&index)]);
+    assert!(e.contains("00000002.seg") && e.contains("checksum"), "{e}");
+    assert!(!out_c.join("clusters.parquet").exists());
+}
+
+/// Bad uses: an algorithm that does not stream, other signature parameters, an empty ids
+/// file, a directory without an index.
+#[test]
+fn index_refuses_what_it_cannot_serve() {
+    let d = dir("refuse");
+    let f = d.join("a.jsonl");
+    write_jsonl(&f, &corpus(20));
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let index = d.join("index");
+    let e = err(&[
+        "dedup",
+        &s(&f),
+        "-o",
+        &s(&d.join("o1")),
+        "--algorithm",
+        "spotsigs",
+        "--index",
+        &s(&index),
+    ]);
+    assert!(e.contains("--index needs an algorithm that streams"), "{e}");
+    ok(&[
+        "dedup",
+        &s(&f),
+        "-o",
+        &s(&d.join("o2")),
+        "--index",
+        &s(&index),
+    ]);
+    let e = err(&[
+        "dedup",
+        &s(&f),
+        "-o",
+        &s(&d.join("o3")),
+        "--index",
+        &s(&index),
+        "--param",
+        "num_perm=64",
+    ]);
+    assert!(
+        e.contains("index.json") && e.contains("other parameters"),
+        "{e}"
+    );
+    let empty = d.join("none.txt");
+    std::fs::write(&empty, "\n").unwrap();
+    let e = err(&[
+        "index",
+        "remove",
+        "--index",
+        &s(&index),
+        "--ids",
+        &s(&empty),
+    ]);
+    assert!(e.contains("none.txt") && e.contains("no id"), "{e}");
+    let e = err(&["index", "show", "--index", &s(&d)]);
+    assert!(e.contains("no index here"), "{e}");
+}
