@@ -168,6 +168,7 @@ def dedup(
     output: Optional[PathLike] = None,
     keep: str = "first",
     memory: Optional[int] = None,
+    index: Optional[PathLike] = None,
     **params: Any,
 ):
     """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline and returns
@@ -177,8 +178,10 @@ def dedup(
     directories or globs, or a ``pyarrow.Table``. ``output``: the directory that receives
     ``clusters.parquet``, ``removed.txt``, the deduplicated corpus, ``summary.json`` and the
     resumable stages (a temporary directory, removed afterwards, when omitted). Ids come from
-    ``id_column`` when present, else row numbers. Other keyword arguments are the algorithm's
-    parameters (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
+    ``id_column`` when present, else row numbers. ``index``: a persistent index directory
+    (``neardup dedup --index``): documents duplicating an indexed one are not kept, and the
+    inputs are then added to it. Other keyword arguments are the algorithm's parameters
+    (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -194,7 +197,15 @@ def dedup(
             inputs = [os.fspath(p) for p in data]
         out = os.fspath(output) if output is not None else os.path.join(scratch, "out")
         _native.dedup(
-            inputs, out, algorithm, _params(params), text_column, id_column, keep, memory
+            inputs,
+            out,
+            algorithm,
+            _params(params),
+            text_column,
+            id_column,
+            keep,
+            memory,
+            None if index is None else os.fspath(index),
         )
         # Read fully before the temporary directory goes away.
         return pq.read_table(os.path.join(out, "clusters.parquet"), memory_map=False)

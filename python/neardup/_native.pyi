@@ -24,6 +24,7 @@ def dedup(
     id_field: str,
     keep: str,
     memory: Optional[int] = None,
+    index: Optional[str] = None,
 ) -> str: ...
 def lsh_tune(threshold: float, num_perm: int, false_positive_weight: float) -> str: ...
 def hamming_designs(

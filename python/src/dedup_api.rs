@@ -13,7 +13,7 @@ use crate::sketch_api::parse_params;
 
 /// Runs `neardup dedup` and returns `summary.json`'s content.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None))]
+#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
     py: Python<'_>,
@@ -25,6 +25,7 @@ pub fn dedup(
     id_field: String,
     keep: &str,
     memory: Option<u64>,
+    index: Option<PathBuf>,
 ) -> PyResult<String> {
     let keep = match keep {
         "first" => Keep::First,
@@ -46,7 +47,7 @@ pub fn dedup(
         memory,
         stage: None,
         shard: None,
-        index: None,
+        index,
     };
     let summary = py.detach(|| run(&options)).map_err(errors::pipeline)?;
     let summary = summary.expect("a full run writes a summary");

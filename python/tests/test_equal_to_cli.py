@@ -68,6 +68,29 @@ def test_dedup_equals_the_cli_on_files_and_tables(cli, corpus_file, texts, tmp_p
     assert copies and all(len(set(c)) == 1 for c in copies)
 
 
+def test_dedup_with_an_index_equals_the_cli(cli, corpus_file, texts, tmp_path):
+    # The first half indexed, then the second half against it: by the CLI and by Python.
+    half = len(texts) // 2
+    lines = open(corpus_file, encoding="utf-8").read().splitlines(keepends=True)
+    first, second = tmp_path / "first.jsonl", tmp_path / "second.jsonl"
+    first.write_text("".join(lines[:half]), encoding="utf-8")
+    second.write_text("".join(lines[half:]) + "".join(lines[: half // 4]), encoding="utf-8")
+    for who in ("cli", "py"):
+        index, a, b = tmp_path / f"{who}-index", tmp_path / f"{who}-a", tmp_path / f"{who}-b"
+        if who == "cli":
+            run_cli(cli, "dedup", first, "--output", a, "--index", index)
+            run_cli(cli, "dedup", second, "--output", b, "--index", index)
+            cli_b = pq.read_table(b / "clusters.parquet")
+        else:
+            neardup.dedup(first, output=a, index=index)
+            py_b = neardup.dedup(second, output=b, index=index)
+    assert py_b.equals(cli_b)
+    summary = json.loads((tmp_path / "py-b" / "summary.json").read_text())
+    assert summary["indexed_documents"] == half
+    # The copies of indexed lines are duplicates of the index.
+    assert summary["duplicates_of_index"] >= half // 8
+
+
 def test_tuners_equal_the_cli_json(cli):
     lsh = json.loads(run_cli(cli, "lsh", "tune", "--threshold", 0.75, "--num-perm", 200,
                              "--format", "json").stdout)
