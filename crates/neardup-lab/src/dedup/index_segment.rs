@@ -7,8 +7,9 @@
 //! signatures, then per position the sorted keys and their documents; last, the XXH3-64 of
 //! everything before it.
 
-use std::io::Write;
-use std::path::Path;
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
 
 use neardup::streaming::{SignatureTable, StreamingDetector};
 use rayon::prelude::*;
@@ -47,17 +48,20 @@ pub struct Segment {
     pub tables_key: String,
     /// One table per key position (non-empty documents only).
     pub tables: Vec<KeyTable>,
+    /// Where its signature rows are on disk (read from a file; with [`Contents::KeysOnly`]
+    /// `table` holds only the empty flags).
+    pub stored_rows: Option<StoredRows>,
 }
 
 impl Segment {
     /// Number of documents.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.table.len()
     }
 
     /// Whether it holds no document.
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.table.is_empty()
     }
 }
 
@@ -174,6 +178,7 @@ pub fn without(segment: &Segment, drop: &[bool]) -> Segment {
         table,
         tables_key: segment.tables_key.clone(),
         tables,
+        stored_rows: None,
     }
 }
 
@@ -234,75 +239,146 @@ pub fn encode_segment(s: &Segment, w: &mut dyn Write) -> std::io::Result<u64> {
     Ok(checksum)
 }
 
-/// Reads [`encode_segment`]'s bytes, checking the checksum against the file's trailer and
-/// the manifest's `expected` (hex), and the width against the manifest's.
-pub fn decode_segment(path: &Path, bytes: &[u8], expected: &str, width: usize) -> Result<Segment> {
+/// How much of a segment to keep in memory when reading it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Contents {
+    /// Ids, signatures and key tables (removing documents).
+    Everything,
+    /// Key tables and empty flags only (joining): signature rows are read from the file when
+    /// a candidate needs them (`fetch_rows`), so memory holds the tables, not the signatures.
+    KeysOnly,
+}
+
+/// Where a segment's signature rows are in its file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRows {
+    /// The segment file.
+    pub path: PathBuf,
+    /// Byte offset of the first row.
+    pub offset: u64,
+}
+
+/// Reads the segment at `path`, checking its checksum against its trailer and the manifest's
+/// `expected` (hex), and its width against the manifest's.
+pub fn read_segment(
+    path: &Path,
+    expected: &str,
+    width: usize,
+    contents: Contents,
+) -> Result<Segment> {
+    let file = File::open(path).map_err(|e| LabError::io(path, e))?;
+    let len = file.metadata().map_err(|e| LabError::io(path, e))?.len();
+    decode_segment(
+        path,
+        BufReader::with_capacity(1 << 20, file),
+        len,
+        expected,
+        width,
+        contents,
+    )
+}
+
+/// Reads [`encode_segment`]'s `len` bytes from `reader` in one pass, hashing as it goes (the
+/// checksum is compared once everything is read; sizes are checked against `len` before
+/// anything is allocated, so a corrupt header cannot ask for absurd memory).
+pub fn decode_segment(
+    path: &Path,
+    reader: impl Read,
+    len: u64,
+    expected: &str,
+    width: usize,
+    contents: Contents,
+) -> Result<Segment> {
     let bad = |what: &str| LabError::file(path, format!("corrupt index segment: {what}"));
-    if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
-        return Err(bad(
-            "not a neardup index segment (wrong magic or too short)",
-        ));
+    let mut r = HashingReader {
+        inner: reader,
+        hasher: xxhash_rust::xxh3::Xxh3::new(),
+        at: 0,
+    };
+    let io = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            bad("truncated")
+        } else {
+            LabError::io(path, e)
+        }
+    };
+    let mut magic = [0u8; 8];
+    r.exact(&mut magic).map_err(io)?;
+    if &magic != MAGIC {
+        return Err(bad("not a neardup index segment (wrong magic)"));
     }
-    let (body, trailer) = bytes.split_at(bytes.len() - 8);
-    let stored = u64::from_le_bytes(trailer.try_into().expect("8 bytes"));
-    let actual = xxhash_rust::xxh3::xxh3_64(body);
-    if stored != actual || format!("{actual:016x}") != expected {
-        return Err(bad(&format!(
-            "checksum {actual:016x}, its trailer says {stored:016x} and the manifest {expected}; \
-             the file was truncated, changed or replaced"
-        )));
-    }
-    let mut r = Cursor { bytes: body, at: 0 };
-    let short = || bad("truncated");
-    r.take(MAGIC.len()).ok_or_else(short)?;
-    let version = r.u32().ok_or_else(short)?;
+    let version = r.u32().map_err(io)?;
     if version != FORMAT_VERSION {
         return Err(bad(&format!(
             "segment version {version}, expected {FORMAT_VERSION}"
         )));
     }
-    let seg_width = r.u32().ok_or_else(short)? as usize;
+    let seg_width = r.u32().map_err(io)? as usize;
     if seg_width != width {
         return Err(bad(&format!(
             "width {seg_width}, the manifest says {width}"
         )));
     }
-    let docs = r.u64().ok_or_else(short)? as usize;
-    let positions = r.u32().ok_or_else(short)? as usize;
-    let key_len = r.u32().ok_or_else(short)? as usize;
-    let tables_key = String::from_utf8(r.take(key_len).ok_or_else(short)?.to_vec())
-        .map_err(|_| bad("tables key is not UTF-8"))?;
-    let mut ids = Vec::with_capacity(docs.min(body.len()));
-    for _ in 0..docs {
-        let n = r.u32().ok_or_else(short)? as usize;
-        let id = std::str::from_utf8(r.take(n).ok_or_else(short)?)
-            .map_err(|_| bad("an id is not UTF-8"))?;
-        ids.push(id.to_string());
+    let docs = r.u64().map_err(io)?;
+    let positions = r.u32().map_err(io)? as u64;
+    // Every document takes at least its id length, empty flag and row.
+    if docs.saturating_mul(5 + 4 * width as u64) > len || positions > len {
+        return Err(bad("its header claims more than the file holds"));
     }
-    let empty: Vec<bool> = r
-        .take(docs)
-        .ok_or_else(short)?
-        .iter()
-        .map(|&b| b != 0)
-        .collect();
-    let words: Vec<u32> = r
-        .take(docs * width * 4)
-        .ok_or_else(short)?
-        .chunks_exact(4)
-        .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-        .collect();
-    let mut tables = Vec::with_capacity(positions);
+    let docs = docs as usize;
+    let key_len = r.u32().map_err(io)? as u64;
+    if key_len > len {
+        return Err(bad("its header claims more than the file holds"));
+    }
+    let mut key = vec![0u8; key_len as usize];
+    r.exact(&mut key).map_err(io)?;
+    let tables_key = String::from_utf8(key).map_err(|_| bad("tables key is not UTF-8"))?;
+    let keep_all = contents == Contents::Everything;
+    let mut ids = Vec::with_capacity(if keep_all { docs } else { 0 });
+    let mut id = Vec::new();
+    for _ in 0..docs {
+        let n = r.u32().map_err(io)? as u64;
+        if n > len {
+            return Err(bad("an id is longer than the file"));
+        }
+        id.resize(n as usize, 0);
+        r.exact(&mut id).map_err(io)?;
+        let text = std::str::from_utf8(&id).map_err(|_| bad("an id is not UTF-8"))?;
+        if keep_all {
+            ids.push(text.to_string());
+        }
+    }
+    let mut flags = vec![0u8; docs];
+    r.exact(&mut flags).map_err(io)?;
+    let empty: Vec<bool> = flags.iter().map(|&b| b != 0).collect();
+    drop(flags);
+    let offset = r.at;
+    let table = if keep_all {
+        let mut bytes = vec![0u8; docs * width * 4];
+        r.exact(&mut bytes).map_err(io)?;
+        let words = bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        SignatureTable::from_parts(width, words, empty)
+    } else {
+        r.skip((docs * width * 4) as u64).map_err(io)?;
+        SignatureTable::from_parts(0, Vec::new(), empty)
+    };
+    let mut tables = Vec::with_capacity(positions as usize);
     for _ in 0..positions {
-        let n = r.u64().ok_or_else(short)? as usize;
-        let keys = r
-            .take(n.checked_mul(8).ok_or_else(short)?)
-            .ok_or_else(short)?
+        let n = r.u64().map_err(io)?;
+        if n.saturating_mul(12) > len {
+            return Err(bad("a key table is longer than the file"));
+        }
+        let mut bytes = vec![0u8; n as usize * 12];
+        r.exact(&mut bytes).map_err(io)?;
+        let (k, d) = bytes.split_at(n as usize * 8);
+        let keys = k
             .chunks_exact(8)
             .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
             .collect();
-        let docs_of: Vec<u32> = r
-            .take(n * 4)
-            .ok_or_else(short)?
+        let docs_of: Vec<u32> = d
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
             .collect();
@@ -314,34 +390,104 @@ pub fn decode_segment(path: &Path, bytes: &[u8], expected: &str, width: usize) -
             docs: docs_of,
         });
     }
-    if r.at != body.len() {
-        return Err(bad("trailing bytes"));
+    let actual = r.hasher.digest();
+    let mut trailer = [0u8; 8];
+    r.inner.read_exact(&mut trailer).map_err(io)?;
+    let stored = u64::from_le_bytes(trailer);
+    if stored != actual || format!("{actual:016x}") != expected {
+        return Err(bad(&format!(
+            "checksum {actual:016x}, its trailer says {stored:016x} and the manifest {expected}; \
+             the file was truncated, changed or replaced"
+        )));
+    }
+    if r.at + 8 != len {
+        return Err(bad("trailing bytes after its checksum"));
     }
     Ok(Segment {
         ids,
-        table: SignatureTable::from_parts(width, words, empty),
+        table,
         tables_key,
         tables,
+        stored_rows: Some(StoredRows {
+            path: path.to_path_buf(),
+            offset,
+        }),
     })
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    at: usize,
+/// The signature rows of indexed documents `docs` (sorted; numbered across `segments`,
+/// segment after segment), read from the segment files.
+pub fn fetch_rows(segments: &[Segment], docs: &[u32], width: usize) -> Result<SignatureTable> {
+    let mut out = SignatureTable::new(width);
+    let mut row = vec![0u32; width];
+    let mut bytes = vec![0u8; width * 4];
+    let mut start = 0usize;
+    let mut next = 0usize;
+    for s in segments {
+        let end = start + s.len();
+        let mine = docs[next..].partition_point(|&d| (d as usize) < end);
+        let wanted = &docs[next..next + mine];
+        next += mine;
+        if !wanted.is_empty() {
+            let local = |d: u32| d as usize - start;
+            if s.table.width() == width {
+                for &d in wanted {
+                    out.push(s.table.row(local(d)), s.table.is_empty_doc(local(d)));
+                }
+            } else {
+                let stored = s.stored_rows.as_ref().expect("a segment read from a file");
+                let mut file =
+                    File::open(&stored.path).map_err(|e| LabError::io(&stored.path, e))?;
+                for &d in wanted {
+                    let at = stored.offset + (local(d) * width * 4) as u64;
+                    file.seek(SeekFrom::Start(at))
+                        .and_then(|_| file.read_exact(&mut bytes))
+                        .map_err(|e| LabError::io(&stored.path, e))?;
+                    for (w, c) in row.iter_mut().zip(bytes.chunks_exact(4)) {
+                        *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+                    }
+                    out.push(&row, s.table.is_empty_doc(local(d)));
+                }
+            }
+        }
+        start = end;
+    }
+    Ok(out)
 }
 
-impl<'a> Cursor<'a> {
-    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let end = self.at.checked_add(n)?;
-        let s = self.bytes.get(self.at..end)?;
-        self.at = end;
-        Some(s)
+/// A reader that hashes what it reads and counts the bytes.
+struct HashingReader<R> {
+    inner: R,
+    hasher: xxhash_rust::xxh3::Xxh3,
+    at: u64,
+}
+
+impl<R: Read> HashingReader<R> {
+    fn exact(&mut self, buf: &mut [u8]) -> std::io::Result<()> {
+        self.inner.read_exact(buf)?;
+        self.hasher.update(buf);
+        self.at += buf.len() as u64;
+        Ok(())
     }
-    fn u32(&mut self) -> Option<u32> {
-        Some(u32::from_le_bytes(self.take(4)?.try_into().ok()?))
+    fn u32(&mut self) -> std::io::Result<u32> {
+        let mut b = [0u8; 4];
+        self.exact(&mut b)?;
+        Ok(u32::from_le_bytes(b))
     }
-    fn u64(&mut self) -> Option<u64> {
-        Some(u64::from_le_bytes(self.take(8)?.try_into().ok()?))
+    fn u64(&mut self) -> std::io::Result<u64> {
+        let mut b = [0u8; 8];
+        self.exact(&mut b)?;
+        Ok(u64::from_le_bytes(b))
+    }
+    /// Reads and hashes `n` bytes without keeping them.
+    fn skip(&mut self, mut n: u64) -> std::io::Result<()> {
+        let mut buf = vec![0u8; 1 << 16];
+        while n > 0 {
+            let take = n.min(buf.len() as u64) as usize;
+            self.exact(&mut buf[..take])?;
+            n -= take as u64;
+        }
+        Ok(())
     }
 }
 
@@ -417,6 +563,7 @@ mod tests {
                     tables: key_tables(s.as_ref(), &table),
                     table,
                     tables_key: "k".into(),
+                    stored_rows: None,
                 }
             })
             .collect();
@@ -444,17 +591,49 @@ mod tests {
 
         let mut bytes = Vec::new();
         let sum = encode_segment(&segs[1], &mut bytes).unwrap();
-        let back = decode_segment(Path::new("x.seg"), &bytes, &format!("{sum:016x}"), 32).unwrap();
+        let path = std::env::temp_dir().join(format!("neardup-segment-{}.seg", std::process::id()));
+        std::fs::write(&path, &bytes).unwrap();
+        let expected = format!("{sum:016x}");
+        let mut back = read_segment(&path, &expected, 32, Contents::Everything).unwrap();
+        assert_eq!(back.stored_rows.take().unwrap().path, path);
         assert_eq!(back, segs[1]);
-        // One flipped bit anywhere is an error naming the file.
+        // Keys only: the same tables, and every row fetched from the file equals the stored
+        // one (the second segment's documents are numbered after the first's).
+        let keys_only = read_segment(&path, &expected, 32, Contents::KeysOnly).unwrap();
+        assert_eq!(keys_only.tables, segs[1].tables);
+        assert!(keys_only.ids.is_empty() && keys_only.table.words().is_empty());
+        let both = [segs[0].clone(), keys_only];
+        let wanted: Vec<u32> = (0..300).filter(|d| d % 7 == 0).collect();
+        let rows = fetch_rows(&both, &wanted, 32).unwrap();
+        for (i, &d) in wanted.iter().enumerate() {
+            assert_eq!(rows.row(i), old_t.row(d as usize), "document {d}");
+            assert_eq!(rows.is_empty_doc(i), old_t.is_empty_doc(d as usize));
+        }
+        // One flipped bit anywhere, or a lost byte, is an error naming the file.
+        let decode = |b: &[u8]| {
+            decode_segment(
+                Path::new("x.seg"),
+                b,
+                b.len() as u64,
+                &expected,
+                32,
+                Contents::Everything,
+            )
+            .unwrap_err()
+            .to_string()
+        };
         for at in [9, bytes.len() / 2, bytes.len() - 9] {
             let mut b = bytes.clone();
             b[at] ^= 1;
-            let e = decode_segment(Path::new("x.seg"), &b, &format!("{sum:016x}"), 32)
-                .unwrap_err()
-                .to_string();
-            assert!(e.contains("x.seg") && e.contains("checksum"), "{e}");
+            let e = decode(&b);
+            assert!(
+                e.contains("x.seg") && e.contains("corrupt index segment"),
+                "{e}"
+            );
         }
+        let e = decode(&bytes[..bytes.len() - 1]);
+        assert!(e.contains("x.seg") && e.contains("truncated"), "{e}");
+        let _ = std::fs::remove_file(&path);
         // Removing documents filters the tables exactly as rebuilding them would.
         let drop: Vec<bool> = (0..segs[1].len()).map(|d| d % 3 == 0).collect();
         let kept = without(&segs[1], &drop);

@@ -298,6 +298,7 @@ impl Run<'_> {
                 table: docs.table.clone(),
                 tables_key: indexed.tables_key.clone(),
                 tables: index_segment::key_tables(stream.as_ref(), &docs.table),
+                stored_rows: None,
             };
             indexed.index.add(&indexed.source, &segment)?
         };
@@ -387,24 +388,42 @@ impl Run<'_> {
                             Some(c) => c,
                             None => stage_files::read_pairs(&pairs_path(out, Stage::Candidates))?.0,
                         };
-                        // With an index: the new signatures, then every indexed one.
-                        let joined;
-                        let table = match indexed {
+                        // With an index: the new signatures, then those of the indexed
+                        // documents among the candidates, read from the segment files.
+                        let n = docs.len() as u32;
+                        let (joined, needed) = match indexed {
                             Some(indexed) => {
+                                let mut needed: Vec<u32> = candidates
+                                    .iter()
+                                    .map(|&p| neardup::pairs::unpack(p).1)
+                                    .filter(|&b| b >= n)
+                                    .map(|b| b - n)
+                                    .collect();
+                                needed.sort_unstable();
+                                needed.dedup();
+                                let segments = Self::index_segments(indexed, stream.as_ref())?;
+                                let rows =
+                                    index_segment::fetch_rows(segments, &needed, stream.width())?;
                                 let mut t = docs.table.clone();
-                                for s in Self::index_segments(indexed, stream.as_ref())? {
-                                    t.extend(&s.table);
-                                }
-                                joined = t;
-                                &joined
+                                t.extend(&rows);
+                                (Some(t), needed)
                             }
-                            None => &docs.table,
+                            None => (None, Vec::new()),
+                        };
+                        let table = joined.as_ref().unwrap_or(&docs.table);
+                        // An indexed document's row in `table`.
+                        let row_of = |b: u32| {
+                            if b < n {
+                                b
+                            } else {
+                                n + needed.binary_search(&(b - n)).expect("fetched") as u32
+                            }
                         };
                         candidates
                             .par_iter()
                             .filter_map(|&p| {
                                 let (a, b) = neardup::pairs::unpack(p);
-                                stream.verify(table, a, b).map(|s| (p, s))
+                                stream.verify(table, a, row_of(b)).map(|s| (p, s))
                             })
                             .unzip()
                     }
