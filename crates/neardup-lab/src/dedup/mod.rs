@@ -197,7 +197,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     if options.shard.is_some() || only == Some(Stage::Sketch) {
         return Ok(None);
     }
-    let docs = run.load_documents(&sketch_keys)?;
+    let mut docs = run.load_documents(&sketch_keys)?;
     run.open_index(&sketch_keys, docs.len())?;
     let mut candidates_key = key(&(
         &sketch_keys,
@@ -223,7 +223,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     }
     // Before the outputs: a rerun joins against every segment but its own, so adding first
     // loses nothing if the outputs are then interrupted.
-    run.add_to_index(&docs)?;
+    run.add_to_index(&mut docs)?;
     let summary = outputs::write_all(
         &run.options.output,
         &run.files,
@@ -285,7 +285,7 @@ impl Run<'_> {
     }
 
     /// Adds this run's documents to the index (once per source); reported as stage `index`.
-    fn add_to_index(&mut self, docs: &Documents) -> Result<()> {
+    fn add_to_index(&mut self, docs: &mut Documents) -> Result<()> {
         let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) else {
             return Ok(());
         };
@@ -293,14 +293,20 @@ impl Run<'_> {
         let added = if indexed.index.contains_source(&indexed.source) {
             false
         } else {
+            // The signatures move into the segment and back (no copy); ids first, while
+            // `docs` still counts its documents by its table.
+            let ids = (0..docs.len()).map(|d| docs.id(d)).collect();
+            let table = std::mem::take(&mut docs.table);
             let segment = Segment {
-                ids: (0..docs.len()).map(|d| docs.id(d)).collect(),
-                table: docs.table.clone(),
+                ids,
+                tables: index_segment::key_tables(stream.as_ref(), &table),
+                table,
                 tables_key: indexed.tables_key.clone(),
-                tables: index_segment::key_tables(stream.as_ref(), &docs.table),
                 stored_rows: None,
             };
-            indexed.index.add(&indexed.source, &segment)?
+            let added = indexed.index.add(&indexed.source, &segment);
+            docs.table = segment.table;
+            added?
         };
         self.reports.push(StageReport {
             stage: "index",

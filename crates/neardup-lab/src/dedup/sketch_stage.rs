@@ -185,11 +185,16 @@ impl Run<'_> {
             ));
         }
         self.check_memory(total)?;
-        // One copy of the signatures: each shard's rows move into the table.
+        // One copy of the signatures: the first shard's table is moved (one input file: no
+        // copy at all), the others' rows appended and freed one by one.
         let mut table = SignatureTable::new(width);
-        for s in &mut shards {
-            table.extend(&s.table);
-            s.table = SignatureTable::new(width);
+        for (i, s) in shards.iter_mut().enumerate() {
+            let rows = std::mem::replace(&mut s.table, SignatureTable::new(width));
+            if i == 0 {
+                table = rows;
+            } else {
+                table.extend(&rows);
+            }
         }
         Ok(Documents {
             shards,
