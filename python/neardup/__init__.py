@@ -180,7 +180,8 @@ def dedup(
     resumable stages (a temporary directory, removed afterwards, when omitted). Ids come from
     ``id_column`` when present, else row numbers. ``index``: a persistent index directory
     (``neardup dedup --index``): documents duplicating an indexed one are not kept, and the
-    inputs are then added to it. Other keyword arguments are the algorithm's parameters
+    inputs are then added to it (files once, however often they are run; a ``pyarrow.Table``
+    is written to a new temporary file each call, so each call adds it again). Other keyword arguments are the algorithm's parameters
     (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
     """
     import pyarrow as pa

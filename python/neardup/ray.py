@@ -24,7 +24,10 @@ the driver only schedules and holds object references plus one count per input f
    pair changes nothing (O(log² n) rounds); the result is a star per component centred on its
    smallest document.
 5. **outputs** — clusters numbered by first member as ``neardup dedup`` numbers them (from
-   per-file counts of non-root documents, so no global array is ever gathered), written as
+   per-file counts of non-root documents, so no global array is ever gathered); the kept
+   member is the root (``keep="first"``) or, with ``keep="longest"``, the longest text of the
+   cluster, the first among equals — members send their text lengths along to their root's
+   file, which chooses, as ``neardup dedup --keep longest`` does; written as
    ``OUTPUT/clusters/NNNNN.parquet`` (id, cluster, cluster_size, kept) per input file, plus
    the kept records as ``OUTPUT/deduplicated/NNNNN.<ext>`` (JSONL lines copied byte for byte,
    Parquet and CSV rows) and ``OUTPUT/summary.json``.
@@ -197,11 +200,17 @@ def _task_sketch_block(f, table, algorithm, params, text_column, id_column, part
         raise ValueError(f"block {f}: no column {text_column!r} "
                          f"(columns: {', '.join(table.column_names)})")
     sigs, empty = kernel.sketch(table.column(text_column))
+    import pyarrow.compute as pc
+
+    # Text lengths in UTF-8 bytes, as `neardup dedup` counts them (for keep="longest").
+    nbytes = pc.fill_null(pc.binary_length(table.column(text_column)), 0)
+    nbytes = np.minimum(nbytes.to_numpy(zero_copy_only=False).astype(np.int64), 2**32 - 1)
+    nbytes = nbytes.astype(np.uint32)
     if id_column in table.column_names:
         ids = [None if i is None else str(i) for i in table.column(id_column).to_pylist()]
     else:
         ids = [None] * table.num_rows
-    shard = {"sigs": sigs, "empty": empty, "ids": ids, "bytes": None, "lines": None}
+    shard = {"sigs": sigs, "empty": empty, "ids": ids, "bytes": nbytes, "lines": None}
     return _keys_by_partition(kernel, f, f"block {f}", shard, partitions)
 
 
@@ -268,10 +277,12 @@ def _task_nonroots_of_file(*incoming):
     return v[order], r[order]
 
 
-def _task_label_roots(files, f, offsets, nonroot_before, nonroots_here, *incoming):
+def _task_label_roots(files, f, offsets, nonroot_before, nonroots_here, shard, keep, *incoming):
     """For the roots in file f: label = global index − non-roots before it, size = 1 +
-    members. Sends (member, label, size) to each member's file and keeps the roots'."""
-    v, r = _concat(incoming, [np.uint64, np.uint64])
+    members, and which member is kept (the root, the component's first document, unless
+    ``keep == "longest"`` finds a strictly longer member; among equally long members the
+    first). Sends (member, label, size, kept) to each member's file and keeps the roots'."""
+    v, r, bv = _concat(incoming, [np.uint64, np.uint64, np.int64])
     here_nodes = nonroots_here[0]
     roots, inverse, counts = np.unique(r, return_inverse=True, return_counts=True)
     below = nonroot_before[f] + np.searchsorted(here_nodes, roots)
@@ -279,12 +290,23 @@ def _task_label_roots(files, f, offsets, nonroot_before, nonroots_here, *incomin
     sizes = counts + 1
     member_label = labels[inverse]
     member_size = sizes[inverse]
-    out = list(_split(_file_of(v), files, v, member_label, member_size))
-    return (roots, labels, sizes, *out)
+    root_kept = np.ones(len(roots), dtype=bool)
+    member_kept = np.zeros(len(v), dtype=bool)
+    if keep == "longest" and len(v):
+        # Per root, its best member: longest, then first (largest bytes, smallest document).
+        order = np.lexsort((v, -bv, inverse))
+        first_of_group = np.r_[True, inverse[order][1:] != inverse[order][:-1]]
+        best = order[first_of_group]  # one member index per root, in root order
+        root_bytes = shard["bytes"][_row_of(roots)].astype(np.int64)
+        wins = bv[best] > root_bytes
+        root_kept = ~wins
+        member_kept[best[wins]] = True
+    out = list(_split(_file_of(v), files, v, member_label, member_size, member_kept))
+    return (roots, labels, sizes, root_kept, *out)
 
 
 def _task_outputs(f, source, out_dir, offsets, nonroot_before, shard, nonroots_here,
-                  roots, root_labels, root_sizes, *members):
+                  roots, root_labels, root_sizes, root_kept, *members):
     """Writes input ``f``'s clusters and kept records; ``source`` is its path or, for a Ray
     Data input, its block (a pyarrow Table)."""
     import pyarrow as pa
@@ -299,11 +321,13 @@ def _task_outputs(f, source, out_dir, offsets, nonroot_before, shard, nonroots_h
     sizes = np.ones(n, dtype=np.int64)
     sizes[_row_of(roots)] = root_sizes
     labels[_row_of(roots)] = root_labels
-    v, member_label, member_size = _concat(members, [np.uint64, np.int64, np.int64])
+    v, member_label, member_size, member_kept = _concat(
+        members, [np.uint64, np.int64, np.int64, bool])
     labels[_row_of(v)] = member_label
     sizes[_row_of(v)] = member_size
-    kept = np.ones(n, dtype=bool)
-    kept[_row_of(here_nodes)] = False  # keep = first: the root, the smallest document
+    kept = np.ones(n, dtype=bool)  # singletons
+    kept[_row_of(roots)] = root_kept
+    kept[_row_of(v)] = member_kept
     ids = [i if i is not None else str(offsets[f] + r) for r, i in enumerate(shard["ids"])]
     table = pa.table({
         "id": pa.array(ids, type=pa.large_string()),
@@ -403,9 +427,8 @@ def dedup(
     """
     import ray
 
-    if keep != "first":
-        raise ValueError("neardup.ray.dedup keeps the first document of each cluster only "
-                         "(keep='first'); neardup.dedup supports keep='longest'")
+    if keep not in ("first", "longest"):
+        raise ValueError(f"keep must be 'first' or 'longest', not {keep!r}")
     if threshold is not None:
         params = dict(params, threshold=threshold)
     params_json = json.dumps(params)
@@ -487,17 +510,19 @@ def dedup(
     nonroots = [nonroots_of_file.remote(*[r[f] for r in routed]) for f in range(F)]
     nonroot_counts = ray.get([length.remote(n) for n in nonroots])
     nonroot_before = np.r_[0, np.cumsum(nonroot_counts)].astype(np.int64)
-    # Non-root members routed to their root's file, which numbers its roots.
+    # Non-root members routed to their root's file (with their text lengths), which numbers
+    # its roots and chooses the kept member.
     by_root = _returning(ray, _split_by_root_file, F)
-    to_roots = [by_root(F, n) for n in nonroots]
-    label = _returning(ray, _task_label_roots, F + 3)
-    labelled = [label(F, f, offsets, nonroot_before, nonroots[f], *[t[f] for t in to_roots])
+    to_roots = [by_root(F, n, shards[f]) for f, n in enumerate(nonroots)]
+    label = _returning(ray, _task_label_roots, F + 4)
+    labelled = [label(F, f, offsets, nonroot_before, nonroots[f], shards[f], keep,
+                      *[t[f] for t in to_roots])
                 for f in range(F)]
     write = _remote(ray, _task_outputs)
     outputs = ray.get([
         write.remote(f, files[f], os.path.abspath(output), offsets, nonroot_before,
-                     shards[f], nonroots[f], labelled[f][0], labelled[f][1], labelled[f][2],
-                     *[lab[3 + f] for lab in labelled])
+                     shards[f], nonroots[f], *labelled[f][:4],
+                     *[lab[4 + f] for lab in labelled])
         for f in range(F)
     ])
     stage("outputs", t0)
@@ -536,9 +561,12 @@ def _star_round_task(kind, partitions, *incoming):
     return (*parts, checksum, final)
 
 
-def _split_by_root_file(files, nonroots):
+def _split_by_root_file(files, nonroots, shard):
+    """The non-root documents of one file, with their text lengths, split by their root's
+    file."""
     v, r = nonroots
-    return tuple(_split(_file_of(r), files, v, r))
+    nbytes = shard["bytes"][_row_of(v)].astype(np.int64)
+    return tuple(_split(_file_of(r), files, v, r, nbytes))
 
 
 def _length(arrays):

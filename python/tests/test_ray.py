@@ -86,6 +86,28 @@ def test_ray_equals_one_machine(cli, split_corpus, tmp_path, partitions):
         assert a.read_bytes() == open(b, "rb").read(), (a, b)
 
 
+def test_ray_keep_longest_equals_one_machine(cli, split_corpus, tmp_path):
+    """keep="longest" keeps the CLI's members, files and blocks alike, and differs from
+    keep="first" on this corpus (so the choice is exercised, not the root by default)."""
+    args = [cli, "dedup", *map(str, split_corpus), "--output", str(tmp_path / "cli"),
+            "--param", "threshold=0.7", "--keep", "longest"]
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    expected = pq.read_table(tmp_path / "cli" / "clusters.parquet")
+    first = cli_dedup(cli, split_corpus, tmp_path / "cli-first", "threshold=0.7")
+    assert expected.column("kept").to_pylist() != first.column("kept").to_pylist()
+    nray.dedup(split_corpus, output=str(tmp_path / "ray"), threshold=0.7, keep="longest",
+               partitions=3)
+    assert canonical(nray.read_clusters(str(tmp_path / "ray"))).equals(canonical(expected))
+    # The same through a Dataset of the same rows (lengths from the Arrow column).
+    rows = [json.loads(line) for p in split_corpus for line in open(p, encoding="utf-8")
+            if line.strip()]
+    ds = ray.data.from_arrow([pa.table({"text": [r["text"] for r in rows]})])
+    nray.dedup(ds, output=str(tmp_path / "ray-ds"), threshold=0.7, keep="longest")
+    got = nray.read_clusters(str(tmp_path / "ray-ds"))
+    assert got.column("kept").to_pylist() == expected.column("kept").to_pylist()
+
+
 def test_ray_exact_and_a_parquet_input(cli, texts, tmp_path):
     path = tmp_path / "corpus.parquet"
     pq.write_table(pa.table({"id": [f"p{i}" for i in range(len(texts))], "text": texts}), path)
@@ -137,5 +159,5 @@ def test_ray_bad_input(tmp_path):
     with pytest.raises(ValueError, match="bad.jsonl:2"):
         nray.dedup(str(bad), output=str(tmp_path / "out"))
     assert not (tmp_path / "out" / "summary.json").exists()
-    with pytest.raises(ValueError, match="keep='first'"):
-        nray.dedup(str(bad), output=str(tmp_path / "out"), keep="longest")
+    with pytest.raises(ValueError, match="keep must be 'first' or 'longest'"):
+        nray.dedup(str(bad), output=str(tmp_path / "out"), keep="last")
