@@ -36,7 +36,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use neardup::detector::{Detector, ParamMap};
-use neardup::streaming::StreamingDetector;
+use neardup::streaming::{SignatureTable, StreamingDetector};
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -394,42 +394,61 @@ impl Run<'_> {
                             Some(c) => c,
                             None => stage_files::read_pairs(&pairs_path(out, Stage::Candidates))?.0,
                         };
-                        // With an index: the new signatures, then those of the indexed
-                        // documents among the candidates, read from the segment files.
+                        // With an index: a table of the candidates' signatures only — the new
+                        // documents' from memory, the indexed ones' read from the segment files
+                        // — so verification holds no more rows than there are candidates.
                         let n = docs.len() as u32;
-                        let (joined, needed) = match indexed {
+                        let (joined, new_rows, old_rows) = match indexed {
                             Some(indexed) => {
-                                let mut needed: Vec<u32> = candidates
-                                    .iter()
-                                    .map(|&p| neardup::pairs::unpack(p).1)
-                                    .filter(|&b| b >= n)
-                                    .map(|b| b - n)
-                                    .collect();
-                                needed.sort_unstable();
-                                needed.dedup();
+                                let (mut new_rows, mut old_rows) = (Vec::new(), Vec::new());
+                                for &p in &candidates {
+                                    let (a, b) = neardup::pairs::unpack(p);
+                                    new_rows.push(a);
+                                    if b < n {
+                                        new_rows.push(b);
+                                    } else {
+                                        old_rows.push(b - n);
+                                    }
+                                }
+                                for rows in [&mut new_rows, &mut old_rows] {
+                                    rows.sort_unstable();
+                                    rows.dedup();
+                                }
+                                let mut t = SignatureTable::new(stream.width());
+                                for &d in &new_rows {
+                                    t.push(
+                                        docs.table.row(d as usize),
+                                        docs.table.is_empty_doc(d as usize),
+                                    );
+                                }
                                 let segments = Self::index_segments(indexed, stream.as_ref())?;
-                                let rows =
-                                    index_segment::fetch_rows(segments, &needed, stream.width())?;
-                                let mut t = docs.table.clone();
-                                t.extend(&rows);
-                                (Some(t), needed)
+                                t.extend(&index_segment::fetch_rows(
+                                    segments,
+                                    &old_rows,
+                                    stream.width(),
+                                )?);
+                                (Some(t), new_rows, old_rows)
                             }
-                            None => (None, Vec::new()),
+                            None => (None, Vec::new(), Vec::new()),
                         };
                         let table = joined.as_ref().unwrap_or(&docs.table);
-                        // An indexed document's row in `table`.
-                        let row_of = |b: u32| {
-                            if b < n {
-                                b
-                            } else {
-                                n + needed.binary_search(&(b - n)).expect("fetched") as u32
+                        // A document's row in `table`.
+                        let row_of = |d: u32| match &joined {
+                            None => d,
+                            Some(_) if d < n => {
+                                new_rows.binary_search(&d).expect("gathered") as u32
+                            }
+                            Some(_) => {
+                                (new_rows.len()
+                                    + old_rows.binary_search(&(d - n)).expect("fetched"))
+                                    as u32
                             }
                         };
                         candidates
                             .par_iter()
                             .filter_map(|&p| {
                                 let (a, b) = neardup::pairs::unpack(p);
-                                stream.verify(table, a, row_of(b)).map(|s| (p, s))
+                                stream.verify(table, row_of(a), row_of(b)).map(|s| (p, s))
                             })
                             .unzip()
                     }
