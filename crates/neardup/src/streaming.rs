@@ -86,6 +86,12 @@ impl SignatureTable {
         self.empty[i]
     }
 
+    /// Makes room for exactly `rows` more rows (no doubling when the final size is known).
+    pub fn reserve_exact(&mut self, rows: usize) {
+        self.words.reserve_exact(rows * self.width);
+        self.empty.reserve_exact(rows);
+    }
+
     /// Appends `other`'s rows (same width).
     pub fn extend(&mut self, other: &SignatureTable) {
         assert_eq!(self.width, other.width, "signature widths differ");

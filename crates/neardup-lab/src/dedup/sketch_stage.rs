@@ -192,6 +192,9 @@ impl Run<'_> {
             let rows = std::mem::replace(&mut s.table, SignatureTable::new(width));
             if i == 0 {
                 table = rows;
+                // The final size is known: one allocation, not a doubling that held 1.5×
+                // the signatures while it copied (10^6 documents in 8 files: 1.5 GB peak).
+                table.reserve_exact(total - table.len());
             } else {
                 table.extend(&rows);
             }
