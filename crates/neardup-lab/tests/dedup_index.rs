@@ -297,4 +297,37 @@ fn index_refuses_what_it_cannot_serve() {
     assert!(e.contains("none.txt") && e.contains("no id"), "{e}");
     let e = err(&["index", "show", "--index", &s(&d)]);
     assert!(e.contains("no index here"), "{e}");
+    // --memory counts the index's key tables: 400 indexed documents take 400 × (9 × 12 + 1)
+    // = 43,600 bytes beside the new documents' 100 × (512 + 16 + 48) = 57,600 (one thread).
+    let big = d.join("big.jsonl");
+    write_jsonl(&big, &corpus(400)[..400]);
+    let small = d.join("small.jsonl");
+    write_jsonl(&small, &corpus(400)[400..500]);
+    let idx2 = d.join("index-memory");
+    ok(&[
+        "dedup",
+        &s(&big),
+        "-o",
+        &s(&d.join("o4")),
+        "--index",
+        &s(&idx2),
+    ]);
+    let mem = ["--threads", "1", "--memory", "80000"];
+    ok(&[&["dedup", &s(&small), "-o", &s(&d.join("o5"))], &mem[..]].concat());
+    let e = err(&[
+        &[
+            "dedup",
+            &s(&small),
+            "-o",
+            &s(&d.join("o6")),
+            "--index",
+            &s(&idx2),
+        ],
+        &mem[..],
+    ]
+    .concat());
+    assert!(
+        e.contains("400 indexed documents") && e.contains("--memory"),
+        "{e}"
+    );
 }

@@ -248,6 +248,7 @@ impl Run<'_> {
         let index = IncrementalIndex::open_for(dir, stream.as_ref())?;
         let source = key(&("index source", sketch_keys));
         let documents = index.documents_excluding(&source) as usize;
+        self.check_memory(new_documents, documents)?;
         if documents + new_documents > u32::MAX as usize {
             return Err(LabError::file(
                 dir,

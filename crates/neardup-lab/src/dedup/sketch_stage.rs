@@ -184,7 +184,7 @@ impl Run<'_> {
                 "more than 2^32 − 1 documents: split the corpus",
             ));
         }
-        self.check_memory(total)?;
+        self.check_memory(total, 0)?;
         // One copy of the signatures: the first shard's table is moved (one input file: no
         // copy at all), the others' rows appended and freed one by one.
         let mut table = SignatureTable::new(width);
@@ -206,22 +206,35 @@ impl Run<'_> {
         })
     }
 
-    /// Refuses a join whose signatures and keys would not fit `--memory`.
-    fn check_memory(&self, docs: usize) -> Result<()> {
+    /// Refuses a join whose signatures and keys would not fit `--memory`: `docs` new
+    /// documents and, with `--index`, `indexed` documents of which only the key tables are
+    /// held.
+    pub(super) fn check_memory(&self, docs: usize, indexed: usize) -> Result<()> {
         let Some(limit) = self.options.memory else {
             return Ok(());
         };
         let width = self.width().max(1) as u64;
         // The signatures, one band's (key, doc) per document per worker, and the places and
-        // ids (about 48 bytes a document).
+        // ids (about 48 bytes a document); an indexed document's (key, doc) per key position
+        // and its empty flag.
         let need = docs as u64 * (width * 4 + 16 * rayon::current_num_threads() as u64 + 48);
-        if need > limit {
+        let keys = self.stream.as_ref().map_or(0, |s| s.keys_per_doc()) as u64;
+        let index_need = indexed as u64 * (keys * 12 + 1);
+        if need + index_need > limit {
+            let index = if indexed > 0 {
+                format!(
+                    " and the key tables of {indexed} indexed documents ({})",
+                    neardup::resources::human_bytes(index_need)
+                )
+            } else {
+                String::new()
+            };
             return Err(LabError::file(
                 &self.options.output,
                 format!(
-                    "the join needs about {} for {docs} documents, more than --memory {}; \
+                    "the join needs about {} for {docs} documents{index}, more than --memory {}; \
                      spilling to disk is not implemented yet: raise --memory or split the corpus",
-                    neardup::resources::human_bytes(need),
+                    neardup::resources::human_bytes(need + index_need),
                     neardup::resources::human_bytes(limit)
                 ),
             ));
