@@ -31,12 +31,7 @@ pub fn remove(index: &Path, ids_file: &Path, out: &mut impl Write) -> Result<()>
         "removed {removed} documents ({} of {} ids found); the index holds {} documents",
         found.len(),
         ids.len(),
-        index
-            .manifest()
-            .segments
-            .iter()
-            .map(|s| s.documents)
-            .sum::<u64>()
+        index.documents()
     )?;
     if !missing.is_empty() {
         let shown: Vec<&str> = missing.iter().take(5).map(|s| s.as_str()).collect();
@@ -54,11 +49,10 @@ pub fn remove(index: &Path, ids_file: &Path, out: &mut impl Write) -> Result<()>
 pub fn show(index: &Path, out: &mut impl Write) -> Result<()> {
     let index = IncrementalIndex::open_existing(index)?;
     let m = index.manifest();
-    let documents: u64 = m.segments.iter().map(|s| s.documents).sum();
     writeln!(
         out,
         "{} documents in {} segments; algorithm {}, {} words per signature, generation {}",
-        documents,
+        index.documents(),
         m.segments.len(),
         m.algorithm,
         m.width,

@@ -195,6 +195,11 @@ impl IncrementalIndex {
         self.dir.join("segments").join(file)
     }
 
+    /// Documents indexed.
+    pub fn documents(&self) -> u64 {
+        self.manifest.segments.iter().map(|s| s.documents).sum()
+    }
+
     /// Documents in the segments not from `source`.
     pub fn documents_excluding(&self, source: &str) -> u64 {
         self.manifest
