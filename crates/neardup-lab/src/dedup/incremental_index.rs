@@ -362,18 +362,9 @@ impl IncrementalIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::dedup::index_segment::tests::stream;
     use neardup::detector::ParamMap;
     use neardup::streaming::SignatureTable;
-
-    fn stream() -> Box<dyn StreamingDetector> {
-        let mut p = ParamMap::new();
-        p.insert("num_perm".into(), serde_json::json!(32));
-        p.insert("threshold".into(), serde_json::json!(0.5));
-        neardup::registry::detector("minhash-lsh", &p)
-            .unwrap()
-            .streaming()
-            .unwrap()
-    }
 
     fn dir(name: &str) -> PathBuf {
         let d = std::env::temp_dir()

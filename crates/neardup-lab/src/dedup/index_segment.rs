@@ -219,20 +219,11 @@ pub fn encode_segment(s: &Segment, w: &mut dyn Write) -> std::io::Result<u64> {
     }
     let flags: Vec<u8> = s.table.empty_flags().iter().map(|&e| e as u8).collect();
     h.write_all(&flags)?;
-    for chunk in s.table.words().chunks(1 << 16) {
-        let bytes: Vec<u8> = chunk.iter().flat_map(|w| w.to_le_bytes()).collect();
-        h.write_all(&bytes)?;
-    }
+    write_le(&mut h, s.table.words(), u32::to_le_bytes)?;
     for t in &s.tables {
         h.write_all(&(t.keys.len() as u64).to_le_bytes())?;
-        for chunk in t.keys.chunks(1 << 16) {
-            let bytes: Vec<u8> = chunk.iter().flat_map(|k| k.to_le_bytes()).collect();
-            h.write_all(&bytes)?;
-        }
-        for chunk in t.docs.chunks(1 << 16) {
-            let bytes: Vec<u8> = chunk.iter().flat_map(|d| d.to_le_bytes()).collect();
-            h.write_all(&bytes)?;
-        }
+        write_le(&mut h, &t.keys, u64::to_le_bytes)?;
+        write_le(&mut h, &t.docs, u32::to_le_bytes)?;
     }
     let checksum = h.hasher.digest();
     h.inner.write_all(&checksum.to_le_bytes())?;
@@ -356,11 +347,7 @@ pub fn decode_segment(
     let table = if keep_all {
         let mut bytes = vec![0u8; docs * width * 4];
         r.exact(&mut bytes).map_err(io)?;
-        let words = bytes
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
-        SignatureTable::from_parts(width, words, empty)
+        SignatureTable::from_parts(width, read_le(&bytes, u32::from_le_bytes), empty)
     } else {
         r.skip((docs * width * 4) as u64).map_err(io)?;
         SignatureTable::from_parts(0, Vec::new(), empty)
@@ -374,14 +361,8 @@ pub fn decode_segment(
         let mut bytes = vec![0u8; n as usize * 12];
         r.exact(&mut bytes).map_err(io)?;
         let (k, d) = bytes.split_at(n as usize * 8);
-        let keys = k
-            .chunks_exact(8)
-            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
-            .collect();
-        let docs_of: Vec<u32> = d
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect();
+        let keys = read_le(k, u64::from_le_bytes);
+        let docs_of = read_le(d, u32::from_le_bytes);
         if docs_of.iter().any(|&d| d as usize >= docs) {
             return Err(bad("a key table names a document it does not hold"));
         }
@@ -455,6 +436,27 @@ pub fn fetch_rows(segments: &[Segment], docs: &[u32], width: usize) -> Result<Si
     Ok(out)
 }
 
+/// Writes `values` little-endian, 65,536 at a time (no copy of a whole column).
+fn write_le<T: Copy, const N: usize>(
+    w: &mut impl Write,
+    values: &[T],
+    le: fn(T) -> [u8; N],
+) -> std::io::Result<()> {
+    for chunk in values.chunks(1 << 16) {
+        let bytes: Vec<u8> = chunk.iter().flat_map(|&v| le(v)).collect();
+        w.write_all(&bytes)?;
+    }
+    Ok(())
+}
+
+/// The little-endian values of `bytes` (a whole number of them).
+fn read_le<T, const N: usize>(bytes: &[u8], from: fn([u8; N]) -> T) -> Vec<T> {
+    bytes
+        .chunks_exact(N)
+        .map(|c| from(c.try_into().expect("N bytes")))
+        .collect()
+}
+
 /// A reader that hashes what it reads and counts the bytes.
 struct HashingReader<R> {
     inner: R,
@@ -492,11 +494,12 @@ impl<R: Read> HashingReader<R> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use neardup::detector::ParamMap;
 
-    fn stream() -> Box<dyn StreamingDetector> {
+    /// minhash-lsh with 32 permutations and threshold 0.5 (the index tests' detector).
+    pub(in crate::dedup) fn stream() -> Box<dyn StreamingDetector> {
         let mut p = ParamMap::new();
         p.insert("num_perm".into(), serde_json::json!(32));
         p.insert("threshold".into(), serde_json::json!(0.5));
