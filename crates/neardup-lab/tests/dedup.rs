@@ -10,16 +10,11 @@ use neardup::detector::ParamMap;
 use polars::prelude::*;
 
 mod common;
-use common::dedup_corpus::{corpus, write_jsonl};
+use common::dedup_corpus::{corpus, fresh_dir, write_jsonl};
 use common::{err, ok};
 
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir()
-        .join(format!("neardup-dedup-{}", std::process::id()))
-        .join(name);
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+    fresh_dir("dedup", name)
 }
 
 fn read_clusters(dir: &Path) -> DataFrame {

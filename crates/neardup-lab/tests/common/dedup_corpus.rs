@@ -1,7 +1,7 @@
 //! The corpus of the `dedup` tests: random sources with exact and near copies, and extra
 //! JSONL fields that the outputs must preserve.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The corpus seed (printed by [`corpus`]).
 pub const SEED: u64 = 20261122;
@@ -74,4 +74,14 @@ pub fn write_jsonl(path: &Path, docs: &[(String, String)]) {
         }
     }
     std::fs::write(path, s).unwrap();
+}
+
+/// An empty directory `neardup-<suite>-<pid>/<name>` under the system's temporary directory.
+pub fn fresh_dir(suite: &str, name: &str) -> PathBuf {
+    let d = std::env::temp_dir()
+        .join(format!("neardup-{suite}-{}", std::process::id()))
+        .join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
 }
