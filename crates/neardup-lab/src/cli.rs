@@ -404,8 +404,9 @@ pub struct DedupArgs {
     /// Which document of a cluster is kept.
     #[arg(long, value_enum, default_value_t = crate::dedup::Keep::First)]
     pub keep: crate::dedup::Keep,
-    /// Memory the join may use (4GiB, 500MB…); a larger corpus is refused with the
-    /// estimate (spilling to disk is not implemented yet).
+    /// Memory the run may use (4GiB, 500MB…): each file is sketched a row group at a time,
+    /// and a join whose signatures do not fit spills its keys to disk and reads candidates'
+    /// signatures back from the sketch shards (same output). Not below a few hundred MB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory: Option<u64>,
     /// Run only this stage (the stages before it must have finished).

@@ -46,7 +46,7 @@ fn not_a_regular_file(path: &Path) -> Option<&'static str> {
 }
 
 /// The error for an output path that holds something other than a regular file.
-fn refuse_non_regular(path: &Path) -> Result<()> {
+pub fn refuse_non_regular(path: &Path) -> Result<()> {
     match not_a_regular_file(path) {
         Some(kind) => Err(LabError::file(
             path,

@@ -223,6 +223,52 @@ fn outputs_are_identical_across_threads_stages_reruns_and_kills() {
     }
 }
 
+/// A join that does not fit `--memory` spills (several key files per band, verification in
+/// many chunks, two shards of two row groups each) and gives the in-memory join's bytes.
+#[test]
+fn spilled_join_equals_the_in_memory_join() {
+    let d = dir("spill");
+    let docs = corpus(20000);
+    let (first, second) = docs.split_at(docs.len() / 2);
+    let inputs = [d.join("a.jsonl"), d.join("b.jsonl")];
+    write_jsonl(&inputs[0], first);
+    write_jsonl(&inputs[1], second);
+    let run = |name: &str, extra: &[&str]| {
+        let out = d.join(name);
+        let mut args = vec!["dedup"];
+        args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+        args.extend(["-o", out.to_str().unwrap()]);
+        args.extend_from_slice(extra);
+        ok(&args);
+        let summary: serde_json::Value =
+            serde_json::from_slice(&read(out.join("summary.json"))).unwrap();
+        (
+            output_bytes(&out),
+            summary["spilled"].as_bool().unwrap(),
+            out,
+        )
+    };
+    let (in_memory, spilled, _) = run("memory", &[]);
+    assert!(!spilled);
+    // About 27,000 documents: 1.7 MB of places and ids, so 2 MiB leaves a budget of about
+    // 150 KB — three key files per band (432 KB of keys each), chunks of about 140 pairs.
+    let (small, spilled, out) = run("spilled", &["--memory", "2MiB"]);
+    assert!(spilled);
+    assert_eq!(small, in_memory, "spilled join");
+    assert!(
+        !out.join("stages/candidates/spill").exists(),
+        "spill files left behind"
+    );
+    let readme = String::from_utf8(read(out.join("README.md"))).unwrap();
+    assert!(readme.contains("spilled its keys to disk"), "{readme}");
+    // With two threads and after a rerun of the spilled stages: the same bytes.
+    for stage in ["candidates", "verify"] {
+        std::fs::remove_dir_all(out.join("stages").join(stage)).unwrap();
+    }
+    let (rerun, _, _) = run("spilled", &["--memory", "2MiB", "--threads", "2"]);
+    assert_eq!(rerun, in_memory, "spilled join rerun");
+}
+
 /// Two input files sketched as two shards by two processes, a cluster spanning the files,
 /// the same clusters from CSV, gzip and Parquet copies of the corpus.
 #[test]
@@ -413,7 +459,22 @@ fn bad_input_and_in_memory_algorithms() {
         "--memory",
         "1KB",
     ]);
-    assert!(e.contains("more than --memory"), "{e}");
+    assert!(e.contains("--memory 1 kB is too small"), "{e}");
+    // An algorithm that runs in memory cannot spill.
+    let e = err(&[
+        "dedup",
+        good.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--algorithm",
+        "simhash",
+        "--memory",
+        "1KB",
+    ]);
+    assert!(
+        e.contains("more than --memory") && e.contains("`simhash` runs in memory"),
+        "{e}"
+    );
 
     let mem = d.join("simhash");
     ok(&[

@@ -20,7 +20,9 @@
 //! documents are then added to the index.
 //!
 //! Algorithms with a streamable split (`neardup::streaming`) never hold texts: the sketch
-//! stage keeps one block of lines in memory. The others read every text into memory in the
+//! stage keeps one block of lines in memory. When the signatures do not fit `--memory`, the
+//! candidates and verify stages run as an external join over the sketch shards
+//! (`spilled_join`), with the same output. The others read every text into memory in the
 //! verify stage and run `build` + `query`.
 
 pub mod incremental_index;
@@ -28,6 +30,7 @@ pub mod index_segment;
 pub mod inputs;
 pub mod outputs;
 mod sketch_stage;
+pub mod spilled_join;
 pub mod stage_files;
 
 pub use sketch_stage::{Documents, sketch_file};
@@ -248,7 +251,13 @@ impl Run<'_> {
         let index = IncrementalIndex::open_for(dir, stream.as_ref())?;
         let source = key(&("index source", sketch_keys));
         let documents = index.documents_excluding(&source) as usize;
-        self.check_memory(new_documents, documents)?;
+        if self.plan_join(new_documents, documents)?.is_some() {
+            return Err(LabError::file(
+                dir,
+                "the new documents' signatures do not fit --memory, and a join against an index \
+                 does not spill yet: raise --memory or add the corpus in smaller batches",
+            ));
+        }
         if documents + new_documents > u32::MAX as usize {
             return Err(LabError::file(
                 dir,
@@ -354,6 +363,15 @@ impl Run<'_> {
             stage_key,
             run_it,
             |dir| {
+                if let Some((shards, budget)) = &docs.spill {
+                    let spill_dir = dir.join("spill");
+                    let pairs =
+                        spilled_join::candidates(stream.as_ref(), shards, *budget, &spill_dir)?;
+                    let _ = std::fs::remove_dir(&spill_dir);
+                    stage_files::write_pairs(&dir.join("pairs.parquet"), &pairs, None)?;
+                    let rows = pairs.len() as u64;
+                    return Ok((pairs, rows));
+                }
                 let mut pairs = stream.candidates(&docs.table)?;
                 if let Some(indexed) = indexed {
                     let segments = Self::index_segments(indexed, stream.as_ref())?;
@@ -395,6 +413,21 @@ impl Run<'_> {
                             Some(c) => c,
                             None => stage_files::read_pairs(&pairs_path(out, Stage::Candidates))?.0,
                         };
+                        if let Some((shards, budget)) = &docs.spill {
+                            let (pairs, scores) = spilled_join::verify(
+                                stream.as_ref(),
+                                shards,
+                                &candidates,
+                                *budget,
+                            )?;
+                            stage_files::write_pairs(
+                                &dir.join("pairs.parquet"),
+                                &pairs,
+                                Some(&scores),
+                            )?;
+                            let rows = pairs.len() as u64;
+                            return Ok((pairs, rows));
+                        }
                         // With an index: a table of the candidates' signatures only — the new
                         // documents' from memory, the indexed ones' read from the segment files
                         // — so verification holds no more rows than there are candidates.

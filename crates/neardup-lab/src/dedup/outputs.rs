@@ -36,6 +36,8 @@ pub struct Summary {
     pub params: neardup::detector::ParamMap,
     /// Whether it streamed (texts never all in memory).
     pub streamed: bool,
+    /// Whether the join spilled to disk (the signatures did not fit `--memory`).
+    pub spilled: bool,
     /// Which member of a cluster is kept.
     pub keep: Keep,
     /// Documents read.
@@ -200,6 +202,7 @@ pub fn write_all(
             p
         },
         streamed,
+        spilled: docs.spill.is_some(),
         keep: options.keep,
         documents: docs.len() as u64,
         indexed_documents: indexed_labels.len() as u64,
@@ -383,6 +386,12 @@ fn readme(s: &Summary) -> String {
         s.documents,
         mb
     ));
+    if s.spilled {
+        out.push_str(
+            "The signatures did not fit `--memory`: the join spilled its keys to disk and read \
+             the candidates' signatures back from the sketch shards.\n\n",
+        );
+    }
     if s.indexed_documents > 0 {
         out.push_str(&format!(
             "Deduplicated against an index of {} documents: {} new documents duplicate one of them \

@@ -9,7 +9,10 @@ use neardup::streaming::{SignatureTable, SketchScratch, StreamingDetector};
 use rayon::prelude::*;
 
 use super::inputs::{self, InputFile, Record};
-use super::stage_files::{self, Marker, SketchShard, finished, key, mark, stage_dir};
+use super::spilled_join::ShardFiles;
+use super::stage_files::{
+    self, Marker, SKETCH_ROWS_PER_GROUP, SketchShard, finished, key, mark, stage_dir,
+};
 use super::{Run, Stage, StageReport};
 use crate::error::{LabError, Result};
 
@@ -18,21 +21,27 @@ use crate::error::{LabError, Result};
 pub struct Documents {
     /// Per input file: its documents.
     pub shards: Vec<SketchShard>,
-    /// All signatures, in document order.
+    /// All signatures, in document order — empty when the join spills (`spill` is set):
+    /// then they are read from the shards on disk.
     pub table: SignatureTable,
     /// Index of each file's first document.
     pub offsets: Vec<usize>,
+    /// Number of documents.
+    pub len: usize,
+    /// With a join that does not fit `--memory`: the shards it reads and the bytes of keys or
+    /// signatures it may hold at a time.
+    pub spill: Option<(ShardFiles, u64)>,
 }
 
 impl Documents {
     /// Number of documents.
     pub fn len(&self) -> usize {
-        self.table.len()
+        self.len
     }
 
     /// Whether there is none.
     pub fn is_empty(&self) -> bool {
-        self.table.is_empty()
+        self.len == 0
     }
 
     /// Document `doc`'s (file index, index within the file).
@@ -85,44 +94,63 @@ impl Run<'_> {
         // at a time left a core idle between blocks (133 % CPU on 8 files of 1M documents).
         // Every file writes its own shard and marker, so a failure loses no other file's
         // work; the error reported is the first failing file's in input order.
+        // Each file's documents are written a row group at a time as they are sketched; they
+        // are also kept for the join unless this process only sketches a shard or `--memory`
+        // bounds it (then the join reads back only what fits).
+        let keep = self.options.shard.is_none() && self.options.memory.is_none();
         let stream = self.stream.as_deref();
         let options = self.options;
-        let files = &self.files;
-        let results: Vec<Result<(usize, SketchShard)>> = mine
+        let (files, width) = (&self.files, self.width());
+        let results: Vec<Result<(usize, u64, Option<SketchShard>)>> = mine
             .par_iter()
             .map(|&i| {
                 let start = Instant::now();
                 let file = &files[i];
                 bar.set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
-                let (shard, text_bytes) =
-                    sketch_file(file, stream, &options.text_field, &options.id_field)?;
+                let mut kept = keep.then(|| SketchShard::new(width));
+                let (mut rows, mut text_bytes) = (0, 0);
+                stage_files::write_sketch_parts(&shard_path(&dir, i), width, |sink| {
+                    text_bytes = sketch_file_parts(
+                        file,
+                        stream,
+                        &options.text_field,
+                        &options.id_field,
+                        |part| {
+                            sink(&part)?;
+                            rows += part.len() as u64;
+                            if let Some(kept) = &mut kept {
+                                kept.append(part);
+                            }
+                            Ok(())
+                        },
+                    )?;
+                    Ok(())
+                })?;
                 bar.inc(file.size);
-                stage_files::write_sketch(&shard_path(&dir, i), &shard)?;
                 mark(
                     &marker_path(&dir, i),
                     &Marker {
                         key: keys[i].clone(),
-                        rows: shard.len() as u64,
+                        rows,
                         seconds: start.elapsed().as_secs_f64(),
                         text_bytes,
                     },
                 )?;
                 if bar.is_hidden() {
                     eprintln!(
-                        "neardup: sketched {} ({} documents, {:.1} MB/s)",
+                        "neardup: sketched {} ({rows} documents, {:.1} MB/s)",
                         file.path.display(),
-                        shard.len(),
                         text_bytes as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
                     );
                 }
-                Ok((i, shard))
+                Ok((i, rows, kept))
             })
             .collect();
         let mut rows = 0;
         for result in results {
-            let (i, shard) = result?;
-            rows += shard.len() as u64;
-            if self.options.shard.is_none() {
+            let (i, n, kept) = result?;
+            rows += n;
+            if let Some(shard) = kept {
                 self.fresh.insert(i, shard);
             }
         }
@@ -136,11 +164,15 @@ impl Run<'_> {
         Ok(keys)
     }
 
-    /// Reads every sketch shard (all must be finished).
+    /// Reads every sketch shard (all must be finished): whole, or without the signatures when
+    /// the join does not fit `--memory` and spills.
     pub(super) fn load_documents(&mut self, keys: &[String]) -> Result<Documents> {
         let dir = stage_dir(&self.options.output, Stage::Sketch.name());
+        let markers: Vec<Option<Marker>> = (0..self.files.len())
+            .map(|i| finished(&marker_path(&dir, i), &keys[i]))
+            .collect();
         let missing: Vec<String> = (0..self.files.len())
-            .filter(|&i| finished(&marker_path(&dir, i), &keys[i]).is_none())
+            .filter(|&i| markers[i].is_none())
             .map(|i| self.files[i].path.display().to_string())
             .collect();
         if !missing.is_empty() {
@@ -155,22 +187,11 @@ impl Run<'_> {
             ));
         }
         let width = self.width();
-        let mut fresh = std::mem::take(&mut self.fresh);
-        let stored: Vec<Option<SketchShard>> =
-            (0..self.files.len()).map(|i| fresh.remove(&i)).collect();
-        let mut shards: Vec<SketchShard> = stored
-            .into_par_iter()
-            .enumerate()
-            .map(|(i, s)| match s {
-                Some(s) => Ok(s),
-                None => stage_files::read_sketch(&shard_path(&dir, i), width),
-            })
-            .collect::<Result<_>>()?;
-        let mut offsets = Vec::with_capacity(shards.len());
+        let mut offsets = Vec::with_capacity(self.files.len());
         let mut total = 0;
-        for s in &shards {
+        for m in markers.iter().flatten() {
             offsets.push(total);
-            total += s.len();
+            total += m.rows as usize;
         }
         if total == 0 {
             return Err(LabError::file(
@@ -184,7 +205,46 @@ impl Run<'_> {
                 "more than 2^32 − 1 documents: split the corpus",
             ));
         }
-        self.check_memory(total, 0)?;
+        let spill_budget = self.plan_join(total, 0)?;
+        let mut fresh = std::mem::take(&mut self.fresh);
+        let stored: Vec<Option<SketchShard>> =
+            (0..self.files.len()).map(|i| fresh.remove(&i)).collect();
+        let mut shards: Vec<SketchShard> = stored
+            .into_par_iter()
+            .enumerate()
+            .map(|(i, s)| match s {
+                Some(s) => Ok(s),
+                None if spill_budget.is_some() => {
+                    stage_files::read_sketch_places(&shard_path(&dir, i), width)
+                }
+                None => stage_files::read_sketch(&shard_path(&dir, i), width),
+            })
+            .collect::<Result<_>>()?;
+        let read: usize = shards.iter().map(SketchShard::len).sum();
+        if read != total {
+            return Err(LabError::file(
+                &dir,
+                format!("the sketch shards hold {read} documents, their markers {total}; rerun"),
+            ));
+        }
+        if let Some(budget) = spill_budget {
+            let paths = (0..self.files.len()).map(|i| shard_path(&dir, i)).collect();
+            return Ok(Documents {
+                shards,
+                table: SignatureTable::new(width),
+                offsets: offsets.clone(),
+                len: total,
+                spill: Some((
+                    ShardFiles {
+                        paths,
+                        offsets,
+                        documents: total,
+                        width,
+                    },
+                    budget,
+                )),
+            });
+        }
         // One copy of the signatures: the first shard's table is moved (one input file: no
         // copy at all), the others' rows appended and freed one by one.
         let mut table = SignatureTable::new(width);
@@ -203,15 +263,17 @@ impl Run<'_> {
             shards,
             table,
             offsets,
+            len: total,
+            spill: None,
         })
     }
 
-    /// Refuses a join whose signatures and keys would not fit `--memory`: `docs` new
-    /// documents and, with `--index`, `indexed` documents of which only the key tables are
-    /// held.
-    pub(super) fn check_memory(&self, docs: usize, indexed: usize) -> Result<()> {
+    /// How the join runs within `--memory`: `None` in memory (no limit, or the signatures of
+    /// `docs` new documents and the key tables of `indexed` ones fit), else the bytes the
+    /// spilled join may hold at a time (`spilled_join`). Refuses what cannot fit either way.
+    pub(super) fn plan_join(&self, docs: usize, indexed: usize) -> Result<Option<u64>> {
         let Some(limit) = self.options.memory else {
-            return Ok(());
+            return Ok(None);
         };
         let width = self.width().max(1) as u64;
         // The signatures, one band's (key, doc) per document per worker, and the places and
@@ -220,28 +282,63 @@ impl Run<'_> {
         let need = docs as u64 * (width * 4 + 16 * rayon::current_num_threads() as u64 + 48);
         let keys = self.stream.as_ref().map_or(0, |s| s.keys_per_doc()) as u64;
         let index_need = indexed as u64 * (keys * 12 + 1);
-        if need + index_need > limit {
+        if need + index_need <= limit {
+            return Ok(None);
+        }
+        let human = neardup::resources::human_bytes;
+        if indexed > 0 || self.stream.is_none() {
             let index = if indexed > 0 {
                 format!(
                     " and the key tables of {indexed} indexed documents ({})",
-                    neardup::resources::human_bytes(index_need)
+                    human(index_need)
                 )
             } else {
                 String::new()
             };
+            let why = if self.stream.is_none() {
+                format!("`{}` runs in memory", self.options.algorithm)
+            } else {
+                "a join against an index does not spill yet".to_string()
+            };
             return Err(LabError::file(
                 &self.options.output,
                 format!(
-                    "the join needs about {} for {docs} documents{index}, more than --memory {}; \
-                     spilling to disk is not implemented yet: raise --memory or split the corpus",
-                    neardup::resources::human_bytes(need + index_need),
-                    neardup::resources::human_bytes(limit)
+                    "the join needs about {} for {docs} documents{index}, more than --memory {}, \
+                     and {why}: raise --memory or split the corpus",
+                    human(need + index_need),
+                    human(limit)
                 ),
             ));
         }
-        Ok(())
+        // Spilled, memory still holds every document's place, id and length (about 64 bytes
+        // with a short id) and the union–find; the rest is split between the join's pieces
+        // and what the pieces' readers allocate besides (Parquet pages, the pairs).
+        let fixed = docs as u64 * SPILLED_BYTES_PER_DOCUMENT;
+        let budget = limit.saturating_sub(fixed) / 2;
+        if budget < MIN_SPILL_BUDGET {
+            return Err(LabError::file(
+                &self.options.output,
+                format!(
+                    "--memory {} is too small for {docs} documents even when the join spills: \
+                     their places and ids alone take about {}; give at least {}",
+                    human(limit),
+                    human(fixed),
+                    human(fixed + 2 * MIN_SPILL_BUDGET)
+                ),
+            ));
+        }
+        Ok(Some(budget))
     }
 }
+
+/// Memory per document a spilled join keeps: its line (8 bytes), length (4), id (24 and the
+/// id's bytes) and cluster label and union–find entries (12).
+const SPILLED_BYTES_PER_DOCUMENT: u64 = 64;
+
+/// The least a spilled join's pieces may use. (Reading one row group of a shard takes about
+/// 2 × 65,536 signatures whatever the budget — 64 MB at 128 permutations — so a `--memory`
+/// much below a few hundred MB is not kept to; tests use tiny limits to force many pieces.)
+const MIN_SPILL_BUDGET: u64 = 64 << 10;
 
 fn shard_path(dir: &Path, file: usize) -> PathBuf {
     dir.join(format!("{file:05}.parquet"))
@@ -259,17 +356,38 @@ pub fn sketch_file(
     text_field: &str,
     id_field: &str,
 ) -> Result<(SketchShard, u64)> {
-    let width = stream.map_or(0, |s| s.width());
-    let mut shard = SketchShard {
-        table: SignatureTable::new(width),
-        ..SketchShard::default()
-    };
-    let mut text_bytes = 0u64;
-    inputs::for_each_record_block(file, text_field, id_field, |block| {
-        text_bytes += append_block(&mut shard, stream, block);
+    let mut shard = SketchShard::new(stream.map_or(0, |s| s.width()));
+    let text_bytes = sketch_file_parts(file, stream, text_field, id_field, |part| {
+        shard.append(part);
         Ok(())
     })?;
     Ok((shard, text_bytes))
+}
+
+/// Sketches one input file, handing its documents to `sink` in order, in parts of at least
+/// [`SKETCH_ROWS_PER_GROUP`] documents (the last may be smaller), so a caller that writes
+/// them need not hold the file's signatures; returns the text bytes read.
+pub fn sketch_file_parts(
+    file: &InputFile,
+    stream: Option<&dyn StreamingDetector>,
+    text_field: &str,
+    id_field: &str,
+    mut sink: impl FnMut(SketchShard) -> Result<()>,
+) -> Result<u64> {
+    let width = stream.map_or(0, |s| s.width());
+    let mut part = SketchShard::new(width);
+    let mut text_bytes = 0u64;
+    inputs::for_each_record_block(file, text_field, id_field, |block| {
+        text_bytes += append_block(&mut part, stream, block);
+        if part.len() >= SKETCH_ROWS_PER_GROUP {
+            sink(std::mem::replace(&mut part, SketchShard::new(width)))?;
+        }
+        Ok(())
+    })?;
+    if !part.is_empty() {
+        sink(part)?;
+    }
+    Ok(text_bytes)
 }
 
 /// Sketches one block of records in parallel and appends it to `shard` in order; returns its

@@ -99,19 +99,45 @@ fn corrupt(path: &Path, what: impl std::fmt::Display) -> LabError {
     )
 }
 
-/// Rows per row group of a sketch shard: the shard is converted to Parquet one row group at a
-/// time, so writing it needs 32 MB (at 128 permutations) beyond the signatures, not a second
-/// and third copy of them (a 1M-document shard took the process from 0.6 to 1.7 GB).
-const SKETCH_ROWS_PER_GROUP: usize = 1 << 16;
+/// Rows per row group of a sketch shard: the sketch stage writes a file's documents one row
+/// group at a time as it reads them (with `--memory`, nothing more of the file is held), and a
+/// spilled join reads them back one row group at a time.
+/// (16,384 rows are 8 MB of signatures at 128 permutations.)
+pub const SKETCH_ROWS_PER_GROUP: usize = 1 << 14;
 
-/// Writes a sketch shard.
-pub fn write_sketch(path: &Path, shard: &SketchShard) -> Result<()> {
-    let width = shard.table.width();
-    let frame = |from: usize, to: usize| {
-        let bytes: Vec<u8> = shard.table.words()[from * width..to * width]
-            .iter()
-            .flat_map(|w| w.to_le_bytes())
-            .collect();
+impl SketchShard {
+    /// An empty shard of signatures `width` words wide.
+    pub fn new(width: usize) -> Self {
+        SketchShard {
+            table: SignatureTable::new(width),
+            ..SketchShard::default()
+        }
+    }
+
+    /// Appends `other`'s documents after this shard's.
+    pub fn append(&mut self, other: SketchShard) {
+        if self.is_empty() && self.table.is_empty() {
+            *self = other;
+            return;
+        }
+        self.lines.extend(other.lines);
+        self.ids.extend(other.ids);
+        self.bytes.extend(other.bytes);
+        self.table.extend(&other.table);
+    }
+
+    /// Rows `from..to` as a frame of the sketch shard layout.
+    fn frame(&self, from: usize, to: usize) -> PolarsResult<DataFrame> {
+        let width = self.table.width();
+        let words = &self.table.words()[from * width..to * width];
+        // Little-endian words are their stored bytes: viewed in place, not copied.
+        let copied: Vec<u8>;
+        let bytes: &[u8] = if cfg!(target_endian = "little") {
+            bytemuck::cast_slice(words)
+        } else {
+            copied = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            &copied
+        };
         let signatures = BinaryChunked::from_iter_values(
             "signature".into(),
             (0..to - from).map(|i| &bytes[i * width * 4..(i + 1) * width * 4]),
@@ -119,35 +145,124 @@ pub fn write_sketch(path: &Path, shard: &SketchShard) -> Result<()> {
         DataFrame::new(
             to - from,
             vec![
-                Column::new("line".into(), &shard.lines[from..to]),
-                Column::new("id".into(), &shard.ids[from..to]),
-                Column::new("bytes".into(), &shard.bytes[from..to]),
-                Column::new("empty".into(), &shard.table.empty_flags()[from..to]),
+                Column::new("line".into(), &self.lines[from..to]),
+                Column::new("id".into(), &self.ids[from..to]),
+                Column::new("bytes".into(), &self.bytes[from..to]),
+                Column::new("empty".into(), &self.table.empty_flags()[from..to]),
                 signatures.into_series().into(),
             ],
         )
-    };
-    let n = shard.len();
-    fsutil::write_atomic(path, |w| {
+    }
+}
+
+/// Writes a sketch shard whose documents `produce` hands over part by part (each part is
+/// converted to Parquet at most [`SKETCH_ROWS_PER_GROUP`] rows at a time, so the conversion
+/// needs 32 MB at 128 permutations, not copies of the signatures). An error of `produce` is
+/// returned as is and leaves no file.
+pub fn write_sketch_parts(
+    path: &Path,
+    width: usize,
+    produce: impl FnOnce(&mut dyn FnMut(&SketchShard) -> Result<()>) -> Result<()>,
+) -> Result<()> {
+    let mut failure = None;
+    let written = fsutil::write_atomic(path, |w| {
         let io = std::io::Error::other;
-        let first = frame(0, n.min(SKETCH_ROWS_PER_GROUP)).map_err(io)?;
+        let schema = SketchShard::new(width)
+            .frame(0, 0)
+            .map_err(io)?
+            .schema()
+            .clone();
         let mut writer = ParquetWriter::new(w)
             .with_compression(ParquetCompression::Uncompressed)
-            .batched(first.schema())
+            .batched(&schema)
             .map_err(io)?;
-        writer.write_batch(&first).map_err(io)?;
-        drop(first);
-        for from in (SKETCH_ROWS_PER_GROUP..n).step_by(SKETCH_ROWS_PER_GROUP) {
-            let df = frame(from, n.min(from + SKETCH_ROWS_PER_GROUP)).map_err(io)?;
-            writer.write_batch(&df).map_err(io)?;
+        let mut sink = |part: &SketchShard| -> Result<()> {
+            for from in (0..part.len()).step_by(SKETCH_ROWS_PER_GROUP) {
+                let to = part.len().min(from + SKETCH_ROWS_PER_GROUP);
+                let df = part.frame(from, to).map_err(|e| corrupt(path, e))?;
+                writer
+                    .write_batch(&df)
+                    .map_err(|e| LabError::io(path, io(e)))?;
+            }
+            Ok(())
+        };
+        if let Err(e) = produce(&mut sink) {
+            failure = Some(e);
+            return Err(std::io::Error::other("stopped"));
         }
         writer.finish().map(|_| ()).map_err(io)
-    })
+    });
+    match failure {
+        Some(e) => Err(e),
+        None => written,
+    }
+}
+
+/// Writes a sketch shard.
+pub fn write_sketch(path: &Path, shard: &SketchShard) -> Result<()> {
+    write_sketch_parts(path, shard.table.width(), |sink| sink(shard))
 }
 
 /// Reads a sketch shard of signatures `width` words wide.
 pub fn read_sketch(path: &Path, width: usize) -> Result<SketchShard> {
     let df = read(path)?;
+    let mut shard = places(path, &df, width)?;
+    shard.table = signatures(path, &df, width)?;
+    if shard.table.len() != shard.len() {
+        return Err(corrupt(path, "columns of different lengths"));
+    }
+    Ok(shard)
+}
+
+/// Reads a sketch shard's documents without their signatures (`table` left empty): what a
+/// join that does not fit in memory keeps.
+pub fn read_sketch_places(path: &Path, width: usize) -> Result<SketchShard> {
+    let columns = ["line", "id", "bytes"].map(String::from).to_vec();
+    let df =
+        crate::corpus::parquet::read_frame_with(path, |r| r.with_columns(Some(columns)).finish())?;
+    places(path, &df, width)
+}
+
+/// The row groups of a sketch shard: (first row, rows) of each.
+pub fn sketch_row_groups(path: &Path) -> Result<Vec<(usize, usize)>> {
+    crate::corpus::parquet::read_frame_with(path, |mut r| {
+        let mut first = 0;
+        Ok(r.get_metadata()?
+            .row_groups
+            .iter()
+            .map(|g| {
+                let group = (first, g.num_rows());
+                first += g.num_rows();
+                group
+            })
+            .collect())
+    })
+}
+
+/// Reads the signatures of rows `first..first + rows` of a sketch shard (one row group).
+pub fn read_sketch_signatures(
+    path: &Path,
+    width: usize,
+    (first, rows): (usize, usize),
+) -> Result<SignatureTable> {
+    let columns = ["empty", "signature"].map(String::from).to_vec();
+    let df = crate::corpus::parquet::read_frame_with(path, |r| {
+        r.with_columns(Some(columns))
+            .with_slice(Some((first, rows)))
+            .finish()
+    })?;
+    let table = signatures(path, &df, width)?;
+    if table.len() != rows {
+        return Err(corrupt(
+            path,
+            format!("{} rows from row {first}, expected {rows}", table.len()),
+        ));
+    }
+    Ok(table)
+}
+
+/// The place columns of a sketch shard frame.
+fn places(path: &Path, df: &DataFrame, width: usize) -> Result<SketchShard> {
     let col = |name: &str| df.column(name).map_err(|e| corrupt(path, e));
     let lines: Vec<u64> = col("line")?
         .u64()
@@ -165,13 +280,27 @@ pub fn read_sketch(path: &Path, width: usize) -> Result<SketchShard> {
         .map_err(|e| corrupt(path, e))?
         .into_no_null_iter()
         .collect();
+    if ids.len() != lines.len() || bytes.len() != lines.len() {
+        return Err(corrupt(path, "columns of different lengths"));
+    }
+    Ok(SketchShard {
+        lines,
+        ids,
+        bytes,
+        table: SignatureTable::new(width),
+    })
+}
+
+/// The signature columns of a sketch shard frame.
+fn signatures(path: &Path, df: &DataFrame, width: usize) -> Result<SignatureTable> {
+    let col = |name: &str| df.column(name).map_err(|e| corrupt(path, e));
     let empty: Vec<bool> = col("empty")?
         .bool()
         .map_err(|e| corrupt(path, e))?
         .iter()
         .map(|b| b.unwrap_or(true))
         .collect();
-    let mut words = Vec::with_capacity(lines.len() * width);
+    let mut words = Vec::with_capacity(empty.len() * width);
     for sig in col("signature")?
         .binary()
         .map_err(|e| corrupt(path, e))?
@@ -189,16 +318,10 @@ pub fn read_sketch(path: &Path, width: usize) -> Result<SketchShard> {
                 .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])),
         );
     }
-    let n = lines.len();
-    if ids.len() != n || bytes.len() != n || empty.len() != n || words.len() != n * width {
+    if words.len() != empty.len() * width {
         return Err(corrupt(path, "columns of different lengths"));
     }
-    Ok(SketchShard {
-        lines,
-        ids,
-        bytes,
-        table: SignatureTable::from_parts(width, words, empty),
-    })
+    Ok(SignatureTable::from_parts(width, words, empty))
 }
 
 /// Writes pairs (packed, `neardup::pairs::pack`), with scores when given.

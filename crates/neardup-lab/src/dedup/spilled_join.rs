@@ -1,0 +1,350 @@
+//! The join of `neardup dedup` when the signatures do not fit `--memory`: an external hash
+//! join over the sketch shards on disk, so memory holds one partition of join keys or one
+//! chunk of candidates' signatures at a time, never every signature.
+//!
+//! * Candidates: one pass over the shards, row group by row group, computes every document's
+//!   join keys (`StreamingDetector::keys`: for MinHash-LSH exactly the band keys the in-memory
+//!   banding sorts) and appends (key, document) to one spill file per (key position, bucket of
+//!   the key). Each file is then read, sorted and turned into the pairs of its runs of equal
+//!   keys (`neardup::pairs::run_pairs`, spending the same pair budget as in memory) — the same
+//!   pairs as grouping each position's keys at once, since equal keys share a bucket.
+//!   Buckets per position are chosen so one file's sort fits the budget.
+//! * Verification: the candidates, in (a, b) order, are cut into chunks whose distinct
+//!   documents' signatures fit the budget; each chunk gathers those rows from the shards
+//!   (reading only row groups that hold one) and verifies its pairs as the in-memory join does.
+//!
+//! Pairs and scores are therefore those of the in-memory join, bit for bit (tested on the
+//! same corpus with and without a small `--memory`).
+
+use std::io::{BufReader, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
+
+use neardup::pairs::{Budget, run_pairs, unpack};
+use neardup::streaming::{SignatureTable, StreamingDetector};
+use rayon::prelude::*;
+
+use super::stage_files;
+use crate::error::{LabError, Result};
+
+/// Bytes a spill file entry takes: the key and the document.
+const ENTRY_BYTES: usize = 12;
+/// Bytes one entry takes once read for sorting: `(u64, u32)` is padded to 16.
+const SORTED_ENTRY_BYTES: u64 = 16;
+/// At most this many spill files open at once (each with a write buffer).
+const MAX_SPILL_FILES: usize = 1024;
+/// Write buffer per spill file.
+const SPILL_BUFFER: usize = 1 << 16;
+
+/// The sketch shards of a run, as the join reads them.
+#[derive(Debug)]
+pub struct ShardFiles {
+    /// One shard per input file.
+    pub paths: Vec<PathBuf>,
+    /// Index of each shard's first document.
+    pub offsets: Vec<usize>,
+    /// Documents in all.
+    pub documents: usize,
+    /// Signature width in words.
+    pub width: usize,
+}
+
+/// Candidate pairs (packed, sorted, each once) of the documents in `shards`, holding about
+/// `budget` bytes of keys at a time; spill files go to `spill_dir` and are removed.
+pub fn candidates(
+    stream: &dyn StreamingDetector,
+    shards: &ShardFiles,
+    budget: u64,
+    spill_dir: &Path,
+) -> Result<Vec<u64>> {
+    let positions = stream.keys_per_doc();
+    let per_position = shards.documents as u64 * SORTED_ENTRY_BYTES;
+    let buckets = (per_position.div_ceil(budget.max(1)) as usize)
+        .clamp(1, (MAX_SPILL_FILES / positions.max(1)).max(1));
+    let files: Vec<PathBuf> = (0..positions * buckets)
+        .map(|p| spill_dir.join(format!("{p:05}.keys")))
+        .collect();
+    write_spill_files(stream, shards, buckets, &files)?;
+
+    let pair_budget = Budget::new("LSH banding")?;
+    let bar = crate::progress::items(files.len() as u64, "candidates: sort keys");
+    let mut pairs = Vec::new();
+    for path in &files {
+        let mut keyed = read_spill_file(path)?;
+        keyed.par_sort_unstable();
+        let before = pairs.len();
+        run_pairs(&keyed, &pair_budget, &mut pairs)?;
+        drop(keyed);
+        // Sorted and deduplicated file by file, so pairs found in several bands are held once.
+        pairs[before..].par_sort_unstable();
+        let _ = std::fs::remove_file(path);
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    pairs.par_sort_unstable();
+    pairs.dedup();
+    Ok(pairs)
+}
+
+/// The key pass: every non-empty document's keys, appended to the spill file of their
+/// (position, bucket).
+fn write_spill_files(
+    stream: &dyn StreamingDetector,
+    shards: &ShardFiles,
+    buckets: usize,
+    files: &[PathBuf],
+) -> Result<()> {
+    let positions = stream.keys_per_doc();
+    std::fs::create_dir_all(spill_parent(files)).map_err(|e| LabError::io(&files[0], e))?;
+    let mut writers = files
+        .iter()
+        .map(|p| {
+            crate::fsutil::refuse_non_regular(p)?;
+            let f = std::fs::File::create(p).map_err(|e| LabError::io(p, e))?;
+            Ok(BufWriter::with_capacity(SPILL_BUFFER, f))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let bar = crate::progress::items(shards.documents as u64, "candidates: join keys");
+    for (shard, path) in shards.paths.iter().enumerate() {
+        for group in stage_files::sketch_row_groups(path)? {
+            let table = stage_files::read_sketch_signatures(path, shards.width, group)?;
+            let mut keys = vec![0u64; table.len() * positions];
+            keys.par_chunks_mut(positions.max(1))
+                .enumerate()
+                .filter(|(row, _)| !table.is_empty_doc(*row))
+                .for_each(|(row, out)| stream.keys(table.row(row), out));
+            let first = shards.offsets[shard] + group.0;
+            for row in (0..table.len()).filter(|&r| !table.is_empty_doc(r)) {
+                let doc = (first + row) as u32;
+                for (position, &key) in keys[row * positions..(row + 1) * positions]
+                    .iter()
+                    .enumerate()
+                {
+                    let file = position * buckets + bucket(key, buckets);
+                    let mut entry = [0u8; ENTRY_BYTES];
+                    entry[..8].copy_from_slice(&key.to_le_bytes());
+                    entry[8..].copy_from_slice(&doc.to_le_bytes());
+                    writers[file]
+                        .write_all(&entry)
+                        .map_err(|e| LabError::io(&files[file], e))?;
+                }
+            }
+            bar.inc(table.len() as u64);
+        }
+    }
+    for (w, path) in writers.into_iter().zip(files) {
+        w.into_inner()
+            .map_err(|e| LabError::io(path, e.into_error()))?;
+    }
+    bar.finish_and_clear();
+    Ok(())
+}
+
+fn spill_parent(files: &[PathBuf]) -> &Path {
+    files[0].parent().unwrap_or(Path::new("."))
+}
+
+/// A key's bucket among `buckets`: the high bits of a multiplicative hash, so keys that are
+/// not uniform themselves still spread.
+fn bucket(key: u64, buckets: usize) -> usize {
+    let mixed = key.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((mixed as u128 * buckets as u128) >> 64) as usize
+}
+
+/// Reads one spill file back as (key, document).
+fn read_spill_file(path: &Path) -> Result<Vec<(u64, u32)>> {
+    let file = std::fs::File::open(path).map_err(|e| LabError::io(path, e))?;
+    let len = file.metadata().map_err(|e| LabError::io(path, e))?.len() as usize;
+    if !len.is_multiple_of(ENTRY_BYTES) {
+        return Err(LabError::file(
+            path,
+            "spill file is truncated; delete the stage and rerun",
+        ));
+    }
+    let mut keyed = Vec::with_capacity(len / ENTRY_BYTES);
+    let mut reader = BufReader::with_capacity(1 << 20, file);
+    let mut entry = [0u8; ENTRY_BYTES];
+    for _ in 0..len / ENTRY_BYTES {
+        reader
+            .read_exact(&mut entry)
+            .map_err(|e| LabError::io(path, e))?;
+        let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
+        let doc = u32::from_le_bytes(entry[8..].try_into().expect("4 bytes"));
+        keyed.push((key, doc));
+    }
+    Ok(keyed)
+}
+
+/// Verifies `candidates` (sorted) chunk by chunk, holding about `budget` bytes of
+/// signatures at a time; returns the reported pairs and their scores, in order.
+pub fn verify(
+    stream: &dyn StreamingDetector,
+    shards: &ShardFiles,
+    candidates: &[u64],
+    budget: u64,
+) -> Result<(Vec<u64>, Vec<f64>)> {
+    let row_bytes = shards.width as u64 * 4 + 8;
+    // Each pair brings at most two documents.
+    let chunk = ((budget / row_bytes / 2) as usize).max(1);
+    let bar = crate::progress::items(candidates.len() as u64, "verify: candidates");
+    let (mut pairs, mut scores) = (Vec::new(), Vec::new());
+    for part in candidates.chunks(chunk) {
+        let mut rows: Vec<u32> = part
+            .iter()
+            .flat_map(|&p| {
+                let (a, b) = unpack(p);
+                [a, b]
+            })
+            .collect();
+        rows.par_sort_unstable();
+        rows.dedup();
+        let table = gather_rows(shards, &rows)?;
+        let row_of = |d: u32| rows.binary_search(&d).expect("gathered") as u32;
+        let (p, s): (Vec<u64>, Vec<f64>) = part
+            .par_iter()
+            .filter_map(|&p| {
+                let (a, b) = unpack(p);
+                stream.verify(&table, row_of(a), row_of(b)).map(|s| (p, s))
+            })
+            .unzip();
+        pairs.extend(p);
+        scores.extend(s);
+        bar.inc(part.len() as u64);
+    }
+    bar.finish_and_clear();
+    Ok((pairs, scores))
+}
+
+/// The signatures of documents `rows` (sorted, distinct), in that order, read from the
+/// row groups that hold them.
+pub fn gather_rows(shards: &ShardFiles, rows: &[u32]) -> Result<SignatureTable> {
+    let mut table = SignatureTable::new(shards.width);
+    table.reserve_exact(rows.len());
+    let mut next = 0;
+    for (shard, path) in shards.paths.iter().enumerate() {
+        let offset = shards.offsets[shard];
+        for (first, len) in stage_files::sketch_row_groups(path)? {
+            let (from, to) = ((offset + first) as u32, (offset + first + len) as u32);
+            let start = next;
+            while next < rows.len() && rows[next] < to {
+                next += 1;
+            }
+            if start == next {
+                continue;
+            }
+            let group = stage_files::read_sketch_signatures(path, shards.width, (first, len))?;
+            for &d in &rows[start..next] {
+                let r = (d - from) as usize;
+                table.push(group.row(r), group.is_empty_doc(r));
+            }
+        }
+    }
+    if table.len() != rows.len() {
+        return Err(LabError::file(
+            &shards.paths[0],
+            "the sketch shards hold fewer documents than the join expects; rerun the sketch stage",
+        ));
+    }
+    Ok(table)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dedup::stage_files::{SketchShard, write_sketch};
+
+    /// 3,000 documents (a third near copies of another) sketched by MinHash-LSH, written as
+    /// two shards; the in-memory join of the same table is the oracle.
+    fn shards(dir: &Path) -> (Box<dyn StreamingDetector>, SignatureTable, ShardFiles) {
+        let seed = 7u64;
+        println!("seed {seed}");
+        let mut x = seed;
+        let mut word = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            format!("w{}", (x >> 33) % 5000)
+        };
+        let mut texts: Vec<String> = Vec::new();
+        for i in 0..3000 {
+            if i % 3 == 2 {
+                let mut w: Vec<String> = texts[i - 1].split(' ').map(String::from).collect();
+                w[i % 40] = word();
+                texts.push(w.join(" "));
+            } else {
+                texts.push((0..60).map(|_| word()).collect::<Vec<_>>().join(" "));
+            }
+        }
+        texts[10] = String::new(); // an empty document is never a candidate
+        let detector = neardup::registry::detector("minhash-lsh", &Default::default()).unwrap();
+        let stream = detector.streaming().unwrap();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let table = SignatureTable::sketch_all(stream.as_ref(), &refs);
+        std::fs::create_dir_all(dir).unwrap();
+        let width = stream.width();
+        let mut paths = Vec::new();
+        for (i, range) in [0..1000, 1000..3000].into_iter().enumerate() {
+            let mut shard = SketchShard::new(width);
+            for d in range {
+                shard.lines.push(d as u64 + 1);
+                shard.ids.push(None);
+                shard.bytes.push(0);
+                shard.table.push(table.row(d), table.is_empty_doc(d));
+            }
+            let path = dir.join(format!("{i}.parquet"));
+            write_sketch(&path, &shard).unwrap();
+            paths.push(path);
+        }
+        let files = ShardFiles {
+            paths,
+            offsets: vec![0, 1000],
+            documents: 3000,
+            width,
+        };
+        (stream, table, files)
+    }
+
+    #[test]
+    fn spilled_candidates_and_verification_equal_the_in_memory_join() {
+        let dir = std::env::temp_dir().join(format!("neardup-spill-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (stream, table, files) = shards(&dir);
+        let expected = stream.candidates(&table).unwrap();
+        assert!(expected.len() >= 500, "{} candidates", expected.len());
+        // 3,000 × 16 bytes of keys per band over 10 kB: 5 files per band.
+        let got = candidates(stream.as_ref(), &files, 10_000, &dir.join("spill")).unwrap();
+        assert_eq!(got, expected);
+        assert_eq!(
+            std::fs::read_dir(dir.join("spill")).unwrap().count(),
+            0,
+            "spill files left behind"
+        );
+        let (pairs, scores): (Vec<u64>, Vec<f64>) = expected
+            .iter()
+            .filter_map(|&p| {
+                let (a, b) = unpack(p);
+                stream.verify(&table, a, b).map(|s| (p, s))
+            })
+            .unzip();
+        assert!(
+            pairs.len() < expected.len(),
+            "verification rejects some candidates"
+        );
+        // One pair per chunk, then all at once.
+        for budget in [1, 1 << 30] {
+            let got = verify(stream.as_ref(), &files, &expected, budget).unwrap();
+            assert_eq!(got, (pairs.clone(), scores.clone()), "budget {budget}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn buckets_cover_their_range_and_spread() {
+        let mut seen = [0usize; 7];
+        for key in 0..70_000u64 {
+            seen[bucket(key, 7)] += 1;
+        }
+        // Consecutive keys (not hashes) still spread within 10 % of even.
+        assert!(seen.iter().all(|&n| n.abs_diff(10_000) < 1_000), "{seen:?}");
+        assert!((0..1000).all(|k| bucket(k * 0x1234_5678_9abc, 1) == 0));
+    }
+}
