@@ -4,7 +4,10 @@
 # corpus size; writes reports/dedup/README.md from the JSON lines.
 #   bash scripts/bench-dedup.sh [DOCS...]          (default: 200000)
 # Environment: NEARDUP_DEDUP_PEERS=0 skips the peers (neardup only) for sizes where they would
-# take hours; NEARDUP_BENCH_DIR sets the work directory (corpora are large: 1.4 KB a document).
+# take hours; NEARDUP_DEDUP_MEMORY=1GiB adds a row of `neardup dedup --memory 1GiB` (the spilled
+# join); NEARDUP_DEDUP_REPEAT (default 3) sets neardup's repeats; NEARDUP_BENCH_APPEND=1 keeps
+# the rows of earlier runs in reports/dedup/results.jsonl (add a size without rerunning the
+# others); NEARDUP_BENCH_DIR sets the work directory (corpora are large: 1.4 KB a document).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sizes=("${@:-200000}")
@@ -13,15 +16,19 @@ work="${NEARDUP_BENCH_DIR:-target/bench-dedup}"
 mkdir -p "$work" reports/dedup
 cargo build --release -p neardup-lab --bin neardup >&2
 bin="${CARGO_TARGET_DIR:-target}/release/neardup"
-out="$work/results.jsonl"
-: > "$out"
+out="reports/dedup/results.jsonl"
+[ "${NEARDUP_BENCH_APPEND:-0}" = 1 ] || : > "$out"
+repeat="${NEARDUP_DEDUP_REPEAT:-3}"
 # The peers' shingles (lower-cased, whitespace words, 5-shingles) and banding (9 x 13, every
 # candidate kept, as datatrove and text-dedup do), to compare machinery at equal settings.
 peer_setting=(--param tokenizer=whitespace --param unicode=none --param fold_width=false
               --param bands=9 --param rows=13 --param verify=none)
 for docs in "${sizes[@]}"; do
     corpus="$work/corpus-$docs.jsonl"
-    if [ ! -f "$corpus" ]; then
+    if [ ! -f "$corpus" ] && [ "$docs" -gt 1000000 ]; then
+        # make_corpus.py holds the whole corpus in memory (5M documents: past 20 GB).
+        python3 scripts/make_corpus_parts.py --peers "$peers" --docs "$docs" --out "$corpus" >&2
+    elif [ ! -f "$corpus" ]; then
         python3 "$peers/make_corpus.py" --docs "$docs" --edit-rate 0.02 --seed 42 --out "$corpus" >&2
     fi
     truth="$work/corpus-$docs.truth.csv"
@@ -29,9 +36,13 @@ for docs in "${sizes[@]}"; do
         bash "$peers/run.sh" --corpus "$corpus" --truth "$truth" --tools datatrove,text-dedup \
             --repeat 1 >> "$out" 2> "$work/peers-$docs.header"
     fi
-    "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat 3 >> "$out"
-    "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat 3 \
+    "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat "$repeat" >> "$out"
+    "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat "$repeat" \
         --label peers-setting "${peer_setting[@]}" >> "$out"
+    if [ -n "${NEARDUP_DEDUP_MEMORY:-}" ]; then
+        "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat 1 \
+            --label "memory-$NEARDUP_DEDUP_MEMORY" --dedup-memory "$NEARDUP_DEDUP_MEMORY" >> "$out"
+    fi
     gzip -1 -c "$corpus" > "$corpus.gz"
     "$bin" bench --task dedup_end_to_end --corpus "$corpus.gz" --truth "$truth" --repeat 1 \
         --label gzip-input >> "$out"

@@ -42,8 +42,13 @@ def main(src, dst):
         "documents in one cluster. neardup rows: `default` is `neardup dedup` as shipped (Unicode "
         "words, NFKC, tuned banding, candidates verified on the full 128-value signature); "
         "`peers-setting` uses the peers' shingles and banding (whitespace words, 9 × 13, no "
-        "verification); `gzip-input` is the default on the same corpus gzipped. neardup's times "
-        "are the best of 3, the peers' one run."
+        "verification); `gzip-input` is the default on the same corpus gzipped; `memory-1GiB` is "
+        "the default with `--memory 1GiB`, which spills the join to disk when the signatures do "
+        "not fit (`spilled` below). neardup's times are the best of 3 (`repeat` in "
+        "results.jsonl), the peers' one run. Sizes where the peers would take hours were run "
+        "without them (`NEARDUP_DEDUP_PEERS=0`), in a later run appended to the same file "
+        "(`NEARDUP_BENCH_APPEND=1`); each row's `version` in results.jsonl says which build "
+        "measured it."
     )
     out.append("")
     for n in sizes:
@@ -59,6 +64,8 @@ def main(src, dst):
                 out.append(f"| {r['tool']} | failed | | | | | | | | | {r['error'][:80]} |")
                 continue
             config = r.get("config", "default") if r["tool"] == "neardup" else "9 × 13"
+            if r.get("spilled"):
+                config += " (spilled)"
             ratio = r["seconds"] / base["seconds"] if base else None
             out.append(
                 f"| {r['tool']} | {config} | {fmt(r['seconds'])} | {fmt(r['mb_per_s'], 1)} | "

@@ -226,6 +226,9 @@ pub enum Command {
         /// dedup_end_to_end only: a name for this configuration in the JSON line (`config`).
         #[arg(long)]
         label: Option<String>,
+        /// dedup_end_to_end only: passed to `neardup dedup --memory` (the spilled join).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        dedup_memory: Option<u64>,
     },
     /// Write the side-by-side performance report from `scripts/bench-peers.sh`'s JSON lines.
     BenchReport {

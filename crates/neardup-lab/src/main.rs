@@ -152,6 +152,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             threshold,
             params,
             label,
+            dedup_memory,
         } => {
             let opts = commands::bench::BenchOptions {
                 corpus,
@@ -162,6 +163,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
                 fingerprints,
                 params,
                 label,
+                dedup_memory,
             };
             commands::bench::run(&opts, &mut out)?
         }

@@ -57,6 +57,8 @@ pub struct BenchOptions {
     pub params: Vec<String>,
     /// `dedup_end_to_end`: the configuration's name in the JSON line.
     pub label: Option<String>,
+    /// `dedup_end_to_end`: `neardup dedup --memory`, in bytes.
+    pub dedup_memory: Option<u64>,
 }
 
 /// Every task name.
