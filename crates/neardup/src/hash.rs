@@ -72,13 +72,21 @@ pub fn hash_token(token: &[u8], seed: u64) -> u64 {
 #[inline(always)]
 pub fn hash_token_at(buf: &[u8], start: usize, len: usize, seed: u64) -> u64 {
     if len > 16 {
-        return hash_bytes(&buf[start..start + len], seed);
+        return long_token(&buf[start..start + len], seed);
     }
     let w: &[u8; 16] = buf[start..start + 16].try_into().expect("padded buffer");
     let (mlo, mhi) = TOKEN_MASKS[len];
     let lo = u64::from_le_bytes(w[..8].try_into().expect("8 bytes")) & mlo;
     let hi = u64::from_le_bytes(w[8..].try_into().expect("8 bytes")) & mhi;
     token_words(lo, hi, len, seed)
+}
+
+/// A token longer than 16 bytes (rare): out of line, so the tokenizer's per-token callback
+/// stays small enough to be inlined into its loop.
+#[cold]
+#[inline(never)]
+fn long_token(token: &[u8], seed: u64) -> u64 {
+    hash_bytes(token, seed)
 }
 
 /// MurmurHash3's `fmix64` finalizer: a bijection on `u64` with full avalanche.

@@ -213,6 +213,8 @@ impl Shingler {
         match self.params.shingle {
             ShingleKind::Word => {
                 tokens.clear();
+                // At most one token per two bytes: the pushes below never reallocate.
+                tokens.reserve(padded.len() / 2 + 1);
                 self.params
                     .words
                     .for_each_word(padded, |t| tokens.push(token_hash(t)));
