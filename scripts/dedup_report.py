@@ -30,7 +30,12 @@ def fmt(v, digits=2):
 
 
 def main(src, dst):
-    rows = [r for r in load(src) if r.get("task") == "dedup_end_to_end"]
+    # A rerun of a configuration (NEARDUP_BENCH_APPEND) replaces its earlier row.
+    latest = {}
+    for r in load(src):
+        if r.get("task") == "dedup_end_to_end":
+            latest[(int(r["docs"]), r["tool"], r.get("config", "default"))] = r
+    rows = list(latest.values())
     sizes = sorted({int(r["docs"]) for r in rows})
     out = ["# Deduplication pipelines side by side", ""]
     out.append(
