@@ -363,24 +363,28 @@ impl Run<'_> {
             stage_key,
             run_it,
             |dir| {
-                if let Some((shards, budget)) = &docs.spill {
+                let pairs = if let Some((shards, budget)) = &docs.spill {
                     let spill_dir = dir.join("spill");
                     let pairs =
                         spilled_join::candidates(stream.as_ref(), shards, *budget, &spill_dir)?;
                     let _ = std::fs::remove_dir(&spill_dir);
-                    stage_files::write_pairs(&dir.join("pairs.parquet"), &pairs, None)?;
-                    let rows = pairs.len() as u64;
-                    return Ok((pairs, rows));
-                }
-                let mut pairs = stream.candidates(&docs.table)?;
-                if let Some(indexed) = indexed {
-                    let segments = Self::index_segments(indexed, stream.as_ref())?;
-                    let against =
-                        index_segment::candidates_against(stream.as_ref(), &docs.table, segments)?;
-                    // Both lists are sorted and disjoint (b < n against b ≥ n): one sort merges.
-                    pairs.extend(against);
-                    pairs.sort_unstable();
-                }
+                    pairs
+                } else {
+                    let mut pairs = stream.candidates(&docs.table)?;
+                    if let Some(indexed) = indexed {
+                        let segments = Self::index_segments(indexed, stream.as_ref())?;
+                        let against = index_segment::candidates_against(
+                            stream.as_ref(),
+                            &docs.table,
+                            segments,
+                        )?;
+                        // Both lists are sorted and disjoint (b < n against b ≥ n): one sort
+                        // merges.
+                        pairs.extend(against);
+                        pairs.sort_unstable();
+                    }
+                    pairs
+                };
                 stage_files::write_pairs(&dir.join("pairs.parquet"), &pairs, None)?;
                 let rows = pairs.len() as u64;
                 Ok((pairs, rows))
@@ -413,78 +417,41 @@ impl Run<'_> {
                             Some(c) => c,
                             None => stage_files::read_pairs(&pairs_path(out, Stage::Candidates))?.0,
                         };
-                        if let Some((shards, budget)) = &docs.spill {
-                            let (pairs, scores) = spilled_join::verify(
-                                stream.as_ref(),
-                                shards,
-                                &candidates,
-                                *budget,
-                            )?;
-                            stage_files::write_pairs(
-                                &dir.join("pairs.parquet"),
-                                &pairs,
-                                Some(&scores),
-                            )?;
-                            let rows = pairs.len() as u64;
-                            return Ok((pairs, rows));
-                        }
-                        // With an index: a table of the candidates' signatures only — the new
-                        // documents' from memory, the indexed ones' read from the segment files
-                        // — so verification holds no more rows than there are candidates.
-                        let n = docs.len() as u32;
-                        let (joined, new_rows, old_rows) = match indexed {
-                            Some(indexed) => {
-                                let (mut new_rows, mut old_rows) = (Vec::new(), Vec::new());
-                                for &p in &candidates {
-                                    let (a, b) = neardup::pairs::unpack(p);
-                                    new_rows.push(a);
-                                    if b < n {
-                                        new_rows.push(b);
-                                    } else {
-                                        old_rows.push(b - n);
-                                    }
-                                }
-                                for rows in [&mut new_rows, &mut old_rows] {
-                                    rows.sort_unstable();
-                                    rows.dedup();
-                                }
+                        match (&docs.spill, indexed) {
+                            (Some((shards, budget)), _) => {
+                                spilled_join::verify(stream.as_ref(), shards, &candidates, *budget)?
+                            }
+                            (None, Some(indexed)) => {
+                                // A table of the candidates' signatures only — the new
+                                // documents' from memory, the indexed ones' read from the
+                                // segment files — so verification holds no more rows than there
+                                // are candidates. New documents are numbered below n, indexed
+                                // ones from n, so the table's rows follow `rows`' order.
+                                let n = docs.len() as u32;
+                                let rows = candidate_documents(&candidates);
+                                let split = rows.partition_point(|&d| d < n);
                                 let mut t = SignatureTable::new(stream.width());
-                                for &d in &new_rows {
+                                t.reserve_exact(rows.len());
+                                for &d in &rows[..split] {
                                     t.push(
                                         docs.table.row(d as usize),
                                         docs.table.is_empty_doc(d as usize),
                                     );
                                 }
+                                let indexed_rows: Vec<u32> =
+                                    rows[split..].iter().map(|&d| d - n).collect();
                                 let segments = Self::index_segments(indexed, stream.as_ref())?;
                                 t.extend(&index_segment::fetch_rows(
                                     segments,
-                                    &old_rows,
+                                    &indexed_rows,
                                     stream.width(),
                                 )?);
-                                (Some(t), new_rows, old_rows)
+                                verify_candidates(stream.as_ref(), &t, Some(&rows), &candidates)
                             }
-                            None => (None, Vec::new(), Vec::new()),
-                        };
-                        let table = joined.as_ref().unwrap_or(&docs.table);
-                        // A document's row in `table`.
-                        let row_of = |d: u32| match &joined {
-                            None => d,
-                            Some(_) if d < n => {
-                                new_rows.binary_search(&d).expect("gathered") as u32
+                            (None, None) => {
+                                verify_candidates(stream.as_ref(), &docs.table, None, &candidates)
                             }
-                            Some(_) => {
-                                (new_rows.len()
-                                    + old_rows.binary_search(&(d - n)).expect("fetched"))
-                                    as u32
-                            }
-                        };
-                        candidates
-                            .par_iter()
-                            .filter_map(|&p| {
-                                let (a, b) = neardup::pairs::unpack(p);
-                                stream.verify(table, row_of(a), row_of(b)).map(|s| (p, s))
-                            })
-                            .unzip()
+                        }
                     }
                     None => {
                         let texts = read_texts(files, options, docs)?;
@@ -589,6 +556,39 @@ fn run_stage<T>(
         rows,
     });
     Ok(Some(result))
+}
+
+/// The documents of `candidates` (packed pairs), sorted, each once.
+fn candidate_documents(candidates: &[u64]) -> Vec<u32> {
+    let mut docs: Vec<u32> = candidates
+        .iter()
+        .flat_map(|&p| {
+            let (a, b) = neardup::pairs::unpack(p);
+            [a, b]
+        })
+        .collect();
+    docs.par_sort_unstable();
+    docs.dedup();
+    docs
+}
+
+/// Verifies `candidates` (packed pairs, sorted) against `table`, whose row `i` holds the
+/// signature of document `rows[i]` (`rows` sorted, each once; `None`: of document `i`).
+/// Returns the reported pairs and their scores, in candidate order.
+fn verify_candidates(
+    stream: &dyn StreamingDetector,
+    table: &SignatureTable,
+    rows: Option<&[u32]>,
+    candidates: &[u64],
+) -> (Vec<u64>, Vec<f64>) {
+    let row_of = |d: u32| rows.map_or(d, |r| r.binary_search(&d).expect("gathered") as u32);
+    candidates
+        .par_iter()
+        .filter_map(|&p| {
+            let (a, b) = neardup::pairs::unpack(p);
+            stream.verify(table, row_of(a), row_of(b)).map(|s| (p, s))
+        })
+        .unzip()
 }
 
 /// The pairs file of the candidates or verify stage.

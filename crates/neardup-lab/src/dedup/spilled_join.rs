@@ -19,7 +19,7 @@
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use neardup::pairs::{Budget, run_pairs, unpack};
+use neardup::pairs::{Budget, run_pairs};
 use neardup::streaming::{SignatureTable, StreamingDetector};
 use rayon::prelude::*;
 
@@ -71,11 +71,8 @@ pub fn candidates(
     for path in &files {
         let mut keyed = read_spill_file(path)?;
         keyed.par_sort_unstable();
-        let before = pairs.len();
         run_pairs(&keyed, &pair_budget, &mut pairs)?;
         drop(keyed);
-        // Sorted and deduplicated file by file, so pairs found in several bands are held once.
-        pairs[before..].par_sort_unstable();
         let _ = std::fs::remove_file(path);
         bar.inc(1);
     }
@@ -188,24 +185,9 @@ pub fn verify(
     let bar = crate::progress::items(candidates.len() as u64, "verify: candidates");
     let (mut pairs, mut scores) = (Vec::new(), Vec::new());
     for part in candidates.chunks(chunk) {
-        let mut rows: Vec<u32> = part
-            .iter()
-            .flat_map(|&p| {
-                let (a, b) = unpack(p);
-                [a, b]
-            })
-            .collect();
-        rows.par_sort_unstable();
-        rows.dedup();
+        let rows = super::candidate_documents(part);
         let table = gather_rows(shards, &rows)?;
-        let row_of = |d: u32| rows.binary_search(&d).expect("gathered") as u32;
-        let (p, s): (Vec<u64>, Vec<f64>) = part
-            .par_iter()
-            .filter_map(|&p| {
-                let (a, b) = unpack(p);
-                stream.verify(&table, row_of(a), row_of(b)).map(|s| (p, s))
-            })
-            .unzip();
+        let (p, s) = super::verify_candidates(stream, &table, Some(&rows), part);
         pairs.extend(p);
         scores.extend(s);
         bar.inc(part.len() as u64);
@@ -251,6 +233,7 @@ pub fn gather_rows(shards: &ShardFiles, rows: &[u32]) -> Result<SignatureTable> 
 mod tests {
     use super::*;
     use crate::dedup::stage_files::{SketchShard, write_sketch};
+    use neardup::pairs::unpack;
 
     /// 3,000 documents (a third near copies of another) sketched by MinHash-LSH, written as
     /// two shards; the in-memory join of the same table is the oracle.
