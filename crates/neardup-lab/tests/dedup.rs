@@ -442,35 +442,18 @@ fn bad_input_and_in_memory_algorithms() {
         out.to_str().unwrap(),
     ]);
     assert!(e.contains("none.jsonl: no such file or directory"), "{e}");
-    let e = err(&[
-        "dedup",
-        good.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--param",
-        "threshold=2",
-    ]);
+    // `neardup dedup good.jsonl -o out` with `extra`, expected to fail.
+    let refused = |extra: &[&str]| {
+        let mut args = vec!["dedup", good.to_str().unwrap(), "-o", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        err(&args)
+    };
+    let e = refused(&["--param", "threshold=2"]);
     assert!(e.contains("threshold"), "{e}");
-    let e = err(&[
-        "dedup",
-        good.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--memory",
-        "1KB",
-    ]);
+    let e = refused(&["--memory", "1KB"]);
     assert!(e.contains("--memory 1 kB is too small"), "{e}");
     // An algorithm that runs in memory cannot spill.
-    let e = err(&[
-        "dedup",
-        good.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--algorithm",
-        "simhash",
-        "--memory",
-        "1KB",
-    ]);
+    let e = refused(&["--algorithm", "simhash", "--memory", "1KB"]);
     assert!(
         e.contains("more than --memory") && e.contains("`simhash` runs in memory"),
         "{e}"
