@@ -335,9 +335,11 @@ impl Run<'_> {
 /// id's bytes) and cluster label and union–find entries (12).
 const SPILLED_BYTES_PER_DOCUMENT: u64 = 64;
 
-/// The least a spilled join's pieces may use. (Reading one row group of a shard takes about
-/// 2 × 65,536 signatures whatever the budget — 64 MB at 128 permutations — so a `--memory`
-/// much below a few hundred MB is not kept to; tests use tiny limits to force many pieces.)
+/// The least a spilled join's pieces may use. (Whatever the budget, reading one row group of a
+/// shard holds about 2 × `SKETCH_ROWS_PER_GROUP` signatures — 16 MB at 128 permutations — and
+/// the input's line blocks about 32 MB more, so a `--memory` below about 128 MB is not kept to
+/// (200k documents with `--memory 64MiB` peaked at 104 MB); tests use tiny limits to force
+/// many pieces.)
 const MIN_SPILL_BUDGET: u64 = 64 << 10;
 
 fn shard_path(dir: &Path, file: usize) -> PathBuf {
