@@ -71,14 +71,10 @@ pub fn hash_token(token: &[u8], seed: u64) -> u64 {
 /// spaces, which no token contains).
 #[inline(always)]
 pub fn hash_token_at(buf: &[u8], start: usize, len: usize, seed: u64) -> u64 {
-    if len > 16 {
-        return long_token(&buf[start..start + len], seed);
+    match token_words_at(buf, start, len) {
+        Some((lo, hi)) => mix64(mix64(lo ^ seed) ^ hi),
+        None => long_token(&buf[start..start + len], seed),
     }
-    let w: &[u8; 16] = buf[start..start + 16].try_into().expect("padded buffer");
-    let (mlo, mhi) = TOKEN_MASKS[len];
-    let lo = u64::from_le_bytes(w[..8].try_into().expect("8 bytes")) & mlo;
-    let hi = u64::from_le_bytes(w[8..].try_into().expect("8 bytes")) & mhi;
-    token_words(lo, hi, len, seed)
 }
 
 /// A token longer than 16 bytes (rare): out of line, so the tokenizer's per-token callback
@@ -87,6 +83,66 @@ pub fn hash_token_at(buf: &[u8], start: usize, len: usize, seed: u64) -> u64 {
 #[inline(never)]
 fn long_token(token: &[u8], seed: u64) -> u64 {
     hash_bytes(token, seed)
+}
+
+/// The two words [`hash_token_at`] mixes for a token of at most 16 bytes: the first 8 bytes,
+/// and the next 8 with the length folded in (`None` for a longer token). With
+/// [`token_hashes`] this is [`hash_token_at`] split in two, so that a tokenizer can collect
+/// the words in its loop and the mixing runs over all of a document's tokens at once.
+#[inline(always)]
+pub fn token_words_at(buf: &[u8], start: usize, len: usize) -> Option<(u64, u64)> {
+    if len > 16 {
+        return None;
+    }
+    let w: &[u8; 16] = buf[start..start + 16].try_into().expect("padded buffer");
+    let (mlo, mhi) = TOKEN_MASKS[len];
+    let lo = u64::from_le_bytes(w[..8].try_into().expect("8 bytes")) & mlo;
+    let hi = u64::from_le_bytes(w[8..].try_into().expect("8 bytes")) & mhi;
+    Some((lo, hi ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)))
+}
+
+/// Defines `$name` twice over the same body: compiled for AVX-512 (F + DQ, whose `vpmullq`
+/// multiplies eight 64-bit lanes at once) and picked at run time when the CPU has it, and
+/// compiled for the baseline otherwise. Both compute the same integers; LLVM vectorizes the
+/// element-wise loops of the bodies only when it may use the wide multiply.
+macro_rules! wide_or_baseline {
+    ($(#[$doc:meta])* pub fn $name:ident($($arg:ident: $ty:ty),*) $body:block) => {
+        $(#[$doc])*
+        pub fn $name($($arg: $ty),*) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx512dq")]
+                fn wide($($arg: $ty),*) $body
+                if std::is_x86_feature_detected!("avx512dq") {
+                    // SAFETY: the CPU has the features `wide` was compiled for.
+                    return unsafe { wide($($arg),*) };
+                }
+            }
+            $body
+        }
+    };
+}
+
+wide_or_baseline! {
+    /// `out[i]` = the hash of the token whose [`token_words_at`] are `(lo[i], hi[i])`: equal
+    /// to [`hash_token_at`] (two `mix64` rounds), eight tokens per instruction where the CPU
+    /// allows it. The slices have equal lengths.
+    pub fn token_hashes(lo: &[u64], hi: &[u64], seed: u64, out: &mut [u64]) {
+        assert!(lo.len() == out.len() && hi.len() == out.len(), "token word lengths");
+        for ((o, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
+            *o = mix64(mix64(l ^ seed) ^ h);
+        }
+    }
+}
+
+wide_or_baseline! {
+    /// `xs[i] = mix64(xs[i] ^ seed)` for every element (the finalizer of rolling shingle
+    /// hashes), eight per instruction where the CPU allows it.
+    pub fn finish_all(xs: &mut [u64], seed: u64) {
+        for x in xs.iter_mut() {
+            *x = mix64(*x ^ seed);
+        }
+    }
 }
 
 /// MurmurHash3's `fmix64` finalizer: a bijection on `u64` with full avalanche.
@@ -217,6 +273,37 @@ mod tests {
         // A trailing NUL is a different token.
         assert_ne!(hash_token(b"ab", 1), hash_token(b"ab\0", 1));
         assert_ne!(hash_token(b"ab", 1), hash_token(b"ab", 2));
+    }
+
+    #[test]
+    fn batched_token_hashes_equal_one_at_a_time() {
+        // Tokens of every length 0..=16 at every alignment of a padded buffer (seed 9), plus
+        // a count that is not a multiple of the vector width: the batch (wide on a CPU with
+        // AVX-512, baseline elsewhere) equals `hash_token_at`, and `finish_all` equals `mix64`.
+        let mut rng = SplitMix64::new(9);
+        let buf: Vec<u8> = (0..300).map(|_| b'a' + (rng.below(26) as u8)).collect();
+        let mut spans = Vec::new();
+        for len in 0..=16 {
+            for start in 0..=(buf.len() - 16 - len).min(40) {
+                spans.push((start, len));
+            }
+        }
+        spans.truncate(spans.len() - 3);
+        let (lo, hi): (Vec<u64>, Vec<u64>) = spans
+            .iter()
+            .map(|&(s, l)| token_words_at(&buf, s, l).expect("at most 16 bytes"))
+            .unzip();
+        let mut out = vec![0; spans.len()];
+        token_hashes(&lo, &hi, 77, &mut out);
+        for (&(s, l), &h) in spans.iter().zip(&out) {
+            assert_eq!(h, hash_token_at(&buf, s, l, 77), "token at {s}, length {l}");
+        }
+        assert_eq!(token_words_at(&buf, 0, 17), None);
+        let mut xs = out.clone();
+        finish_all(&mut xs, 5);
+        for (x, o) in xs.iter().zip(&out) {
+            assert_eq!(*x, mix64(o ^ 5));
+        }
     }
 
     #[test]
