@@ -369,6 +369,10 @@ pub fn sketch_file(
 /// Sketches one input file, handing its documents to `sink` in order, in parts of at least
 /// [`SKETCH_ROWS_PER_GROUP`] documents (the last may be smaller), so a caller that writes
 /// them need not hold the file's signatures; returns the text bytes read.
+///
+/// Each block is sketched in parallel while the block before it is appended to the part and
+/// the part, when full, goes to `sink`: run one after the other, that serial tail (and the
+/// shard write in it) left a core idle for a tenth of the stage.
 pub fn sketch_file_parts(
     file: &InputFile,
     stream: Option<&dyn StreamingDetector>,
@@ -379,27 +383,40 @@ pub fn sketch_file_parts(
     let width = stream.map_or(0, |s| s.width());
     let mut part = SketchShard::new(width);
     let mut text_bytes = 0u64;
-    inputs::for_each_record_block(file, text_field, id_field, |block| {
-        text_bytes += append_block(&mut part, stream, block);
+    let mut tail = |part: &mut SketchShard, block: Option<SketchShard>| -> Result<()> {
+        if let Some(block) = block {
+            part.append(block);
+        }
         if part.len() >= SKETCH_ROWS_PER_GROUP {
-            sink(std::mem::replace(&mut part, SketchShard::new(width)))?;
+            sink(std::mem::replace(part, SketchShard::new(width)))?;
         }
         Ok(())
+    };
+    let mut previous: Option<SketchShard> = None;
+    inputs::for_each_record_block(file, text_field, id_field, |block| {
+        text_bytes += block.iter().map(|r| r.text.len() as u64).sum::<u64>();
+        let mut sketched = None;
+        let appended = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| sketched = Some(sketch_block(stream, width, block)));
+            tail(&mut part, previous.take())
+        });
+        appended?;
+        previous = sketched;
+        Ok(())
     })?;
+    tail(&mut part, previous.take())?;
     if !part.is_empty() {
         sink(part)?;
     }
     Ok(text_bytes)
 }
 
-/// Sketches one block of records in parallel and appends it to `shard` in order; returns its
-/// text bytes.
-fn append_block(
-    shard: &mut SketchShard,
+/// Sketches one block of records in parallel, in order.
+fn sketch_block(
     stream: Option<&dyn StreamingDetector>,
+    width: usize,
     block: Vec<Record<'_>>,
-) -> u64 {
-    let width = shard.table.width();
+) -> SketchShard {
     let mut words = vec![0u32; block.len() * width.max(1)];
     let empty: Vec<bool> = words
         .par_chunks_mut(width.max(1))
@@ -412,15 +429,12 @@ fn append_block(
     if width == 0 {
         words.clear();
     }
-    let mut bytes = 0;
+    let mut shard = SketchShard::new(width);
+    shard.table = SignatureTable::from_parts(width, words, empty);
     for r in block {
-        bytes += r.text.len() as u64;
         shard.lines.push(r.line);
         shard.ids.push(r.id);
         shard.bytes.push(r.text.len().min(u32::MAX as usize) as u32);
     }
     shard
-        .table
-        .extend(&SignatureTable::from_parts(width, words, empty));
-    bytes
 }
