@@ -118,6 +118,20 @@ pub fn write_atomic(
     path: &Path,
     fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> Result<()> {
+    write_atomic_file(path, |file| {
+        let mut w = BufWriter::new(file);
+        fill(&mut w)?;
+        w.flush()
+    })
+}
+
+/// [`write_atomic`] handing `fill` the temporary file itself, unbuffered: for a writer that
+/// copies ranges of another file in the kernel (`std::io::copy` between files uses
+/// `copy_file_range` on Linux).
+pub fn write_atomic_file(
+    path: &Path,
+    fill: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> Result<()> {
     refuse_non_regular(path)?;
     let dir = parent_dir(path);
     std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
@@ -127,10 +141,9 @@ pub fn write_atomic(
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
     let result = (|| {
-        let mut w = BufWriter::new(File::create(&tmp)?);
-        fill(&mut w)?;
-        w.flush()?;
-        w.into_inner().map_err(|e| e.into_error())?.sync_all()?;
+        let mut file = File::create(&tmp)?;
+        fill(&mut file)?;
+        file.sync_all()?;
         // Checked again right before the rename: the target may have changed meanwhile.
         if let Some(kind) = not_a_regular_file(path) {
             return Err(std::io::Error::other(format!(

@@ -389,6 +389,87 @@ fn shards_and_formats_give_the_same_clusters() {
     );
 }
 
+/// An uncompressed JSONL file's kept lines are copied as byte ranges, a compressed one's
+/// through the block reader: both write the same deduplicated file — without removed
+/// records, blank lines and the byte-order mark, every kept line ending in a newline
+/// (CRLF lines keep their CR).
+#[test]
+fn deduplicated_jsonl_is_the_same_from_plain_and_gzip() {
+    let d = dir("spans");
+    let docs = corpus(300);
+    let mut text = Vec::from(&b"\xEF\xBB\xBF"[..]);
+    for (i, (id, t)) in docs.iter().enumerate() {
+        let line = serde_json::json!({"id": id, "text": t, "i": i}).to_string();
+        text.extend_from_slice(line.as_bytes());
+        text.extend_from_slice(match i % 7 {
+            0 => b"\r\n",
+            1 => b"\n\n",
+            2 => b"\n \t\n",
+            _ => b"\n",
+        });
+    }
+    // The last line without its newline: an exact copy of an earlier record (removed).
+    let long = docs.iter().find(|d| d.1.len() > 100).unwrap();
+    text.extend_from_slice(
+        serde_json::json!({"id": "last", "text": long.1})
+            .to_string()
+            .as_bytes(),
+    );
+    let plain = d.join("c.jsonl");
+    std::fs::write(&plain, &text).unwrap();
+    let gz = d.join("c.jsonl.gz");
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(&gz).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut enc, &text).unwrap();
+    enc.finish().unwrap();
+    let (from_plain, from_gz) = (d.join("plain"), d.join("gz"));
+    for (input, out) in [(&plain, &from_plain), (&gz, &from_gz)] {
+        ok(&[
+            "dedup",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+    }
+    let copied = read(from_plain.join("deduplicated.jsonl"));
+    assert_eq!(copied, read(from_gz.join("deduplicated.jsonl")));
+    let removed = read(from_plain.join("removed.txt"));
+    let removed: BTreeSet<&[u8]> = removed
+        .split(|&c| c == b'\n')
+        .filter(|r| !r.is_empty())
+        .collect();
+    assert!(
+        removed.contains(&b"last"[..]),
+        "the later exact copy is removed"
+    );
+    let lines: Vec<&[u8]> = copied.split_inclusive(|&c| c == b'\n').collect();
+    assert_eq!(lines.len(), docs.len() + 1 - removed.len());
+    assert!(copied.starts_with(b"{") && copied.ends_with(b"\n"));
+    assert!(lines.iter().all(|l| l.len() > 2), "no blank line");
+    assert!(lines.iter().any(|l| l.ends_with(b"}\r\n")), "CRLF kept");
+
+    // Without removals: the plain file minus blank lines and the mark, plus the newline.
+    let unique = d.join("unique.jsonl");
+    std::fs::write(
+        &unique,
+        b"\xEF\xBB\xBF{\"text\": \"a b c\"}\n\n{\"text\": \"d e f\"}",
+    )
+    .unwrap();
+    let out = d.join("unique-out");
+    ok(&[
+        "dedup",
+        unique.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        read(out.join("deduplicated.jsonl")),
+        b"{\"text\": \"a b c\"}\n{\"text\": \"d e f\"}\n"
+    );
+}
+
 /// Bad input: one error naming the file and line, and no output written; an algorithm
 /// without a streamable split runs in memory; a join too big for --memory is refused.
 #[test]

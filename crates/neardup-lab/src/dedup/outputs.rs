@@ -17,7 +17,7 @@ use neardup::detector::Detector;
 use polars::prelude::*;
 use serde::Serialize;
 
-use super::inputs::{self, FileFormat, InputFile};
+use super::inputs::{self, Compression, FileFormat, InputFile};
 use super::stage_files::{Marker, finished, key, mark, stage_dir};
 use super::{DedupOptions, Documents, Keep, StageReport};
 use crate::error::{LabError, Result};
@@ -143,30 +143,41 @@ pub fn write_all(
         }
     }
     if !done {
-        write_clusters(
-            &output.join("clusters.parquet"),
-            docs,
-            labels,
-            &sizes,
-            &kept,
-        )?;
-        fsutil::write_atomic(&output.join("removed.txt"), |w| {
-            for (doc, &k) in kept.iter().enumerate() {
-                if !k {
-                    writeln!(w, "{}", docs.id(doc))?;
+        // The cluster table (CPU: ids and compression) is written while the deduplicated
+        // corpus is copied (I/O).
+        let (tables, corpus) = rayon::join(
+            || -> Result<()> {
+                write_clusters(
+                    &output.join("clusters.parquet"),
+                    docs,
+                    labels,
+                    &sizes,
+                    &kept,
+                )?;
+                fsutil::write_atomic(&output.join("removed.txt"), |w| {
+                    for (doc, &k) in kept.iter().enumerate() {
+                        if !k {
+                            writeln!(w, "{}", docs.id(doc))?;
+                        }
+                    }
+                    Ok(())
+                })
+            },
+            || -> Result<()> {
+                for (f, file) in files.iter().enumerate() {
+                    let removed: Vec<u64> = (0..docs.shards[f].len())
+                        .filter(|&i| !kept[docs.offsets[f] + i])
+                        .map(|i| docs.shards[f].lines[i])
+                        .collect();
+                    let target = output.join(&deduplicated[f]);
+                    fsutil::check_output(&target, &[file.path.as_path()])?;
+                    write_deduplicated(file, &target, &removed)?;
                 }
-            }
-            Ok(())
-        })?;
-        for (f, file) in files.iter().enumerate() {
-            let removed: Vec<u64> = (0..docs.shards[f].len())
-                .filter(|&i| !kept[docs.offsets[f] + i])
-                .map(|i| docs.shards[f].lines[i])
-                .collect();
-            let target = output.join(&deduplicated[f]);
-            fsutil::check_output(&target, &[file.path.as_path()])?;
-            write_deduplicated(file, &target, &removed)?;
-        }
+                Ok(())
+            },
+        );
+        tables?;
+        corpus?;
     }
     let seconds = t.elapsed().as_secs_f64();
     let removed = kept.iter().filter(|&&k| !k).count() as u64;
@@ -283,6 +294,9 @@ fn write_clusters(
 
 /// Copies `file` to `target` without the records at the `removed` lines (sorted).
 fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
+    if file.format == FileFormat::Jsonl && file.compression == Compression::None {
+        return copy_jsonl_spans(file, target, removed);
+    }
     let mut failure: Option<LabError> = None;
     let result = fsutil::write_atomic(target, |w| {
         let mut next = 0;
@@ -315,6 +329,106 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
     // The reader's own error (naming the input and line) rather than its I/O wrapper.
     failure.map_or(result, Err)
 }
+
+/// An uncompressed JSONL file without the `removed` lines (sorted), blank lines and a
+/// leading byte-order mark — what the block copy of a compressed file writes. The file is
+/// read into one reused buffer and the kept runs of lines are written straight from it with
+/// `writev`: the text is copied once into this process and once out. (Through the block
+/// reader it was copied four times, into fresh buffers that page-faulted; `copy_file_range`
+/// per kept run cost as much, in per-call checks.)
+fn copy_jsonl_spans(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
+    use std::io::{IoSlice, Read};
+    let mut input = std::fs::File::open(&file.path).map_err(|e| LabError::io(&file.path, e))?;
+    let mut failure: Option<LabError> = None;
+    let result = fsutil::write_atomic_file(target, |out| {
+        let mut buf = vec![0u8; 4 << 20];
+        // buf[..filled] holds unprocessed bytes: the start of a line at buf[0].
+        let mut filled = 0;
+        let mut line = 1u64;
+        let mut next_removed = removed.iter().peekable();
+        let mut kept: Vec<(usize, usize)> = Vec::new();
+        loop {
+            if filled == buf.len() {
+                // One line longer than the buffer: grow it.
+                buf.resize(buf.len() * 2, 0);
+            }
+            let n = match input.read(&mut buf[filled..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    failure = Some(LabError::io(&file.path, e));
+                    return Err(std::io::Error::other("read failed"));
+                }
+            };
+            let eof = n == 0;
+            filled += n;
+            let data = &buf[..filled];
+            // Complete lines, and at the end of the file the last one without its newline.
+            let end = if eof {
+                filled
+            } else {
+                match memchr::memrchr(b'\n', data) {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            };
+            kept.clear();
+            let mut start = 0;
+            while start < end {
+                let stop = memchr::memchr(b'\n', &data[start..end]).map_or(end, |i| start + i + 1);
+                let mut from = start;
+                if line == 1 && data[from..stop].starts_with(BOM_BYTES) {
+                    from += BOM_BYTES.len();
+                }
+                while next_removed.next_if(|&&r| r < line).is_some() {}
+                let dropped = next_removed.next_if(|&&r| r == line).is_some()
+                    || data[from..stop].iter().all(u8::is_ascii_whitespace);
+                if !dropped {
+                    match kept.last_mut() {
+                        Some(run) if run.1 == from => run.1 = stop,
+                        _ => kept.push((from, stop)),
+                    }
+                }
+                line += 1;
+                start = stop;
+            }
+            let unterminated = eof && kept.last().is_some_and(|run| data[run.1 - 1] != b'\n');
+            let mut slices: Vec<IoSlice> = kept
+                .iter()
+                .map(|&(a, b)| IoSlice::new(&data[a..b]))
+                .collect();
+            if unterminated {
+                slices.push(IoSlice::new(b"\n"));
+            }
+            write_all_vectored(out, &mut slices)?;
+            if eof {
+                return Ok(());
+            }
+            buf.copy_within(end..filled, 0);
+            filled -= end;
+        }
+    });
+    failure.map_or(result, Err)
+}
+
+/// `Write::write_all_vectored` (unstable in std): `writev` until every slice is written.
+fn write_all_vectored(
+    out: &mut std::fs::File,
+    mut slices: &mut [std::io::IoSlice],
+) -> std::io::Result<()> {
+    while !slices.is_empty() {
+        match out.write_vectored(slices) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(n) => std::io::IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// UTF-8's byte-order mark, dropped from the first line as the readers drop it.
+const BOM_BYTES: &[u8] = b"\xEF\xBB\xBF";
 
 fn copy_csv(
     file: &InputFile,
