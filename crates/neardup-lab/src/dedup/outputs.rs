@@ -307,16 +307,19 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
             next < removed.len() && removed[next] == line
         };
         let r = match file.format {
-            FileFormat::Jsonl => inputs::for_each_line_block(file, |block| {
-                let mut out = Vec::with_capacity(block.data.len() + 1024);
-                for (n, line) in block.lines() {
-                    if !is_removed(n) {
-                        out.extend_from_slice(line);
-                        out.push(b'\n');
+            FileFormat::Jsonl => {
+                let mut out = Vec::new();
+                inputs::for_each_line_block(file, |block| {
+                    out.clear();
+                    for (n, line) in block.lines() {
+                        if !is_removed(n) {
+                            out.extend_from_slice(line);
+                            out.push(b'\n');
+                        }
                     }
-                }
-                w.write_all(&out).map_err(|e| LabError::io(target, e))
-            }),
+                    w.write_all(&out).map_err(|e| LabError::io(target, e))
+                })
+            }
             FileFormat::Csv => copy_csv(file, w, &mut is_removed, target),
             FileFormat::Parquet => copy_parquet(file, w, &mut is_removed, target),
         };
