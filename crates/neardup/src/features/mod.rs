@@ -174,6 +174,7 @@ pub struct Scratch {
 /// Spaces appended after a text so that tokens can be read 16 bytes at a time
 /// (`hash::TOKEN_PAD` of them; pushed as one string, not char by char).
 const PADDING: &str = "                                ";
+const _: () = assert!(PADDING.len() >= TOKEN_PAD);
 
 /// Turns text into shingle hashes according to [`FeatureParams`].
 #[derive(Debug, Clone)]
