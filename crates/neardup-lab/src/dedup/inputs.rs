@@ -208,27 +208,29 @@ pub struct LineBlock {
     pub first_line: u64,
 }
 
+/// The record held by JSONL line `number` (without its newline): the line without the
+/// byte-order mark line 1 may start with, or `None` for a blank line, which holds none.
+pub fn line_record(line: &[u8], number: u64) -> Option<&[u8]> {
+    let line = match line.strip_prefix(BOM) {
+        Some(rest) if number == 1 => rest,
+        _ => line,
+    };
+    (!line.iter().all(u8::is_ascii_whitespace)).then_some(line)
+}
+
 impl LineBlock {
-    /// The non-blank lines with their line numbers (a byte-order mark on line 1 is dropped).
+    /// The records with their line numbers (see [`line_record`]).
     pub fn lines(&self) -> Vec<(u64, &[u8])> {
         let mut out = Vec::with_capacity(self.data.len() / 512 + 1);
         let mut start = 0;
         let mut number = self.first_line;
-        fn push<'a>(out: &mut Vec<(u64, &'a [u8])>, mut line: &'a [u8], number: u64) {
-            if number == 1 && line.starts_with(BOM) {
-                line = &line[BOM.len()..];
-            }
-            if !line.iter().all(u8::is_ascii_whitespace) {
-                out.push((number, line));
-            }
-        }
         for end in memchr::memchr_iter(b'\n', &self.data) {
-            push(&mut out, &self.data[start..end], number);
+            out.extend(line_record(&self.data[start..end], number).map(|l| (number, l)));
             number += 1;
             start = end + 1;
         }
         if start < self.data.len() {
-            push(&mut out, &self.data[start..], number);
+            out.extend(line_record(&self.data[start..], number).map(|l| (number, l)));
         }
         out
     }

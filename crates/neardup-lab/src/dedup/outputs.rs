@@ -294,18 +294,19 @@ fn write_clusters(
 
 /// Copies `file` to `target` without the records at the `removed` lines (sorted).
 fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
+    // Asked with increasing line numbers.
+    let mut next = 0;
+    let mut is_removed = |line: u64| {
+        while next < removed.len() && removed[next] < line {
+            next += 1;
+        }
+        next < removed.len() && removed[next] == line
+    };
     if file.format == FileFormat::Jsonl && file.compression == Compression::None {
-        return copy_jsonl_spans(file, target, removed);
+        return copy_jsonl_spans(file, target, &mut is_removed);
     }
     let mut failure: Option<LabError> = None;
     let result = fsutil::write_atomic(target, |w| {
-        let mut next = 0;
-        let mut is_removed = |line: u64| {
-            while next < removed.len() && removed[next] < line {
-                next += 1;
-            }
-            next < removed.len() && removed[next] == line
-        };
         let r = match file.format {
             FileFormat::Jsonl => {
                 let mut out = Vec::new();
@@ -333,13 +334,17 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
     failure.map_or(result, Err)
 }
 
-/// An uncompressed JSONL file without the `removed` lines (sorted), blank lines and a
-/// leading byte-order mark — what the block copy of a compressed file writes. The file is
+/// An uncompressed JSONL file without its removed lines and what is not a record
+/// (`inputs::line_record`) — what the block copy of a compressed file writes. The file is
 /// read into one reused buffer and the kept runs of lines are written straight from it with
 /// `writev`: the text is copied once into this process and once out. (Through the block
 /// reader it was copied four times, into fresh buffers that page-faulted; `copy_file_range`
 /// per kept run cost as much, in per-call checks.)
-fn copy_jsonl_spans(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
+fn copy_jsonl_spans(
+    file: &InputFile,
+    target: &Path,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+) -> Result<()> {
     use std::io::{IoSlice, Read};
     let mut input = std::fs::File::open(&file.path).map_err(|e| LabError::io(&file.path, e))?;
     let mut failure: Option<LabError> = None;
@@ -348,7 +353,6 @@ fn copy_jsonl_spans(file: &InputFile, target: &Path, removed: &[u64]) -> Result<
         // buf[..filled] holds unprocessed bytes: the start of a line at buf[0].
         let mut filled = 0;
         let mut line = 1u64;
-        let mut next_removed = removed.iter().peekable();
         let mut kept: Vec<(usize, usize)> = Vec::new();
         loop {
             if filled == buf.len() {
@@ -378,15 +382,12 @@ fn copy_jsonl_spans(file: &InputFile, target: &Path, removed: &[u64]) -> Result<
             kept.clear();
             let mut start = 0;
             while start < end {
-                let stop = memchr::memchr(b'\n', &data[start..end]).map_or(end, |i| start + i + 1);
-                let mut from = start;
-                if line == 1 && data[from..stop].starts_with(BOM_BYTES) {
-                    from += BOM_BYTES.len();
-                }
-                while next_removed.next_if(|&&r| r < line).is_some() {}
-                let dropped = next_removed.next_if(|&&r| r == line).is_some()
-                    || data[from..stop].iter().all(u8::is_ascii_whitespace);
-                if !dropped {
+                let newline = memchr::memchr(b'\n', &data[start..end]).map(|i| start + i);
+                let (content_end, stop) = newline.map_or((end, end), |i| (i, i + 1));
+                let record = inputs::line_record(&data[start..content_end], line);
+                if let Some(record) = record.filter(|_| !is_removed(line)) {
+                    // The record ends the line's content (only a mark before it is cut).
+                    let from = content_end - record.len();
                     match kept.last_mut() {
                         Some(run) if run.1 == from => run.1 = stop,
                         _ => kept.push((from, stop)),
@@ -429,9 +430,6 @@ fn write_all_vectored(
     }
     Ok(())
 }
-
-/// UTF-8's byte-order mark, dropped from the first line as the readers drop it.
-const BOM_BYTES: &[u8] = b"\xEF\xBB\xBF";
 
 fn copy_csv(
     file: &InputFile,
