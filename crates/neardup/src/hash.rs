@@ -45,9 +45,10 @@ const TOKEN_MASKS: [(u64, u64); 17] = {
     t
 };
 
+/// The hash of a token of at most 16 bytes from its [`token_words_at`]: two `mix64` rounds.
 #[inline(always)]
-fn token_words(lo: u64, hi: u64, len: usize, seed: u64) -> u64 {
-    mix64(mix64(lo ^ seed) ^ hi ^ (len as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+fn mix_token_words(lo: u64, hi: u64, seed: u64) -> u64 {
+    mix64(mix64(lo ^ seed) ^ hi)
 }
 
 /// Hash of a token (a word): tokens of up to 16 bytes — nearly all words — are read as two
@@ -61,9 +62,7 @@ pub fn hash_token(token: &[u8], seed: u64) -> u64 {
     }
     let mut w = [0u8; 16];
     w[..len].copy_from_slice(token);
-    let lo = u64::from_le_bytes(w[..8].try_into().expect("8 bytes"));
-    let hi = u64::from_le_bytes(w[8..].try_into().expect("8 bytes"));
-    token_words(lo, hi, len, seed)
+    hash_token_at(&w, 0, len, seed)
 }
 
 /// [`hash_token`] of `buf[start..start + len]`, reading 16 bytes at `start` without copying:
@@ -72,7 +71,7 @@ pub fn hash_token(token: &[u8], seed: u64) -> u64 {
 #[inline(always)]
 pub fn hash_token_at(buf: &[u8], start: usize, len: usize, seed: u64) -> u64 {
     match token_words_at(buf, start, len) {
-        Some((lo, hi)) => mix64(mix64(lo ^ seed) ^ hi),
+        Some((lo, hi)) => mix_token_words(lo, hi, seed),
         None => long_token(&buf[start..start + len], seed),
     }
 }
@@ -130,7 +129,7 @@ wide_or_baseline! {
     pub fn token_hashes(lo: &[u64], hi: &[u64], seed: u64, out: &mut [u64]) {
         assert!(lo.len() == out.len() && hi.len() == out.len(), "token word lengths");
         for ((o, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
-            *o = mix64(mix64(l ^ seed) ^ h);
+            *o = mix_token_words(l, h, seed);
         }
     }
 }
