@@ -463,23 +463,13 @@ mod tests {
     }
 
     proptest! {
-        // Oracle: the ASCII fast path equals unicode-segmentation's unicode_words.
+        // Oracle: the ASCII fast path equals unicode-segmentation's unicode_words — on short
+        // texts of every mid character, and on texts over several 64-byte blocks with runs
+        // that cross block boundaries, span whole blocks, and end exactly at a block's end or
+        // at the text's end.
         #[test]
-        fn ascii_fast_path_matches_uax29(s in "[ab1_.:',;\\- \n]{0,40}") {
-            let fast: Vec<&str> = {
-                let mut v = Vec::new();
-                ascii_words(&s, |w| v.push(w));
-                v
-            };
-            let oracle: Vec<&str> = s.unicode_words().collect();
-            prop_assert_eq!(fast, oracle);
-        }
-
-        // Texts over several 64-byte blocks, with runs that cross block boundaries, span
-        // whole blocks, and end exactly at a block's end or at the text's end.
-        #[test]
-        fn ascii_fast_path_matches_uax29_across_blocks(
-            s in "([ab1_.:',;\\- \n]{0,3}[ab1]{0,140}){0,6}"
+        fn ascii_fast_path_matches_uax29(
+            s in "[ab1_.:',;\\- \n]{0,40}|([ab1_.:',;\\- \n]{0,3}[ab1]{0,140}){0,6}"
         ) {
             let mut fast = Vec::new();
             ascii_words(&s, |w| fast.push(w));
