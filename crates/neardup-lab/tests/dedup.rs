@@ -36,6 +36,16 @@ fn read(path: impl AsRef<Path>) -> Vec<u8> {
     std::fs::read(path.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", path.as_ref().display()))
 }
 
+/// Writes `bytes` gzip-compressed to `path`.
+fn write_gzip(path: &Path, bytes: &[u8]) {
+    let mut enc = flate2::write::GzEncoder::new(
+        std::fs::File::create(path).unwrap(),
+        flate2::Compression::fast(),
+    );
+    std::io::Write::write_all(&mut enc, bytes).unwrap();
+    enc.finish().unwrap();
+}
+
 /// The outputs whose bytes must not depend on threads, shards, stages or kills.
 fn output_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = vec![
@@ -325,13 +335,7 @@ fn shards_and_formats_give_the_same_clusters() {
     }
     csv.flush().unwrap();
     drop(csv);
-    let gz = d.join("whole.jsonl.gz");
-    let mut enc = flate2::write::GzEncoder::new(
-        std::fs::File::create(&gz).unwrap(),
-        flate2::Compression::fast(),
-    );
-    std::io::Write::write_all(&mut enc, &read(&whole)).unwrap();
-    enc.finish().unwrap();
+    write_gzip(&d.join("whole.jsonl.gz"), &read(&whole));
     let mut df = DataFrame::new(
         docs.len(),
         vec![
@@ -418,12 +422,7 @@ fn deduplicated_jsonl_is_the_same_from_plain_and_gzip() {
     let plain = d.join("c.jsonl");
     std::fs::write(&plain, &text).unwrap();
     let gz = d.join("c.jsonl.gz");
-    let mut enc = flate2::write::GzEncoder::new(
-        std::fs::File::create(&gz).unwrap(),
-        flate2::Compression::fast(),
-    );
-    std::io::Write::write_all(&mut enc, &text).unwrap();
-    enc.finish().unwrap();
+    write_gzip(&gz, &text);
     let (from_plain, from_gz) = (d.join("plain"), d.join("gz"));
     for (input, out) in [(&plain, &from_plain), (&gz, &from_gz)] {
         ok(&[
