@@ -165,7 +165,13 @@ def main():
         f"{summary['removed']:,} removed). Ray overhead: "
         f"{result['dedup_s'] / cli_s:.1f}× the one-process time (ray.init "
         f"{result['init_s']:.1f} s not counted). Ray stages: {stages}; "
-        f"{summary['component_rounds']} star rounds, {summary['partitions']} partitions.",
+        f"{summary['component_rounds']} star rounds, {summary['partitions']} partitions; "
+        "signatures shuffled for verification: "
+        + ("every live document's" if summary.get("broadcast_candidate_documents") is None
+           else f"{summary['broadcast_candidate_documents']:,} candidate documents'") + ".",
+        "Every stage is a Ray Data operator (`map_batches`, `groupby(...).map_groups` with the "
+        "sort-based shuffle); each shuffle and each materialized stage costs Ray Data's "
+        "scheduling on top of the kernels, which is most of the overhead at this size.",
         "",
         "How to run on a real cluster, memory per worker, and the capacity estimate for 10^9",
         "documents: [python/README.md](../../python/README.md#deduplication-on-ray).",

@@ -1,5 +1,5 @@
-"""``neardup.ray``: ``neardup dedup``'s stages on a Ray cluster, for corpora one machine
-cannot hold.
+"""``neardup.ray``: ``neardup dedup``'s stages on Ray Data, for corpora one machine cannot
+hold.
 
 >>> import ray, neardup.ray                                   # doctest: +SKIP
 >>> ray.init(address="auto")                                  # doctest: +SKIP
@@ -7,33 +7,40 @@ cannot hold.
 
 Same stages, same answer as ``neardup dedup`` on one machine: the clusters written here equal
 its ``clusters.parquet`` row for row (the tests check it on a corpus whose clusters span input
-files). Every stage is a set of Ray tasks calling the Rust kernels (``_native.StreamKernel``);
-the driver only schedules and holds object references plus one count per input file.
+files). Every stage is a Ray Data operator — ``map_batches`` calling the Rust kernels
+(``_native.StreamKernel``) or ``groupby(...).map_groups`` for the shuffles — so Ray Data
+schedules, streams and spills it; the driver holds dataset handles and a few numbers per input
+file, never texts, signatures, pairs or labels.
 
-1. **sketch** — one task per input file: read it exactly as ``neardup dedup`` does (any
-   supported format, the same errors naming file and line), signatures and join keys (LSH band
-   keys for MinHash). The keys leave the task already split into ``partitions`` hash
-   partitions; the signatures stay in the object store.
-2. **candidates** — one task per key partition: sort (position, key, document) and emit
-   every pair inside a run of equal keys (what ``neardup dedup``'s join does per band).
-3. **verify** — pairs are routed to the file of their first document, which attaches its
-   signature, then to the file of the second, which verifies the pair with the algorithm's own
-   ``verify`` (MinHash: estimated Jaccard ≥ threshold).
+1. **sketch** — ``map_batches`` over a dataset with one row per input file: each file read
+   exactly as ``neardup dedup`` reads it (any supported format, the same errors naming file and
+   line) into one row per document: its number, signature, text length, line number and id.
+2. **band keys, candidates** — ``map_batches`` turns signatures into join keys (LSH band keys
+   for MinHash), each tagged with a hash partition of (band, key); ``groupby`` on that
+   partition brings equal keys together across the cluster and each group emits every pair
+   inside a run of equal (band, key) — what ``neardup dedup``'s join does per band.
+3. **verify** — two ``groupby`` rounds of pairs and signatures by document: the first attaches
+   the first document's signature to its pairs, the second verifies them against the second
+   document's with the algorithm's own ``verify`` (MinHash: estimated Jaccard ≥ threshold).
 4. **components** — large-star / small-star rounds (Kiveris et al., "Connected Components in
-   MapReduce and Beyond", SoCC 2014) over edges hash-partitioned by vertex, until a round
-   pair changes nothing (O(log² n) rounds); the result is a star per component centred on its
-   smallest document.
-5. **outputs** — clusters numbered by first member as ``neardup dedup`` numbers them (from
-   per-file counts of non-root documents, so no global array is ever gathered); the kept
-   member is the root (``keep="first"``) or, with ``keep="longest"``, the longest text of the
-   cluster, the first among equals — members send their text lengths along to their root's
-   file, which chooses, as ``neardup dedup --keep longest`` does; written as
-   ``OUTPUT/clusters/NNNNN.parquet`` (id, cluster, cluster_size, kept) per input file, plus
-   the kept records as ``OUTPUT/deduplicated/NNNNN.<ext>`` (JSONL lines copied byte for byte,
-   Parquet and CSV rows) and ``OUTPUT/summary.json``.
+   MapReduce and Beyond", SoCC 2014), each a ``groupby`` of the edges by vertex, until a
+   pair of rounds leaves the edge set unchanged (O(log² n) rounds); the edges are then one
+   star per component centred on its smallest document.
+5. **outputs** — three ``groupby`` rounds: by input file, each document learns its root and
+   the file's roots are ranked; by the root's file, clusters are numbered as ``neardup
+   dedup`` numbers them (by first member, from per-file counts of roots, so no global array
+   is gathered) and the kept member chosen — the root (``keep="first"``) or the longest text,
+   the first among equals (``keep="longest"``); by file again, each input's
+   ``OUTPUT/clusters/NNNNN.parquet`` (id, cluster, cluster_size, kept) and kept records
+   ``OUTPUT/deduplicated/NNNNN.<ext>`` (JSONL lines copied byte for byte, Parquet and CSV
+   rows) are written, then ``OUTPUT/summary.json``.
 
 Documents are numbered (file index << 40) | record index during the run: the order of
 ``neardup dedup``'s global numbering, without knowing file sizes in advance.
+
+The shuffles use Ray Data's sort-based shuffle (``ShuffleStrategy.SORT_SHUFFLE_PULL_BASED``)
+for the duration of the call: with as many groups as partitions it starts in a tenth of a
+second where the hash shuffle's aggregator actors take five, and it is restored afterwards.
 
 A ``ray.data.Dataset`` is accepted in place of paths (the output of a Ray Data pipeline:
 ``ray.data.read_parquet(...).filter(...)``): its blocks, taken in order with
@@ -47,7 +54,7 @@ import glob as _glob
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
 
 import numpy as np
 
@@ -59,7 +66,14 @@ if TYPE_CHECKING:  # for the annotation only: Ray is an optional dependency
 FILE_SHIFT = np.uint64(40)
 ROW_MASK = np.uint64((1 << 40) - 1)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
+# At most this many candidate documents are broadcast (8 bytes each: 128 MB) so that only
+# their signatures are shuffled for verification; beyond, every signature is.
+BROADCAST_DOCUMENTS = 16 << 20
+# Tally rows of a components round carry its checksum instead of an edge (see _star_group).
+_TALLY_COUNT_XOR, _TALLY_SUM = -1, -2
 
+
+# ----------------------------------------------------------------------------- numpy helpers
 
 def _partition_of(values: np.ndarray, partitions: int) -> np.ndarray:
     """A hash partition of uint64 values (a multiplicative mix, so sequential document
@@ -67,23 +81,6 @@ def _partition_of(values: np.ndarray, partitions: int) -> np.ndarray:
     with np.errstate(over="ignore"):
         mixed = values.astype(np.uint64) * _MIX
     return ((mixed >> np.uint64(33)) % np.uint64(partitions)).astype(np.int64)
-
-
-def _split(partition: np.ndarray, partitions: int, *columns: np.ndarray) -> List[tuple]:
-    """Rows split by partition number: one tuple of column slices per partition."""
-    order = np.argsort(partition, kind="stable")
-    bounds = np.searchsorted(partition[order], np.arange(partitions + 1))
-    return [
-        tuple(c[order[bounds[p]:bounds[p + 1]]] for c in columns) for p in range(partitions)
-    ]
-
-
-def _concat(parts: Sequence[tuple], dtypes: Sequence[Any]) -> List[np.ndarray]:
-    """Column-wise concatenation of partitions (tuples of arrays), one dtype per column."""
-    if not parts:
-        return [np.zeros(0, dtype=d) for d in dtypes]
-    return [np.concatenate([p[i] for p in parts]).astype(d, copy=False)
-            for i, d in enumerate(dtypes)]
 
 
 def _file_of(doc: np.ndarray) -> np.ndarray:
@@ -122,33 +119,26 @@ def _unique_pairs(a: np.ndarray, b: np.ndarray) -> tuple:
 
 
 def _edge_checksum(u: np.ndarray, v: np.ndarray) -> tuple:
-    """An order-independent checksum of the directed edges u → v with u < v."""
+    """(count, xor, sum mod 2^64) of a hash of the directed edges u → v with u < v: an
+    order-independent checksum of a set of edges, combinable across groups."""
     own = u < v
     with np.errstate(over="ignore"):
         h = (u[own] * _MIX) ^ (v[own] + np.uint64(0x632BE59BD9B4E019))
         h ^= h >> np.uint64(29)
         h *= np.uint64(0xBF58476D1CE4E5B9)
-        return int(own.sum()), int(np.bitwise_xor.reduce(h)) if len(h) else 0, int(h.sum(dtype=np.uint64)) if len(h) else 0
+        if len(h) == 0:
+            return 0, 0, 0
+        return int(own.sum()), int(np.bitwise_xor.reduce(h)), int(h.sum(dtype=np.uint64))
 
 
-def _both_directions(x: np.ndarray, y: np.ndarray, partitions: int) -> List[tuple]:
-    keep = x != y
-    x, y = x[keep], y[keep]
-    u = np.concatenate([x, y])
-    v = np.concatenate([y, x])
-    return _split(_partition_of(u, partitions), partitions, u, v)
-
-
-def _star_round(kind: str, partitions: int, *incoming: tuple) -> tuple:
-    """One large-star or small-star round over the directed edges u → v whose u hashes to
-    this partition. Returns the next round's partitions, this round's input checksum and, for
-    the final round, (node, root)."""
-    u, v = _concat(incoming, [np.uint64, np.uint64])
+def _star_round(kind: str, u: np.ndarray, v: np.ndarray) -> tuple:
+    """One large-star or small-star round over directed edges u → v (all edges of the nodes
+    u, in both directions, deduplicated here). Returns the new undirected edges (x, y) and
+    the checksum of this round's input."""
     u, v = _unique_pairs(u, v)
     checksum = _edge_checksum(u, v)
     if len(u) == 0:
-        empty = np.zeros(0, np.uint64)
-        return [(empty, empty)] * partitions, checksum, (empty, empty)
+        return u, v, checksum
     starts = np.flatnonzero(np.r_[True, u[1:] != u[:-1]])
     nodes = u[starts]
     if kind == "small":
@@ -168,180 +158,434 @@ def _star_round(kind: str, partitions: int, *incoming: tuple) -> tuple:
         sel = v <= u
         x = np.concatenate([v[sel], nodes])
         y = np.concatenate([m_of_edge[sel], m])
-    return _both_directions(x, y, partitions), checksum, (nodes, m)
+    return x, y, checksum
 
 
-def _remote(ray, f, **options):
-    return ray.remote(**options)(f) if options else ray.remote(f)
+def _both_directions(x: np.ndarray, y: np.ndarray, partitions: int) -> Dict[str, np.ndarray]:
+    """Edges x – y (self-loops dropped) as directed rows u → v in both directions, each
+    tagged with the partition of u."""
+    keep = x != y
+    x, y = x[keep].astype(np.uint64), y[keep].astype(np.uint64)
+    u = np.concatenate([x, y])
+    v = np.concatenate([y, x])
+    return {"part": _partition_of(u, partitions), "u": u, "v": v}
 
 
-def _returning(ray, f, n):
-    """``f`` as a Ray task with ``n`` returns, called as ``g(*args) -> list of n refs`` (Ray
-    returns a bare reference when ``num_returns`` is 1)."""
-    if n == 1:
-        task = ray.remote(lambda *args: f(*args)[0])
-        return lambda *args: [task.remote(*args)]
-    task = ray.remote(num_returns=n)(f)
-    return lambda *args: list(task.remote(*args))
+# ------------------------------------------------------------------- Arrow signature columns
+
+def _binary_rows(rows: np.ndarray):
+    """The rows of a 2-D uint32 array as one ``large_binary`` value each, sharing its
+    memory (Arrow's offsets plus the array's bytes as the data buffer)."""
+    import pyarrow as pa
+
+    rows = np.ascontiguousarray(rows, dtype=np.uint32)
+    n = rows.shape[0]
+    width = rows.shape[1] if rows.ndim == 2 else 0
+    offsets = np.arange(n + 1, dtype=np.int64) * (4 * width)
+    return pa.LargeBinaryArray.from_buffers(
+        pa.large_binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(rows)])
 
 
-def _task_sketch(f, path, algorithm, params, text_field, id_field, partitions):
+def _no_payload(n: int):
+    """``n`` empty ``large_binary`` values (rows that carry no signature)."""
+    import pyarrow as pa
+
+    offsets = np.zeros(n + 1, dtype=np.int64)
+    return pa.LargeBinaryArray.from_buffers(
+        pa.large_binary(), n, [None, pa.py_buffer(offsets), pa.py_buffer(b"")])
+
+
+def _payload_rows(column, width: int) -> tuple:
+    """(which rows carry a signature, those signatures as a k × width uint32 array in row
+    order) of a ``large_binary`` column whose values are empty or ``width`` words. The
+    non-empty values lie back to back in the data buffer, so this is a view, not a copy."""
+    import pyarrow as pa
+
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    n = len(arr)
+    buffers = arr.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
+    lengths = np.diff(offsets)
+    has = lengths > 0
+    if not np.all((lengths == 0) | (lengths == 4 * width)):
+        raise ValueError(f"signature column holds values other than {width} words")
+    start, end = int(offsets[0]), int(offsets[-1])
+    if end == start:
+        return has, np.zeros((0, width), np.uint32)
+    words = np.frombuffer(buffers[2], dtype=np.uint8, count=end - start, offset=start)
+    return has, words.view(np.uint32).reshape(-1, width)
+
+
+def _column(table, name: str) -> np.ndarray:
+    return table.column(name).to_numpy()
+
+
+# ------------------------------------------------------------------------- stage functions
+
+def _sketch_inputs(batch, sources, dataset, algorithm, params, text_column, id_column):
+    """Stage 1 (``map_batches`` over one row per input): the documents of each input as
+    rows (doc, file, live, bytes, line, id, sig, error). An input that cannot be read gives
+    one row whose ``error`` names the exception and the file and line: Ray Data would wrap
+    the exception in its own and keep only its text, and the driver re-raises it as it was
+    (``_raise_input_error``)."""
+    import pyarrow as pa
+
+    tables = []
+    for f in batch["file"]:
+        f = int(f)
+        try:
+            tables.append(_sketch_one(f, sources, dataset, algorithm, params, text_column,
+                                      id_column))
+        except (ValueError, OSError) as e:
+            tables.append(_document_table(f, np.zeros(0, np.uint64), np.zeros(1, bool),
+                                          np.zeros(1, np.int64), np.zeros(1, np.int64), [None],
+                                          np.zeros((1, 0), np.uint32),
+                                          error=f"{type(e).__name__}: {e}"))
+    return pa.concat_tables(tables)
+
+
+def _sketch_one(f, sources, dataset, algorithm, params, text_column, id_column):
     kernel = _native.StreamKernel(algorithm, params)
-    sigs, empty, ids, nbytes, lines = kernel.sketch_file(path, text_field, id_field)
-    shard = {"sigs": sigs, "empty": empty, "ids": ids, "bytes": nbytes, "lines": lines}
-    return _keys_by_partition(kernel, f, path, shard, partitions)
+    if dataset:
+        import ray
+        import pyarrow.compute as pc
 
-
-def _task_sketch_block(f, table, algorithm, params, text_column, id_column, partitions):
-    """A Ray Data block (a pyarrow Table) sketched like a file: texts borrowed from the Arrow
-    column, ids from ``id_column`` when present (as text), else row numbers."""
-    kernel = _native.StreamKernel(algorithm, params)
-    if text_column not in table.column_names:
-        raise ValueError(f"block {f}: no column {text_column!r} "
-                         f"(columns: {', '.join(table.column_names)})")
-    sigs, empty = kernel.sketch(table.column(text_column))
-    import pyarrow.compute as pc
-
-    # Text lengths in UTF-8 bytes, as `neardup dedup` counts them (for keep="longest").
-    nbytes = pc.fill_null(pc.binary_length(table.column(text_column)), 0)
-    nbytes = np.minimum(nbytes.to_numpy(zero_copy_only=False).astype(np.int64), 2**32 - 1)
-    nbytes = nbytes.astype(np.uint32)
-    if id_column in table.column_names:
-        ids = [None if i is None else str(i) for i in table.column(id_column).to_pylist()]
+        table = ray.get(sources[f])
+        if text_column not in table.column_names:
+            raise ValueError(f"block {f}: no column {text_column!r} "
+                             f"(columns: {', '.join(table.column_names)})")
+        texts = table.column(text_column)
+        sigs, empty = kernel.sketch(texts)
+        # Text lengths in UTF-8 bytes, as `neardup dedup` counts them (keep="longest").
+        nbytes = pc.fill_null(pc.binary_length(texts), 0).to_numpy(zero_copy_only=False)
+        nbytes = np.minimum(nbytes.astype(np.int64), 2**32 - 1)
+        if id_column in table.column_names:
+            ids = [None if i is None else str(i) for i in table.column(id_column).to_pylist()]
+        else:
+            ids = [None] * table.num_rows
+        lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
     else:
-        ids = [None] * table.num_rows
-    shard = {"sigs": sigs, "empty": empty, "ids": ids, "bytes": nbytes, "lines": None}
-    return _keys_by_partition(kernel, f, f"block {f}", shard, partitions)
-
-
-def _keys_by_partition(kernel, f, source, shard, partitions):
-    """(records, shard, key partitions…): the join keys of the live documents of input ``f``
-    split into hash partitions by (position, key)."""
-    sigs, empty = shard["sigs"], shard["empty"]
+        sigs, empty, ids, nbytes, lines = kernel.sketch_file(sources[f], text_column, id_column)
     n = len(empty)
     if n >= 1 << 40:
-        raise ValueError(f"{source}: more than 2^40 records in one input")
+        raise ValueError(f"{'block ' + str(f) if dataset else sources[f]}: more than 2^40 "
+                         "records in one input")
     docs = (np.uint64(f) << FILE_SHIFT) | np.arange(n, dtype=np.uint64)
-    live = ~empty
-    keys = kernel.keys(sigs[live]) if live.any() else np.zeros((0, kernel.keys_per_doc), np.uint64)
-    k = keys.shape[1]
-    position = np.repeat(np.arange(k, dtype=np.uint64)[None, :], len(keys), axis=0).ravel()
-    key = keys.ravel()
-    doc = np.repeat(docs[live], k)
-    parts = _split(_partition_of(key ^ (position * _MIX), partitions), partitions, position, key, doc)
-    return (n, shard, *parts)
+    return _document_table(f, docs, np.asarray(empty, bool), nbytes, lines, ids, sigs)
 
 
-def _task_candidates(files, *parts):
-    position, key, doc = _concat(parts, [np.uint64, np.uint64, np.uint64])
+def _document_table(f, docs, empty, nbytes, lines, ids, sigs, error=None):
+    import pyarrow as pa
+
+    n = len(empty)
+    if error is not None:
+        docs = np.zeros(n, np.uint64)
+    return pa.table({
+        "doc": docs.astype(np.uint64),
+        "file": np.full(n, f, dtype=np.int64),
+        "live": ~empty if error is None else np.zeros(n, dtype=bool),
+        "bytes": np.asarray(nbytes, dtype=np.int64),
+        "line": np.asarray(lines, dtype=np.int64),
+        "id": pa.array(ids, type=pa.large_string()),
+        "sig": _binary_rows(sigs) if error is None else _no_payload(n),
+        "error": pa.array([error] * n, type=pa.large_string()),
+    })
+
+
+def _inventory(batch):
+    """Per file of one batch of sketched rows: its documents and its error, if any."""
+    files = np.unique(batch["file"])
+    errors = batch["error"]
+    failed = np.array([e is not None for e in errors], dtype=bool)
+    counts = [int(((batch["file"] == f) & ~failed).sum()) for f in files]
+    first_error = [next((e for e, g in zip(errors[failed], batch["file"][failed]) if g == f),
+                        None) for f in files]
+    return {"file": files.astype(np.int64), "documents": np.array(counts, dtype=np.int64),
+            "error": np.array(first_error, dtype=object)}
+
+
+def _raise_input_error(message: str):
+    """An input's error, re-raised with its own type (``ValueError: path:line: …``)."""
+    import builtins
+
+    name, _, text = message.partition(": ")
+    kind = getattr(builtins, name, None)
+    if not (isinstance(kind, type) and issubclass(kind, Exception)):
+        kind = RuntimeError
+    raise kind(text)
+
+
+def _band_keys(table, algorithm, params, partitions):
+    """Stage 2 (``map_batches``): the join keys of the live documents, one row per (band,
+    key, document), tagged with a hash partition of (band, key)."""
+    kernel = _native.StreamKernel(algorithm, params)
+    live = _column(table, "live")
+    _, sigs = _payload_rows(table.column("sig"), kernel.width)
+    docs = _column(table, "doc")[live]
+    k = kernel.keys_per_doc
+    if len(docs):
+        keys = kernel.keys(np.ascontiguousarray(sigs[live]))
+    else:
+        keys = np.zeros((0, k), np.uint64)
+    position = np.tile(np.arange(k, dtype=np.uint64), len(docs))
+    key = keys.ravel().astype(np.uint64)
+    return {"part": _partition_of(key ^ (position * _MIX), partitions),
+            "position": position, "key": key, "doc": np.repeat(docs, k)}
+
+
+def _candidates(batch):
+    """Stage 2 (``map_groups`` by key partition): every pair in a run of equal (band,
+    key), once."""
+    position, key, doc = batch["position"], batch["key"], batch["doc"]
     order = np.lexsort((doc, key, position))
     position, key, doc = position[order], key[order], doc[order]
     # A run is equal (position, key); fold the two into one comparable array of runs.
     run = np.r_[0, np.cumsum((position[1:] != position[:-1]) | (key[1:] != key[:-1]))]
-    a, b = _pairs_in_runs(run, doc)
-    return tuple(_split(_file_of(a), files, a, b))
+    a, b = _unique_pairs(*_pairs_in_runs(run, doc))
+    return {"a": a.astype(np.uint64), "b": b.astype(np.uint64)}
 
 
-def _task_attach(files, shard, *incoming):
-    a, b = _concat(incoming, [np.uint64, np.uint64])
-    a, b = _unique_pairs(a, b)
-    sig_a = shard["sigs"][_row_of(a)]
-    return tuple(_split(_file_of(b), files, a, b, sig_a))
+def _routed(part, doc, other, sig, is_sig):
+    """Rows of the verify shuffles: a document, the pair's other document (or none), a
+    signature (or none) and whether the row is the document's own signature."""
+    import pyarrow as pa
+
+    return pa.table({"part": part, "doc": doc.astype(np.uint64),
+                     "other": other.astype(np.uint64), "sig": sig,
+                     "is_sig": np.asarray(is_sig, dtype=bool)})
 
 
-def _task_verify(partitions, algorithm, params, shard, *incoming):
+def _signature_rows(table, partitions, wanted):
+    """The signatures of live documents in ``wanted`` (a sorted array of documents, or an
+    object reference to one; ``None``: every live document), each routed to its document's
+    partition."""
+    docs = _column(table, "doc")
+    chosen = _column(table, "live")
+    if wanted is not None:
+        import ray
+
+        if isinstance(wanted, ray.ObjectRef):
+            wanted = ray.get(wanted)
+        at = np.minimum(np.searchsorted(wanted, docs), max(len(wanted) - 1, 0))
+        chosen = chosen & (wanted[at] == docs) if len(wanted) else np.zeros_like(chosen)
+    doc = docs[chosen]
+    sigs = table.column("sig").combine_chunks().filter(chosen)
+    return _routed(_partition_of(doc, partitions), doc, np.zeros(len(doc), np.uint64), sigs,
+                   np.ones(len(doc), dtype=bool))
+
+
+def _pairs_by_first(batch, partitions):
+    a, b = batch["a"], batch["b"]
+    return _routed(_partition_of(a, partitions), a, b, _no_payload(len(a)),
+                   np.zeros(len(a), dtype=bool))
+
+
+def _lookup(docs: np.ndarray, sigs: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """Rows of ``sigs`` (one per sorted ``docs``) for the documents ``wanted``."""
+    idx = np.searchsorted(docs, wanted)
+    if len(wanted) and (idx.max() >= len(docs) or np.any(docs[idx] != wanted)):
+        raise RuntimeError("a candidate pair names a document with no signature")
+    return sigs[idx]
+
+
+def _attach_first(table, width, partitions):
+    """Verify, round 1 (``map_groups`` by document partition): pairs (a, b) get a's
+    signature and go on to b's partition."""
+    is_sig = _column(table, "is_sig")
+    _, sigs = _payload_rows(table.column("sig"), width)  # only signature rows carry one
+    docs = _column(table, "doc")
+    sig_docs = docs[is_sig]
+    order = np.argsort(sig_docs, kind="stable")
+    a, b = _unique_pairs(docs[~is_sig], _column(table, "other")[~is_sig])
+    sig_a = _lookup(sig_docs[order], sigs[order], a)
+    return _routed(_partition_of(b, partitions), b, a, _binary_rows(sig_a),
+                   np.zeros(len(a), dtype=bool))
+
+
+def _verify_second(table, algorithm, params, partitions):
+    """Verify, round 2 (``map_groups`` by document partition): pairs (b, a, sig_a) are
+    verified against b's signature; the accepted ones become edges in both directions."""
     kernel = _native.StreamKernel(algorithm, params)
-    width = kernel.width
-    if incoming:
-        a = np.concatenate([p[0] for p in incoming]).astype(np.uint64)
-        b = np.concatenate([p[1] for p in incoming]).astype(np.uint64)
-        sig_a = np.concatenate([p[2].reshape(-1, width) for p in incoming]).astype(np.uint32)
-    else:
-        a = b = np.zeros(0, np.uint64)
-        sig_a = np.zeros((0, width), np.uint32)
-    sig_b = shard["sigs"][_row_of(b)]
+    is_sig = _column(table, "is_sig")
+    has, sigs = _payload_rows(table.column("sig"), kernel.width)
+    if not has.all():
+        raise RuntimeError("a pair reached verification without its first signature")
+    docs = _column(table, "doc")
+    sig_docs = docs[is_sig]
+    order = np.argsort(sig_docs, kind="stable")
+    b, a = docs[~is_sig], _column(table, "other")[~is_sig]
+    sig_a = sigs[~is_sig]
+    sig_b = _lookup(sig_docs[order], sigs[is_sig][order], b)
     scores = kernel.verify(np.ascontiguousarray(sig_a), np.ascontiguousarray(sig_b))
     ok = ~np.isnan(scores)
-    return (int(ok.sum()), *_both_directions(a[ok], b[ok], partitions))
+    return _both_directions(a[ok], b[ok], partitions)
 
 
-def _task_roots_by_file(files, nodes_roots):
-    nodes, roots = nodes_roots
-    nonroot = nodes != roots
-    return tuple(_split(_file_of(nodes[nonroot]), files, nodes[nonroot], roots[nonroot]))
+def _star_group(batch, kind, partitions):
+    """Components (``map_groups`` by the partition of u): one star round over the edges
+    of this partition's nodes. Besides the new edges it emits two tally rows (negative
+    ``part``) with the checksum of its input, so the driver can see when rounds stop
+    changing the edge set."""
+    x, y, (count, xor, total) = _star_round(kind, batch["u"], batch["v"])
+    out = _both_directions(x, y, partitions)
+    return {
+        "part": np.r_[out["part"], _TALLY_COUNT_XOR, _TALLY_SUM].astype(np.int64),
+        "u": np.r_[out["u"], np.uint64(count), np.uint64(total)].astype(np.uint64),
+        "v": np.r_[out["v"], np.uint64(xor), np.uint64(0)].astype(np.uint64),
+    }
 
 
-def _task_nonroots_of_file(*incoming):
-    v, r = _concat(incoming, [np.uint64, np.uint64])
-    order = np.argsort(v, kind="stable")
-    return v[order], r[order]
+def _edges_only(batch):
+    keep = batch["part"] >= 0
+    return {k: v[keep] for k, v in batch.items()}
 
 
-def _task_label_roots(files, f, offsets, nonroot_before, nonroots_here, shard, keep, *incoming):
-    """For the roots in file f: label = global index − non-roots before it, size = 1 +
-    members, and which member is kept (the root, the component's first document, unless
-    ``keep == "longest"`` finds a strictly longer member; among equally long members the
-    first). Sends (member, label, size, kept) to each member's file and keeps the roots'."""
-    v, r, bv = _concat(incoming, [np.uint64, np.uint64, np.int64])
-    here_nodes = nonroots_here[0]
-    roots, inverse, counts = np.unique(r, return_inverse=True, return_counts=True)
-    below = nonroot_before[f] + np.searchsorted(here_nodes, roots)
-    labels = offsets[f] + _row_of(roots) - below
-    sizes = counts + 1
-    member_label = labels[inverse]
-    member_size = sizes[inverse]
-    root_kept = np.ones(len(roots), dtype=bool)
-    member_kept = np.zeros(len(v), dtype=bool)
-    if keep == "longest" and len(v):
-        # Per root, its best member: longest, then first (largest bytes, smallest document).
-        order = np.lexsort((v, -bv, inverse))
-        first_of_group = np.r_[True, inverse[order][1:] != inverse[order][:-1]]
-        best = order[first_of_group]  # one member index per root, in root order
-        root_bytes = shard["bytes"][_row_of(roots)].astype(np.int64)
-        wins = bv[best] > root_bytes
-        root_kept = ~wins
-        member_kept[best[wins]] = True
-    out = list(_split(_file_of(v), files, v, member_label, member_size, member_kept))
-    return (roots, labels, sizes, root_kept, *out)
+def _tallies_only(batch):
+    keep = batch["part"] < 0
+    return {k: v[keep] for k, v in batch.items()}
 
 
-def _task_outputs(f, source, out_dir, offsets, nonroot_before, shard, nonroots_here,
-                  roots, root_labels, root_sizes, root_kept, *members):
-    """Writes input ``f``'s clusters and kept records; ``source`` is its path or, for a Ray
-    Data input, its block (a pyarrow Table)."""
+def _outputs_rows(file, doc, root, nbytes, line, ids):
+    import pyarrow as pa
+
+    return pa.table({"file": np.asarray(file, dtype=np.int64), "doc": doc.astype(np.uint64),
+                     "root": root.astype(np.uint64), "bytes": np.asarray(nbytes, np.int64),
+                     "line": np.asarray(line, np.int64),
+                     "id": ids if isinstance(ids, (pa.Array, pa.ChunkedArray))
+                     else pa.array(ids, type=pa.large_string())})
+
+
+def _document_rows(table):
+    """Every document, its own root for now."""
+    doc = _column(table, "doc")
+    return _outputs_rows(_column(table, "file"), doc, doc, _column(table, "bytes"),
+                         _column(table, "line"), table.column("id"))
+
+
+def _member_rows(batch):
+    """Star edges member → centre (v < u) as (document, root) rows; a star's centre, its
+    component's smallest document, is the root."""
+    u, v = batch["u"], batch["v"]
+    sel = v < u
+    n = int(sel.sum())
+    return _outputs_rows(_file_of(u[sel]), u[sel], v[sel], np.full(n, -1), np.full(n, -1),
+                         [None] * n)
+
+
+def _roots_of_file(table):
+    """Outputs, round 1 (``map_groups`` by file): each document of the file with its root
+    (the smallest of itself and the roots members were given) and, for roots, their rank
+    among the file's roots."""
+    import pyarrow as pa
+
+    doc, root = _column(table, "doc"), _column(table, "root")
+    own = _column(table, "bytes") >= 0  # the document's own row; member rows have -1
+    order = np.lexsort((root, doc))
+    doc_s, root_s = doc[order], root[order]
+    starts = np.flatnonzero(np.r_[True, doc_s[1:] != doc_s[:-1]])
+    min_root = np.minimum.reduceat(root_s, starts)
+    # The document's own row (one per document) holds its fields.
+    own_rows = order[own[order]]
+    if len(own_rows) != len(starts):
+        raise RuntimeError("a member row names a document that was not sketched")
+    is_root = min_root == doc_s[starts]
+    rank = np.where(is_root, np.cumsum(is_root) - 1, -1)
+    picked = table.take(pa.array(own_rows))
+    out = _outputs_rows(_column(picked, "file"), doc_s[starts], min_root,
+                        _column(picked, "bytes"), _column(picked, "line"), picked.column("id"))
+    return out.append_column("root_rank", pa.array(rank.astype(np.int64))).append_column(
+        "root_file", pa.array(_file_of(min_root)))
+
+
+def _roots_per_file(batch):
+    """Partial counts of roots per file in one batch (summed by the driver)."""
+    files, counts = np.unique(batch["file"][batch["root_rank"] >= 0], return_counts=True)
+    return {"file": files.astype(np.int64), "roots": counts.astype(np.int64)}
+
+
+def _clusters_of_roots(table, roots_before, keep):
+    """Outputs, round 2 (``map_groups`` by the root's file): cluster number (the roots
+    before this one in document order), size and the kept member of every cluster."""
+    import pyarrow as pa
+
+    doc, root = _column(table, "doc"), _column(table, "root")
+    nbytes, rank = _column(table, "bytes"), _column(table, "root_rank")
+    order = np.lexsort((doc, root))
+    root_s = root[order]
+    starts = np.flatnonzero(np.r_[True, root_s[1:] != root_s[:-1]])
+    sizes = np.diff(np.r_[starts, len(order)])
+    # The root is its cluster's smallest document: first in the cluster's run.
+    root_rows = order[starts]
+    labels = np.asarray(roots_before)[_file_of(root_s[starts])] + rank[root_rows]
+    cluster_of_row = np.repeat(np.arange(len(starts)), sizes)
+    kept = np.zeros(len(order), dtype=bool)
+    if keep == "longest":
+        # Longest text first, then the first document (runs are sorted by doc already).
+        best = np.lexsort((doc[order], -nbytes[order], cluster_of_row))
+        first = np.r_[True, cluster_of_row[best][1:] != cluster_of_row[best][:-1]]
+        kept[best[first]] = True
+    else:
+        kept[starts] = True
+    picked = table.take(pa.array(order))
+    return pa.table({
+        "file": picked.column("file"), "doc": picked.column("doc"),
+        "line": picked.column("line"), "id": picked.column("id"),
+        "cluster": pa.array(labels[cluster_of_row].astype(np.int64)),
+        "cluster_size": pa.array(sizes[cluster_of_row].astype(np.int64)),
+        "kept": pa.array(kept),
+    })
+
+
+def _write_file(table, sources, dataset, out_dir, doc_offsets):
+    """Outputs, round 3 (``map_groups`` by file): the file's clusters shard and kept
+    records."""
+    return _write_outputs_of(int(_column(table, "file")[0]), table, sources, dataset, out_dir,
+                             doc_offsets)
+
+
+def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets):
+    """Input ``f``'s clusters shard and kept records from its rows of the last outputs
+    round (none for an input without records)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    n = len(shard["empty"])
-    rows = np.arange(n, dtype=np.int64)
-    here_nodes = nonroots_here[0]
-    # Singletons and roots: label from the count of non-roots before them.
-    below = nonroot_before[f] + np.searchsorted(_row_of(here_nodes), rows)
-    labels = (offsets[f] + rows - below).astype(np.int64)
-    sizes = np.ones(n, dtype=np.int64)
-    sizes[_row_of(roots)] = root_sizes
-    labels[_row_of(roots)] = root_labels
-    v, member_label, member_size, member_kept = _concat(
-        members, [np.uint64, np.int64, np.int64, bool])
-    labels[_row_of(v)] = member_label
-    sizes[_row_of(v)] = member_size
-    kept = np.ones(n, dtype=bool)  # singletons
-    kept[_row_of(roots)] = root_kept
-    kept[_row_of(v)] = member_kept
-    ids = [i if i is not None else str(offsets[f] + r) for r, i in enumerate(shard["ids"])]
-    table = pa.table({
+    table = table.sort_by("doc")
+    n = table.num_rows
+    rows = _row_of(_column(table, "doc"))
+    if not np.array_equal(rows, np.arange(n)):
+        raise RuntimeError(f"input {f}: documents missing from the outputs round")
+    ids = [i if i is not None else str(doc_offsets[f] + r)
+           for r, i in enumerate(table.column("id").to_pylist())]
+    kept = _column(table, "kept")
+    clusters = pa.table({
         "id": pa.array(ids, type=pa.large_string()),
-        "cluster": pa.array(labels, type=pa.uint32()),
-        "cluster_size": pa.array(sizes, type=pa.uint32()),
-        "kept": pa.array(kept),
+        "cluster": table.column("cluster").cast(pa.uint32()),
+        "cluster_size": table.column("cluster_size").cast(pa.uint32()),
+        "kept": table.column("kept"),
     })
     name = f"{f:05d}"
-    clusters = os.path.join(out_dir, "clusters", f"{name}.parquet")
-    _write_atomic(clusters, lambda tmp: pq.write_table(table, tmp))
-    dedup = _write_deduplicated(source, os.path.join(out_dir, "deduplicated", name), shard, kept)
-    return {"file": source if isinstance(source, str) else f"block {f}",
-            "documents": n, "removed": int((~kept).sum()),
-            "clusters": clusters, "deduplicated": dedup}
+    clusters_path = os.path.join(out_dir, "clusters", f"{name}.parquet")
+    _write_atomic(clusters_path, lambda tmp: pq.write_table(clusters, tmp))
+    if dataset:
+        import ray
+
+        source = ray.get(sources[f])
+    else:
+        source = sources[f]
+    dedup = _write_deduplicated(source, os.path.join(out_dir, "deduplicated", name),
+                                _column(table, "line"), kept)
+    return pa.table({"file": [f], "documents": [n], "removed": [int((~kept).sum())],
+                     "clusters": [clusters_path], "deduplicated": [dedup]})
+
+
+def _no_rows():
+    """The last outputs round's columns, no rows."""
+    import pyarrow as pa
+
+    return pa.table({"file": pa.array([], pa.int64()), "doc": pa.array([], pa.uint64()),
+                     "line": pa.array([], pa.int64()), "id": pa.array([], pa.large_string()),
+                     "cluster": pa.array([], pa.int64()),
+                     "cluster_size": pa.array([], pa.int64()), "kept": pa.array([], pa.bool_())})
 
 
 def _write_atomic(path: str, write) -> None:
@@ -353,7 +597,7 @@ def _write_atomic(path: str, write) -> None:
     os.replace(tmp, path)
 
 
-def _write_deduplicated(path: Any, target_stem: str, shard: dict, kept: np.ndarray) -> str:
+def _write_deduplicated(path: Any, target_stem: str, lines: np.ndarray, kept: np.ndarray) -> str:
     """The kept records of one input in its own format (JSONL lines byte for byte; Parquet
     and CSV rows through pyarrow; a Ray Data block as Parquet)."""
     import pyarrow as pa
@@ -379,7 +623,7 @@ def _write_deduplicated(path: Any, target_stem: str, shard: dict, kept: np.ndarr
     target = target_stem + ".jsonl"
     # The kept records' lines, byte for byte, as `neardup dedup` copies them (blank lines,
     # which hold no record, are not copied).
-    kept_lines = set((shard["lines"][kept]).tolist())
+    kept_lines = set(lines[kept].tolist())
     opener = _opener(path)
 
     def write(tmp):
@@ -404,6 +648,17 @@ def _opener(path: str):
     return lambda p: open(p, "rb")
 
 
+def _per_file_sums(ds, count_fn, column: str, files: int) -> np.ndarray:
+    """Per-file totals of the partial counts ``count_fn`` makes of each batch (no shuffle:
+    a handful of rows per batch reach the driver)."""
+    totals = np.zeros(files, dtype=np.int64)
+    for row in ds.map_batches(count_fn, batch_format="numpy").take_all():
+        totals[int(row["file"])] += int(row[column])
+    return totals
+
+
+# -------------------------------------------------------------------------------- the driver
+
 def dedup(
     paths: Union[str, Sequence[str], "ray.data.Dataset"],
     output: str,
@@ -420,12 +675,14 @@ def dedup(
     (``ray.init()`` is called if needed) and writes ``output`` as described in the module
     docstring. A Dataset's blocks, in order, take the place of input files: documents are
     numbered in block order, ids come from ``id_column`` when the Dataset has it (else row
-    numbers), and the kept rows are written as ``deduplicated/NNNNN.parquet`` per block. Returns the summary written to
-    ``OUTPUT/summary.json``. ``threshold`` and ``params`` are the algorithm's parameters (a
-    streamed algorithm: ``minhash-lsh`` or ``exact``); ``partitions`` is the number of hash
-    partitions of the shuffles (default: 2 × the cluster's CPUs).
+    numbers), and the kept rows are written as ``deduplicated/NNNNN.parquet`` per block.
+    Returns the summary written to ``OUTPUT/summary.json``. ``threshold`` and ``params`` are
+    the algorithm's parameters (a streamed algorithm: ``minhash-lsh`` or ``exact``);
+    ``partitions`` is the number of partitions of the shuffles (default: 2 × the cluster's
+    CPUs).
     """
     import ray
+    from ray.data.context import DataContext, ShuffleStrategy
 
     if keep not in ("first", "longest"):
         raise ValueError(f"keep must be 'first' or 'longest', not {keep!r}")
@@ -438,108 +695,20 @@ def dedup(
     dataset = _is_dataset(paths)
     if dataset:
         # A Ray Data pipeline's output: its blocks, in order, play the part of input files.
-        files = paths.to_arrow_refs()
+        sources = paths.to_arrow_refs()
     else:
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
-        files = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    P = partitions or max(2, 2 * cpus)
-    F = len(files)
-    os.makedirs(output, exist_ok=True)
-    timings = {}
-    started = time.perf_counter()
+        sources = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
+    context = DataContext.get_current()
+    saved_strategy = context.shuffle_strategy
+    context.shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
+    try:
+        summary = _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
+                       text_column, id_column, keep, partitions, kernel)
+    finally:
+        context.shuffle_strategy = saved_strategy
 
-    def stage(name, t0):
-        timings[name] = round(time.perf_counter() - t0, 3)
-
-    # 1. sketch
-    t0 = time.perf_counter()
-    sketch = _remote(ray, _task_sketch_block if dataset else _task_sketch, num_returns=P + 2)
-    sketched = [sketch.remote(f, source, algorithm, params_json, text_column, id_column, P)
-                for f, source in enumerate(files)]
-    counts = ray.get([s[0] for s in sketched])
-    shards = [s[1] for s in sketched]
-    offsets = np.r_[0, np.cumsum(counts)].astype(np.int64)
-    stage("sketch", t0)
-
-    # 2. candidates, routed to the first document's file
-    t0 = time.perf_counter()
-    candidates = _returning(ray, _task_candidates, F)
-    cand = [candidates(F, *[s[2 + p] for s in sketched]) for p in range(P)]
-    attach = _returning(ray, _task_attach, F)
-    attached = [attach(F, shards[f], *[c[f] for c in cand]) for f in range(F)]
-    ray.wait([x for a in attached for x in a], num_returns=F * F, fetch_local=False)
-    stage("candidates", t0)
-
-    # 3. verify, on the second document's file
-    t0 = time.perf_counter()
-    verify = _returning(ray, _task_verify, P + 1)
-    verified = [verify(P, algorithm, params_json, shards[f], *[a[f] for a in attached])
-                for f in range(F)]
-    pairs = int(sum(ray.get([v[0] for v in verified])))
-    edges = [[v[1 + p] for v in verified] for p in range(P)]
-    stage("verify", t0)
-
-    # 4. components: large-star / small-star until a pair of rounds changes nothing
-    t0 = time.perf_counter()
-    star = _returning(ray, _star_round_task, P + 2)
-    history = []
-    rounds = 0
-    while True:
-        checksums = []
-        for kind in ("large", "small"):
-            outs = [star(kind, P, *edges[p]) for p in range(P)]
-            checksums.append(tuple(ray.get([o[P] for o in outs])))
-            final = [o[P + 1] for o in outs]
-            edges = [[o[q] for o in outs] for q in range(P)]
-            rounds += 1
-        history.append(checksums)
-        # The inputs of small-star (t − 1), large-star (t) and small-star (t) are equal: neither
-        # operation changes the edge set, which is then one star per component, and `final`
-        # holds (node, root) read off it.
-        if len(history) >= 2 and history[-2][1] == history[-1][0] == history[-1][1]:
-            break
-    stage("components", t0)
-
-    # 5. outputs
-    t0 = time.perf_counter()
-    by_file = _returning(ray, _task_roots_by_file, F)
-    routed = [by_file(F, fin) for fin in final]
-    nonroots_of_file, length = _remote(ray, _task_nonroots_of_file), _remote(ray, _length)
-    nonroots = [nonroots_of_file.remote(*[r[f] for r in routed]) for f in range(F)]
-    nonroot_counts = ray.get([length.remote(n) for n in nonroots])
-    nonroot_before = np.r_[0, np.cumsum(nonroot_counts)].astype(np.int64)
-    # Non-root members routed to their root's file (with their text lengths), which numbers
-    # its roots and chooses the kept member.
-    by_root = _returning(ray, _split_by_root_file, F)
-    to_roots = [by_root(F, n, shards[f]) for f, n in enumerate(nonroots)]
-    label = _returning(ray, _task_label_roots, F + 4)
-    labelled = [label(F, f, offsets, nonroot_before, nonroots[f], shards[f], keep,
-                      *[t[f] for t in to_roots])
-                for f in range(F)]
-    write = _remote(ray, _task_outputs)
-    outputs = ray.get([
-        write.remote(f, files[f], os.path.abspath(output), offsets, nonroot_before,
-                     shards[f], nonroots[f], *labelled[f][:4],
-                     *[lab[4 + f] for lab in labelled])
-        for f in range(F)
-    ])
-    stage("outputs", t0)
-
-    documents = int(offsets[-1])
-    removed = sum(o["removed"] for o in outputs)
-    summary = {
-        "version": _native.__version__,
-        "inputs": [f"block {f}" for f in range(F)] if dataset else files,
-        "algorithm": algorithm,
-        "params": json.loads(kernel.build_params),
-        "documents": documents, "pairs": pairs, "removed": removed,
-        "kept": documents - removed, "partitions": P, "component_rounds": rounds,
-        "stages_seconds": timings, "seconds": round(time.perf_counter() - started, 3),
-        "clusters": [o["clusters"] for o in outputs],
-        "deduplicated": [o["deduplicated"] for o in outputs],
-    }
     def write_summary(tmp):
         with open(tmp, "w") as f:
             f.write(json.dumps(summary, indent=2) + "\n")
@@ -548,29 +717,164 @@ def dedup(
     return summary
 
 
+def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_column,
+         keep, partitions, kernel):
+    F = len(sources)
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    P = partitions or max(2, 2 * cpus)
+    P_files = max(1, min(P, F))
+    os.makedirs(output, exist_ok=True)
+    timings = {}
+    started = time.perf_counter()
+
+    def stage(name, t0):
+        timings[name] = round(time.perf_counter() - t0, 3)
+
+    # 1. sketch: one row per input file in, one row per document out.
+    t0 = time.perf_counter()
+    inputs = ray.data.from_items([{"file": f} for f in range(F)], override_num_blocks=F)
+    sketched = inputs.map_batches(
+        _sketch_inputs, batch_size=1, batch_format="numpy",
+        fn_kwargs=dict(sources=sources, dataset=dataset, algorithm=algorithm,
+                       params=params_json, text_column=text_column, id_column=id_column),
+    ).materialize()
+    doc_counts = np.zeros(F, dtype=np.int64)
+    errors = {}
+    for row in sketched.select_columns(["file", "error"]).map_batches(
+            _inventory, batch_format="numpy").take_all():
+        doc_counts[int(row["file"])] += int(row["documents"])
+        if row["error"] is not None:
+            errors.setdefault(int(row["file"]), row["error"])
+    if errors:
+        _raise_input_error(errors[min(errors)])  # the first input's error, as one process
+    doc_offsets = np.r_[0, np.cumsum(doc_counts)].astype(np.int64)
+    stage("sketch", t0)
+
+    # 2. band keys → candidate pairs, grouped by a hash partition of (band, key).
+    t0 = time.perf_counter()
+    keys = sketched.map_batches(
+        _band_keys, batch_format="pyarrow",
+        fn_kwargs=dict(algorithm=algorithm, params=params_json, partitions=P))
+    candidates = keys.groupby("part", num_partitions=P).map_groups(
+        _candidates, batch_format="numpy").materialize()
+    stage("candidates", t0)
+
+    # 3. verify: pairs meet a's signature, then b's. Only candidate documents' signatures
+    # need to travel: when they are few enough, their sorted numbers are broadcast and the
+    # other signatures stay where they are.
+    t0 = time.perf_counter()
+    pairs = 0
+    broadcast = None
+    if candidates.count():
+        wanted, broadcast = _candidate_documents(ray, candidates)
+        signatures = sketched.map_batches(_signature_rows, batch_format="pyarrow",
+                                          fn_kwargs=dict(partitions=P, wanted=wanted))
+        first = candidates.map_batches(_pairs_by_first, batch_format="numpy",
+                                       fn_kwargs=dict(partitions=P))
+        attached = first.union(signatures).groupby("part", num_partitions=P).map_groups(
+            _attach_first, batch_format="pyarrow",
+            fn_kwargs=dict(width=kernel.width, partitions=P))
+        edges = attached.union(signatures).groupby("part", num_partitions=P).map_groups(
+            _verify_second, batch_format="pyarrow",
+            fn_kwargs=dict(algorithm=algorithm, params=params_json, partitions=P)).materialize()
+        pairs = edges.count() // 2
+    stage("verify", t0)
+
+    # 4. components: large-star / small-star until a pair of rounds changes nothing.
+    t0 = time.perf_counter()
+    rounds = 0
+    if pairs:
+        history = []
+        while True:
+            checksums = []
+            for kind in ("large", "small"):
+                out = edges.groupby("part", num_partitions=P).map_groups(
+                    _star_group, batch_format="numpy",
+                    fn_kwargs=dict(kind=kind, partitions=P)).materialize()
+                checksums.append(_checksum_of(out.map_batches(_tallies_only,
+                                                              batch_format="numpy")))
+                edges = out.map_batches(_edges_only, batch_format="numpy")
+                rounds += 1
+            history.append(checksums)
+            # The inputs of small-star (t − 1), large-star (t) and small-star (t) are equal:
+            # neither operation changes the edge set, which is then one star per component.
+            if len(history) >= 2 and history[-2][1] == history[-1][0] == history[-1][1]:
+                break
+    stage("components", t0)
+
+    # 5. outputs: roots by file, clusters by the root's file, shards by file.
+    t0 = time.perf_counter()
+    documents = sketched.map_batches(_document_rows, batch_format="pyarrow")
+    if pairs:
+        documents = documents.union(edges.map_batches(_member_rows, batch_format="numpy"))
+    rooted = documents.groupby("file", num_partitions=P_files).map_groups(
+        _roots_of_file, batch_format="pyarrow").materialize()
+    roots_per_file = _per_file_sums(rooted.select_columns(["file", "root_rank"]),
+                                    _roots_per_file, "roots", F)
+    roots_before = np.r_[0, np.cumsum(roots_per_file)].astype(np.int64)
+    clustered = rooted.groupby("root_file", num_partitions=P_files).map_groups(
+        _clusters_of_roots, batch_format="pyarrow",
+        fn_kwargs=dict(roots_before=roots_before, keep=keep))
+    written = clustered.groupby("file", num_partitions=P_files).map_groups(
+        _write_file, batch_format="pyarrow",
+        fn_kwargs=dict(sources=sources, dataset=dataset, out_dir=output,
+                       doc_offsets=doc_offsets)).take_all()
+    # An input without records has no group: its (empty) outputs are written here.
+    done = {int(w["file"]) for w in written}
+    for f in range(F):
+        if f not in done:
+            written += _write_outputs_of(f, _no_rows(), sources, dataset, output,
+                                         doc_offsets).to_pylist()
+    written.sort(key=lambda row: row["file"])
+    stage("outputs", t0)
+
+    total = int(doc_offsets[-1])
+    removed = sum(int(w["removed"]) for w in written)
+    return {
+        "version": _native.__version__,
+        "inputs": [f"block {f}" for f in range(F)] if dataset else list(sources),
+        "algorithm": algorithm,
+        "params": json.loads(kernel.build_params),
+        "documents": total, "pairs": int(pairs), "removed": removed,
+        "kept": total - removed, "partitions": P, "component_rounds": rounds,
+        # Documents whose signatures the verify shuffles carried (None: every live one).
+        "broadcast_candidate_documents": broadcast,
+        "stages_seconds": timings, "seconds": round(time.perf_counter() - started, 3),
+        "clusters": [w["clusters"] for w in written],
+        "deduplicated": [w["deduplicated"] for w in written],
+    }
+
+
+def _candidate_documents(ray, candidates) -> tuple:
+    """(an object reference to the sorted numbers of the documents in candidate pairs, how
+    many), or (``None``, ``None``) when there may be more than ``BROADCAST_DOCUMENTS`` of
+    them (then every signature is shuffled)."""
+    if 2 * candidates.count() > BROADCAST_DOCUMENTS:
+        return None, None
+    docs = [np.unique(np.concatenate([b["a"], b["b"]]))
+            for b in candidates.iter_batches(batch_format="numpy", batch_size=None)]
+    docs = np.unique(np.concatenate(docs)) if docs else np.zeros(0, np.uint64)
+    return ray.put(docs), len(docs)
+
+
+def _checksum_of(tallies) -> tuple:
+    """The checksum of a round's whole input from its groups' tally rows."""
+    count = xor = total = 0
+    for row in tallies.take_all():
+        if int(row["part"]) == _TALLY_COUNT_XOR:
+            count += int(row["u"])
+            xor ^= int(row["v"])
+        else:
+            total = (total + int(row["u"])) % (1 << 64)
+    return count, xor, total
+
+
 def _is_dataset(x) -> bool:
     try:
         from ray.data import Dataset
     except ImportError:  # Ray without its data extra: no Dataset can have been passed
         return False
     return isinstance(x, Dataset)
-
-
-def _star_round_task(kind, partitions, *incoming):
-    parts, checksum, final = _star_round(kind, partitions, *incoming)
-    return (*parts, checksum, final)
-
-
-def _split_by_root_file(files, nonroots, shard):
-    """The non-root documents of one file, with their text lengths, split by their root's
-    file."""
-    v, r = nonroots
-    nbytes = shard["bytes"][_row_of(v)].astype(np.int64)
-    return tuple(_split(_file_of(r), files, v, r, nbytes))
-
-
-def _length(arrays):
-    return len(arrays[0])
 
 
 def read_clusters(output: str):

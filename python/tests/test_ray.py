@@ -62,8 +62,12 @@ def cli_dedup(cli, inputs, out, *params):
     return pq.read_table(out / "clusters.parquet")
 
 
-@pytest.mark.parametrize("partitions", [1, 3])
-def test_ray_equals_one_machine(cli, split_corpus, tmp_path, partitions):
+@pytest.mark.parametrize("partitions,broadcast", [(1, nray.BROADCAST_DOCUMENTS), (3, 0)])
+def test_ray_equals_one_machine(cli, split_corpus, tmp_path, monkeypatch, partitions,
+                                broadcast):
+    """With candidate documents broadcast (only their signatures shuffled) and without
+    (every signature shuffled)."""
+    monkeypatch.setattr(nray, "BROADCAST_DOCUMENTS", broadcast)
     expected = cli_dedup(cli, split_corpus, tmp_path / "cli", "threshold=0.7")
     summary = nray.dedup(split_corpus, output=str(tmp_path / "ray"), threshold=0.7,
                          partitions=partitions)
@@ -108,6 +112,19 @@ def test_ray_keep_longest_equals_one_machine(cli, split_corpus, tmp_path):
     assert got.column("kept").to_pylist() == expected.column("kept").to_pylist()
 
 
+def test_ray_with_an_input_without_records(cli, split_corpus, tmp_path):
+    """An input file with no records (it has no group in the outputs shuffles) still gets
+    its empty shards, and numbering continues past it as in `neardup dedup`."""
+    empty = split_corpus[0].parent / "part1b.jsonl"
+    empty.write_text("\n")
+    inputs = [split_corpus[0], split_corpus[1], empty, split_corpus[2]]
+    expected = cli_dedup(cli, inputs, tmp_path / "cli", "threshold=0.7")
+    summary = nray.dedup([str(p) for p in inputs], output=str(tmp_path / "ray"), threshold=0.7)
+    assert canonical(nray.read_clusters(str(tmp_path / "ray"))).equals(canonical(expected))
+    assert len(summary["deduplicated"]) == 4
+    assert open(summary["deduplicated"][2], "rb").read() == b""
+
+
 def test_ray_exact_and_a_parquet_input(cli, texts, tmp_path):
     path = tmp_path / "corpus.parquet"
     pq.write_table(pa.table({"id": [f"p{i}" for i in range(len(texts))], "text": texts}), path)
@@ -147,7 +164,7 @@ def test_ray_data_dataset_equals_one_machine(cli, texts, tmp_path):
     want = [i for i, k in zip(ids, expected.column("kept").to_pylist()) if k]
     assert kept.column("id").to_pylist() == want
     assert summary["inputs"] == ["block 0", "block 1", "block 2"]
-    with pytest.raises(Exception, match="no column 'body'"):
+    with pytest.raises(ValueError, match="no column 'body'"):
         nray.dedup(ds, output=str(tmp_path / "ray2"), text_column="body")
 
 
@@ -156,8 +173,13 @@ def test_ray_bad_input(tmp_path):
         nray.dedup(str(tmp_path), output=str(tmp_path / "o"), algorithm="spotsigs")
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"text": "fine words here"}\n{"text": \n')
-    with pytest.raises(ValueError, match="bad.jsonl:2"):
-        nray.dedup(str(bad), output=str(tmp_path / "out"))
+    good = tmp_path / "a-good.jsonl"
+    good.write_text('{"text": "fine words here"}\n')
+    # The error of the second input, raised as the ValueError `neardup dedup` reports (not
+    # Ray Data's wrapper), with nothing written.
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: malformed JSON"):
+        nray.dedup([str(good), str(bad)], output=str(tmp_path / "out"))
     assert not (tmp_path / "out" / "summary.json").exists()
+    assert not (tmp_path / "out" / "clusters").exists()
     with pytest.raises(ValueError, match="keep must be 'first' or 'longest'"):
         nray.dedup(str(bad), output=str(tmp_path / "out"), keep="last")
