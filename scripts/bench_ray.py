@@ -170,8 +170,7 @@ def main():
         + ("every live document's" if summary.get("broadcast_candidate_documents") is None
            else f"{summary['broadcast_candidate_documents']:,} candidate documents'") + ".",
         "Every stage is a Ray Data operator (`map_batches`, `groupby(...).map_groups` with the "
-        "sort-based shuffle); each shuffle and each materialized stage costs Ray Data's "
-        "scheduling on top of the kernels, which is most of the overhead at this size.",
+        "sort-based shuffle); where the time goes: python/README.md#deduplication-on-ray.",
         "",
         "How to run on a real cluster, memory per worker, and the capacity estimate for 10^9",
         "documents: [python/README.md](../../python/README.md#deduplication-on-ray).",
