@@ -48,6 +48,7 @@ pub fn dedup(
         stage: None,
         shard: None,
         index,
+        inflated_copy: true,
     };
     let summary = py.detach(|| run(&options)).map_err(errors::pipeline)?;
     let summary = summary.expect("a full run writes a summary");

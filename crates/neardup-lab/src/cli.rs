@@ -423,6 +423,11 @@ pub struct DedupArgs {
     /// before, then add the inputs to it. Needs an algorithm that streams.
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
+    /// Do not keep compressed JSONL inputs inflated under DIR/stages/ between the sketch and
+    /// outputs stages (the copy takes as much disk as the inflated text, until the outputs
+    /// are written; without it the outputs stage inflates the inputs again).
+    #[arg(long)]
+    pub no_inflated_copy: bool,
 }
 
 impl DedupArgs {
@@ -440,6 +445,7 @@ impl DedupArgs {
             stage: self.stage,
             shard: self.shard,
             index: self.index,
+            inflated_copy: !self.no_inflated_copy,
         })
     }
 }

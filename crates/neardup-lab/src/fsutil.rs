@@ -159,6 +159,72 @@ pub fn write_atomic_file(
     Ok(())
 }
 
+/// A file written in pieces over a long computation and put in place only by [`commit`]
+/// (synced, then renamed over the target); dropped uncommitted, its temporary file is removed.
+/// For an output whose writes interleave with other work, where [`write_atomic`]'s single
+/// closure does not fit.
+///
+/// [`commit`]: PendingFile::commit
+#[derive(Debug)]
+pub struct PendingFile {
+    path: PathBuf,
+    tmp: PathBuf,
+    file: Option<File>,
+}
+
+impl PendingFile {
+    /// Starts writing `path` (refused if it is something other than a regular file).
+    pub fn create(path: &Path) -> Result<Self> {
+        refuse_non_regular(path)?;
+        let dir = parent_dir(path);
+        std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_string())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let file = File::create(&tmp).map_err(|e| LabError::io(path, e))?;
+        Ok(Self {
+            path: path.to_path_buf(),
+            tmp,
+            file: Some(file),
+        })
+    }
+
+    /// Appends `bytes`.
+    pub fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        self.file
+            .as_mut()
+            .expect("a pending file is open until committed")
+            .write_all(bytes)
+    }
+
+    /// Syncs the file and renames it over its target.
+    pub fn commit(mut self) -> Result<()> {
+        let file = self.file.take().expect("committed once");
+        let result = file.sync_all().and_then(|()| {
+            if let Some(kind) = not_a_regular_file(&self.path) {
+                return Err(std::io::Error::other(format!(
+                    "refusing to replace it: it became {kind} while the output was written"
+                )));
+            }
+            std::fs::rename(&self.tmp, &self.path)
+        });
+        result.map_err(|e| {
+            let _ = std::fs::remove_file(&self.tmp);
+            LabError::io(&self.path, e)
+        })
+    }
+}
+
+impl Drop for PendingFile {
+    fn drop(&mut self) {
+        if self.file.take().is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
 /// Writes bytes atomically.
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<()> {
     write_atomic(path, |w| w.write_all(bytes))

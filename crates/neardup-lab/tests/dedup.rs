@@ -433,7 +433,64 @@ fn deduplicated_jsonl_is_the_same_from_plain_and_gzip() {
         ]);
     }
     let copied = read(from_plain.join("deduplicated.jsonl"));
+    // From the sketch stage's inflated copy (the default) and by inflating the input again.
     assert_eq!(copied, read(from_gz.join("deduplicated.jsonl")));
+    let sketch_files = |out: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(out.join("stages/sketch"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(
+        sketch_files(&from_gz),
+        ["00000.json", "00000.parquet"],
+        "the inflated copy is removed once the outputs are written"
+    );
+    let reinflated = d.join("gz-reinflated");
+    ok(&[
+        "dedup",
+        gz.to_str().unwrap(),
+        "-o",
+        reinflated.to_str().unwrap(),
+        "--no-inflated-copy",
+    ]);
+    assert_eq!(copied, read(reinflated.join("deduplicated.jsonl")));
+
+    // The copy holds the inflated bytes, and the outputs stage reads it: a byte changed in
+    // it after the sketch stage shows in the output.
+    let staged = d.join("gz-staged");
+    let staged_args = [
+        "dedup",
+        gz.to_str().unwrap(),
+        "-o",
+        staged.to_str().unwrap(),
+    ];
+    ok(&[&staged_args[..], &["--stage", "sketch"]].concat());
+    let copy = staged.join("stages/sketch/00000.inflated.jsonl");
+    let mut inflated = read(&copy);
+    assert_eq!(inflated, text);
+    let at = inflated.windows(4).position(|w| w == b"\"i\":").unwrap();
+    inflated[at + 1] = b'j';
+    std::fs::write(&copy, &inflated).unwrap();
+    ok(&staged_args);
+    let from_copy = read(staged.join("deduplicated.jsonl"));
+    assert_ne!(from_copy, copied);
+    assert_eq!(from_copy.len(), copied.len());
+    // A copy left over from another sketch of the input is not used: it goes when the input
+    // is sketched again, copied or not.
+    let stale = d.join("gz-stale");
+    std::fs::create_dir_all(stale.join("stages/sketch")).unwrap();
+    std::fs::write(stale.join("stages/sketch/00000.inflated.jsonl"), b"{}\n").unwrap();
+    ok(&[
+        "dedup",
+        gz.to_str().unwrap(),
+        "-o",
+        stale.to_str().unwrap(),
+        "--no-inflated-copy",
+    ]);
+    assert_eq!(copied, read(stale.join("deduplicated.jsonl")));
     let removed = read(from_plain.join("removed.txt"));
     let removed: BTreeSet<&[u8]> = removed
         .split(|&c| c == b'\n')

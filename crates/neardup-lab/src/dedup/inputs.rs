@@ -73,6 +73,17 @@ pub struct InputFile {
     pub mtime_ns: u128,
 }
 
+impl InputFile {
+    /// The same input read from `copy`, its inflated bytes (an uncompressed file).
+    pub fn inflated(&self, copy: PathBuf) -> InputFile {
+        InputFile {
+            path: copy,
+            compression: Compression::None,
+            ..self.clone()
+        }
+    }
+}
+
 /// Format and compression from a file name, if it is a corpus file.
 pub fn detect(path: &Path) -> Option<(FileFormat, Compression)> {
     let name = path.file_name()?.to_str()?.to_ascii_lowercase();
@@ -485,11 +496,25 @@ pub fn for_each_record_block(
     file: &InputFile,
     text_field: &str,
     id_field: &str,
+    each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
+) -> Result<()> {
+    for_each_record_block_and_bytes(file, text_field, id_field, |_| {}, each)
+}
+
+/// [`for_each_record_block`], also handing `bytes` a JSONL file's bytes as read (inflated,
+/// every line, in order, before its records): what the sketch stage keeps of a compressed
+/// file so that the outputs stage need not inflate it again. Not called for CSV or Parquet.
+pub fn for_each_record_block_and_bytes(
+    file: &InputFile,
+    text_field: &str,
+    id_field: &str,
+    mut bytes: impl FnMut(&[u8]),
     mut each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
 ) -> Result<()> {
     use rayon::prelude::*;
     match file.format {
         FileFormat::Jsonl => for_each_line_block(file, |block| {
+            bytes(&block.data);
             let records = block
                 .lines()
                 .par_iter()

@@ -113,6 +113,8 @@ pub struct DedupOptions {
     pub shard: Option<(usize, usize)>,
     /// The persistent index to deduplicate against and add to.
     pub index: Option<PathBuf>,
+    /// Keep compressed JSONL inputs inflated between the sketch and outputs stages.
+    pub inflated_copy: bool,
 }
 
 /// Time and size of one stage in this run.

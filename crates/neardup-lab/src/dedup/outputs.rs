@@ -18,7 +18,7 @@ use polars::prelude::*;
 use serde::Serialize;
 
 use super::inputs::{self, Compression, FileFormat, InputFile};
-use super::stage_files::{Marker, finished, key, mark, stage_dir};
+use super::stage_files::{self, Marker, finished, key, mark, stage_dir};
 use super::{DedupOptions, Documents, Keep, StageReport};
 use crate::error::{LabError, Result};
 use crate::fsutil;
@@ -171,7 +171,13 @@ pub fn write_all(
                         .collect();
                     let target = output.join(&deduplicated[f]);
                     fsutil::check_output(&target, &[file.path.as_path()])?;
-                    write_deduplicated(file, &target, &removed)?;
+                    let inflated = stage_files::inflated_copy_path(output, f);
+                    match inflated.is_file() {
+                        // The sketch stage's inflated copy of a compressed file: the same
+                        // bytes, read without inflating them again.
+                        true => write_deduplicated(&file.inflated(inflated), &target, &removed)?,
+                        false => write_deduplicated(file, &target, &removed)?,
+                    }
                 }
                 Ok(())
             },
@@ -191,6 +197,17 @@ pub fn write_all(
                 text_bytes: 0,
             },
         )?;
+    }
+    // The inflated copies have served (and a rerun that finds the outputs done has no use
+    // for them either): their disk is given back.
+    for f in 0..files.len() {
+        let inflated = stage_files::inflated_copy_path(output, f);
+        match std::fs::remove_file(&inflated) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(LabError::io(&inflated, e));
+            }
+            _ => {}
+        }
     }
     reports.push(StageReport {
         stage: "outputs",

@@ -378,6 +378,12 @@ pub fn read_labels(path: &Path) -> Result<Vec<u32>> {
         .collect())
 }
 
+/// Where the sketch stage keeps input file `file`'s inflated bytes when it is compressed
+/// JSONL, for the outputs stage (which removes it once done).
+pub fn inflated_copy_path(output: &Path, file: usize) -> PathBuf {
+    stage_dir(output, "sketch").join(format!("{file:05}.inflated.jsonl"))
+}
+
 /// The files of one stage: `DIR/stages/<stage>/`.
 pub fn stage_dir(output: &Path, stage: &str) -> PathBuf {
     output.join("stages").join(stage)
