@@ -132,31 +132,17 @@ pub fn write_atomic_file(
     path: &Path,
     fill: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> Result<()> {
-    refuse_non_regular(path)?;
-    let dir = parent_dir(path);
-    std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = File::create(&tmp)?;
-        fill(&mut file)?;
-        file.sync_all()?;
-        // Checked again right before the rename: the target may have changed meanwhile.
-        if let Some(kind) = not_a_regular_file(path) {
-            return Err(std::io::Error::other(format!(
-                "refusing to replace it: it became {kind} while the output was written"
-            )));
-        }
-        std::fs::rename(&tmp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&tmp);
-        return Err(LabError::io(path, e));
+    let mut pending = PendingFile::create(path)?;
+    fill(pending.file()).map_err(|e| LabError::io(path, e))?;
+    pending.commit()
+}
+
+/// Removes `path` if it is there.
+pub fn remove_if_present(path: &Path) -> Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(LabError::io(path, e)),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// A file written in pieces over a long computation and put in place only by [`commit`]
@@ -191,12 +177,11 @@ impl PendingFile {
         })
     }
 
-    /// Appends `bytes`.
-    pub fn write_all(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+    /// The temporary file, to write into.
+    pub fn file(&mut self) -> &mut File {
         self.file
             .as_mut()
             .expect("a pending file is open until committed")
-            .write_all(bytes)
     }
 
     /// Syncs the file and renames it over its target.

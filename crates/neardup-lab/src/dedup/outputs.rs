@@ -172,11 +172,12 @@ pub fn write_all(
                     let target = output.join(&deduplicated[f]);
                     fsutil::check_output(&target, &[file.path.as_path()])?;
                     let inflated = stage_files::inflated_copy_path(output, f);
-                    match inflated.is_file() {
+                    if inflated.is_file() {
                         // The sketch stage's inflated copy of a compressed file: the same
                         // bytes, read without inflating them again.
-                        true => write_deduplicated(&file.inflated(inflated), &target, &removed)?,
-                        false => write_deduplicated(file, &target, &removed)?,
+                        write_deduplicated(&file.inflated(inflated), &target, &removed)?;
+                    } else {
+                        write_deduplicated(file, &target, &removed)?;
                     }
                 }
                 Ok(())
@@ -201,13 +202,7 @@ pub fn write_all(
     // The inflated copies have served (and a rerun that finds the outputs done has no use
     // for them either): their disk is given back.
     for f in 0..files.len() {
-        let inflated = stage_files::inflated_copy_path(output, f);
-        match std::fs::remove_file(&inflated) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(LabError::io(&inflated, e));
-            }
-            _ => {}
-        }
+        fsutil::remove_if_present(&stage_files::inflated_copy_path(output, f))?;
     }
     reports.push(StageReport {
         stage: "outputs",

@@ -2,6 +2,7 @@
 //! places, ids, lengths and signatures (`stages/sketch/NNNNN.parquet` with its marker), texts
 //! streamed block by block; then every shard is read into [`Documents`] for the join.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -364,12 +365,7 @@ impl InflatedCopy {
     /// always the one written with the sketch marker that follows it.
     fn start(options: &DedupOptions, file: &InputFile, index: usize) -> Result<Self> {
         let path = stage_files::inflated_copy_path(&options.output, index);
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(LabError::io(&path, e));
-            }
-            _ => {}
-        }
+        fsutil::remove_if_present(&path)?;
         let wanted = options.inflated_copy
             && file.format == FileFormat::Jsonl
             && file.compression != Compression::None;
@@ -385,7 +381,7 @@ impl InflatedCopy {
 
     fn write(&mut self, bytes: &[u8]) {
         if let Some(file) = &mut self.file
-            && let Err(e) = file.write_all(bytes)
+            && let Err(e) = file.file().write_all(bytes)
         {
             self.give_up(&e.to_string());
         }
