@@ -169,6 +169,7 @@ def dedup(
     keep: str = "first",
     memory: Optional[int] = None,
     index: Optional[PathLike] = None,
+    inflated_copy: bool = True,
     **params: Any,
 ):
     """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline and returns
@@ -181,7 +182,10 @@ def dedup(
     ``id_column`` when present, else row numbers. ``index``: a persistent index directory
     (``neardup dedup --index``): documents duplicating an indexed one are not kept, and the
     inputs are then added to it (files once, however often they are run; a ``pyarrow.Table``
-    is written to a new temporary file each call, so each call adds it again). Other keyword arguments are the algorithm's parameters
+    is written to a new temporary file each call, so each call adds it again). ``inflated_copy``:
+    keep compressed JSONL inputs inflated under ``output`` between the sketch and outputs
+    stages (as much disk as the inflated text, until the outputs are written), so they are
+    not inflated twice; ``False`` is ``neardup dedup --no-inflated-copy``. Other keyword arguments are the algorithm's parameters
     (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
     """
     import pyarrow as pa
@@ -207,6 +211,7 @@ def dedup(
             keep,
             memory,
             None if index is None else os.fspath(index),
+            bool(inflated_copy),
         )
         # Read fully before the temporary directory goes away.
         return pq.read_table(os.path.join(out, "clusters.parquet"), memory_map=False)

@@ -25,6 +25,7 @@ def dedup(
     keep: str,
     memory: Optional[int] = None,
     index: Optional[str] = None,
+    inflated_copy: bool = True,
 ) -> str: ...
 def lsh_tune(threshold: float, num_perm: int, false_positive_weight: float) -> str: ...
 def hamming_designs(

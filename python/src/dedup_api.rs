@@ -13,7 +13,7 @@ use crate::sketch_api::parse_params;
 
 /// Runs `neardup dedup` and returns `summary.json`'s content.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None))]
+#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
     py: Python<'_>,
@@ -26,6 +26,7 @@ pub fn dedup(
     keep: &str,
     memory: Option<u64>,
     index: Option<PathBuf>,
+    inflated_copy: bool,
 ) -> PyResult<String> {
     let keep = match keep {
         "first" => Keep::First,
@@ -48,7 +49,7 @@ pub fn dedup(
         stage: None,
         shard: None,
         index,
-        inflated_copy: true,
+        inflated_copy,
     };
     let summary = py.detach(|| run(&options)).map_err(errors::pipeline)?;
     let summary = summary.expect("a full run writes a summary");

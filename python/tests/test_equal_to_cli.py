@@ -68,6 +68,23 @@ def test_dedup_equals_the_cli_on_files_and_tables(cli, corpus_file, texts, tmp_p
     assert copies and all(len(set(c)) == 1 for c in copies)
 
 
+def test_dedup_from_gzip_with_and_without_the_inflated_copy(cli, corpus_file, tmp_path):
+    """A .jsonl.gz input gives the CLI's clusters and lines whether its inflated copy is kept
+    (the default) or declined (``inflated_copy=False``, not taken for an algorithm
+    parameter), and no copy is left behind."""
+    import gzip
+
+    gz = tmp_path / "corpus.jsonl.gz"
+    gz.write_bytes(gzip.compress(open(corpus_file, "rb").read()))
+    out = cli_dedup(cli, gz, tmp_path / "cli")
+    expected = pq.read_table(out / "clusters.parquet")
+    for flag in (True, False):
+        py = tmp_path / f"py-{flag}"
+        assert neardup.dedup(gz, output=py, inflated_copy=flag).equals(expected)
+        assert (py / "deduplicated.jsonl").read_bytes() == (out / "deduplicated.jsonl").read_bytes()
+        assert not list((py / "stages" / "sketch").glob("*inflated*"))
+
+
 def test_dedup_with_an_index_equals_the_cli(cli, corpus_file, texts, tmp_path):
     # The first half indexed, then the second half against it: by the CLI and by Python.
     half = len(texts) // 2
