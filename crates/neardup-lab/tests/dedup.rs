@@ -32,6 +32,12 @@ fn clusters_by_id(dir: &Path) -> BTreeMap<String, u32> {
         .collect()
 }
 
+/// `neardup dedup INPUT -o OUT EXTRA…`, which must succeed; its stdout.
+fn dedup_ok(input: &Path, out: &Path, extra: &[&str]) -> String {
+    let args = [input.to_str().unwrap(), "-o", out.to_str().unwrap()];
+    ok(&[&["dedup"][..], &args, extra].concat())
+}
+
 fn read(path: impl AsRef<Path>) -> Vec<u8> {
     std::fs::read(path.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", path.as_ref().display()))
 }
@@ -86,14 +92,7 @@ fn streamed_dedup_equals_batch_detector_and_preserves_records() {
     let input = d.join("corpus.jsonl");
     write_jsonl(&input, &docs);
     let out = d.join("out");
-    ok(&[
-        "dedup",
-        input.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-        "--param",
-        "threshold=0.7",
-    ]);
+    dedup_ok(&input, &out, &["--param", "threshold=0.7"]);
 
     let texts: Vec<&str> = docs.iter().map(|(_, t)| t.as_str()).collect();
     let mut params = ParamMap::new();
@@ -313,12 +312,7 @@ fn shards_and_formats_give_the_same_clusters() {
     assert!(sharded.join("deduplicated/00001-b.jsonl").is_file());
 
     let single = d.join("single");
-    ok(&[
-        "dedup",
-        whole.to_str().unwrap(),
-        "-o",
-        single.to_str().unwrap(),
-    ]);
+    dedup_ok(&whole, &single, &[]);
     let want = clusters_by_id(&single);
     assert_eq!(clusters_by_id(&sharded), want);
     assert_eq!(
@@ -360,12 +354,7 @@ fn shards_and_formats_give_the_same_clusters() {
         ("whole.parquet", "parquet"),
     ] {
         let out = d.join(format!("fmt-{name}"));
-        ok(&[
-            "dedup",
-            d.join(name).to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        dedup_ok(&d.join(name), &out, &[]);
         assert_eq!(clusters_by_id(&out), want, "{name}");
         assert!(out.join(format!("deduplicated.{ext}")).is_file(), "{name}");
         assert_eq!(
@@ -425,12 +414,7 @@ fn deduplicated_jsonl_is_the_same_from_plain_and_gzip() {
     write_gzip(&gz, &text);
     let (from_plain, from_gz) = (d.join("plain"), d.join("gz"));
     for (input, out) in [(&plain, &from_plain), (&gz, &from_gz)] {
-        ok(&[
-            "dedup",
-            input.to_str().unwrap(),
-            "-o",
-            out.to_str().unwrap(),
-        ]);
+        dedup_ok(input, out, &[]);
     }
     let copied = read(from_plain.join("deduplicated.jsonl"));
     // From the sketch stage's inflated copy (the default) and by inflating the input again.
@@ -449,32 +433,20 @@ fn deduplicated_jsonl_is_the_same_from_plain_and_gzip() {
         "the inflated copy is removed once the outputs are written"
     );
     let reinflated = d.join("gz-reinflated");
-    ok(&[
-        "dedup",
-        gz.to_str().unwrap(),
-        "-o",
-        reinflated.to_str().unwrap(),
-        "--no-inflated-copy",
-    ]);
+    dedup_ok(&gz, &reinflated, &["--no-inflated-copy"]);
     assert_eq!(copied, read(reinflated.join("deduplicated.jsonl")));
 
     // The copy holds the inflated bytes, and the outputs stage reads it: a byte changed in
     // it after the sketch stage shows in the output.
     let staged = d.join("gz-staged");
-    let staged_args = [
-        "dedup",
-        gz.to_str().unwrap(),
-        "-o",
-        staged.to_str().unwrap(),
-    ];
-    ok(&[&staged_args[..], &["--stage", "sketch"]].concat());
+    dedup_ok(&gz, &staged, &["--stage", "sketch"]);
     let copy = staged.join("stages/sketch/00000.inflated.jsonl");
     let mut inflated = read(&copy);
     assert_eq!(inflated, text);
     let at = inflated.windows(4).position(|w| w == b"\"i\":").unwrap();
     inflated[at + 1] = b'j';
     std::fs::write(&copy, &inflated).unwrap();
-    ok(&staged_args);
+    dedup_ok(&gz, &staged, &[]);
     let from_copy = read(staged.join("deduplicated.jsonl"));
     assert_ne!(from_copy, copied);
     assert_eq!(from_copy.len(), copied.len());
@@ -483,13 +455,7 @@ fn deduplicated_jsonl_is_the_same_from_plain_and_gzip() {
     let stale = d.join("gz-stale");
     std::fs::create_dir_all(stale.join("stages/sketch")).unwrap();
     std::fs::write(stale.join("stages/sketch/00000.inflated.jsonl"), b"{}\n").unwrap();
-    ok(&[
-        "dedup",
-        gz.to_str().unwrap(),
-        "-o",
-        stale.to_str().unwrap(),
-        "--no-inflated-copy",
-    ]);
+    dedup_ok(&gz, &stale, &["--no-inflated-copy"]);
     assert_eq!(copied, read(stale.join("deduplicated.jsonl")));
     let removed = read(from_plain.join("removed.txt"));
     let removed: BTreeSet<&[u8]> = removed
@@ -514,12 +480,7 @@ fn deduplicated_jsonl_is_the_same_from_plain_and_gzip() {
     )
     .unwrap();
     let out = d.join("unique-out");
-    ok(&[
-        "dedup",
-        unique.to_str().unwrap(),
-        "-o",
-        out.to_str().unwrap(),
-    ]);
+    dedup_ok(&unique, &out, &[]);
     assert_eq!(
         read(out.join("deduplicated.jsonl")),
         b"{\"text\": \"a b c\"}\n{\"text\": \"d e f\"}\n"
@@ -597,14 +558,7 @@ fn bad_input_and_in_memory_algorithms() {
     );
 
     let mem = d.join("simhash");
-    ok(&[
-        "dedup",
-        good.to_str().unwrap(),
-        "-o",
-        mem.to_str().unwrap(),
-        "--algorithm",
-        "simhash",
-    ]);
+    dedup_ok(&good, &mem, &["--algorithm", "simhash"]);
     let summary: serde_json::Value =
         serde_json::from_slice(&read(mem.join("summary.json"))).unwrap();
     assert_eq!(summary["streamed"], false);
