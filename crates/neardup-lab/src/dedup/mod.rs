@@ -28,6 +28,7 @@
 pub mod incremental_index;
 pub mod index_segment;
 pub mod inputs;
+pub mod json_fields;
 pub mod outputs;
 mod sketch_stage;
 pub mod spilled_join;

@@ -1,0 +1,184 @@
+//! The JSON Lines record decoder of `neardup dedup`'s inputs: only the text and id fields of
+//! a line are decoded (every other value is skipped unparsed), and the text is borrowed from
+//! the line when it holds no escape, so a block of lines is parsed without a copy of its texts.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+/// The id and text of a JSONL record.
+#[derive(Debug)]
+pub struct JsonFields<'a> {
+    /// The id as text (`None`: the record has no id field).
+    pub id: Option<String>,
+    /// The text (`null` is the empty text).
+    pub text: Cow<'a, str>,
+}
+
+/// Decodes the id and text fields of one JSONL line; every other field is skipped unparsed
+/// into values. Errors are the reason only (the caller adds file and line).
+pub fn parse_json_line<'a>(
+    line: &'a [u8],
+    text_field: &str,
+    id_field: &str,
+) -> std::result::Result<JsonFields<'a>, String> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    let (id, text) = RecordSeed {
+        text: text_field,
+        id: id_field,
+    }
+    .deserialize(&mut de)
+    .map_err(|e| {
+        use serde_json::error::Category;
+        let s = e.to_string();
+        let s = s.split(" at line ").next().unwrap_or(&s).to_string();
+        match e.classify() {
+            Category::Data if s.contains("a string or null") => {
+                format!("text field `{text_field}` must be a string or null ({s})")
+            }
+            Category::Data if s.contains("a JSON object") => "expected a JSON object".into(),
+            Category::Data => s,
+            _ if s.contains("UTF-8") || s.contains("unicode") => format!("not valid UTF-8 ({s})"),
+            _ => format!("malformed JSON: {s}"),
+        }
+    })?;
+    de.end().map_err(|e| format!("malformed JSON: {e}"))?;
+    let text = text.ok_or_else(|| format!("missing text field `{text_field}`"))?;
+    Ok(JsonFields { id, text })
+}
+
+struct RecordSeed<'f> {
+    text: &'f str,
+    id: &'f str,
+}
+
+type Parsed<'de> = (Option<String>, Option<Cow<'de, str>>);
+
+impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
+    type Value = Parsed<'de>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for RecordSeed<'_> {
+    type Value = Parsed<'de>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON object")
+    }
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        use serde::de::Error as _;
+        let (mut id, mut text) = (None, None);
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            if key.0 == self.text {
+                text = Some(map.next_value::<TextValue<'de>>()?.0);
+            } else if key.0 == self.id {
+                let v: serde_json::Value = map.next_value()?;
+                id = Some(crate::corpus::id_string(&v).ok_or_else(|| {
+                    A::Error::custom(format!(
+                        "id field `{}` must be a string or integer, not {v}",
+                        self.id
+                    ))
+                })?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok((id, text))
+    }
+}
+
+/// A string, borrowed from the input when it has no escape; with `NULLABLE`, `null` too (as
+/// the empty string: the text field).
+struct Str<'de, const NULLABLE: bool>(Cow<'de, str>);
+
+/// A key (never null).
+type Key<'de> = Str<'de, false>;
+/// The text field: a string or `null` (empty).
+type TextValue<'de> = Str<'de, true>;
+
+impl<'de, const NULLABLE: bool> serde::Deserialize<'de> for Str<'de, NULLABLE> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        if NULLABLE {
+            d.deserialize_any(StrVisitor::<NULLABLE>)
+        } else {
+            d.deserialize_str(StrVisitor::<NULLABLE>)
+        }
+    }
+}
+
+struct StrVisitor<const NULLABLE: bool>;
+
+impl<'de, const NULLABLE: bool> Visitor<'de> for StrVisitor<NULLABLE> {
+    type Value = Str<'de, NULLABLE>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(if NULLABLE {
+            "a string or null"
+        } else {
+            "a string"
+        })
+    }
+    fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+        Ok(Str(Cow::Borrowed(v)))
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+        Ok(Str(Cow::Owned(v.to_string())))
+    }
+    fn visit_string<E>(self, v: String) -> std::result::Result<Self::Value, E> {
+        Ok(Str(Cow::Owned(v)))
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+        if NULLABLE {
+            Ok(Str(Cow::Borrowed("")))
+        } else {
+            Err(E::invalid_type(serde::de::Unexpected::Unit, &self))
+        }
+    }
+    fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
+        self.visit_unit()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_fields_borrow_and_report_errors() {
+        let f = parse_json_line(
+            br#"{"a": [1, {"x": 2}], "id": 7, "text": "hi there"}"#,
+            "text",
+            "id",
+        )
+        .unwrap();
+        assert_eq!(f.id.as_deref(), Some("7"));
+        assert!(matches!(f.text, Cow::Borrowed("hi there")));
+        let f = parse_json_line(br#"{"text": "a\nb"}"#, "text", "id").unwrap();
+        assert_eq!((f.id, f.text.as_ref()), (None, "a\nb"));
+        let f = parse_json_line(br#"{"body": null}"#, "body", "id").unwrap();
+        assert_eq!(f.text, "");
+        for (line, want) in [
+            (&br#"{"text": "a""#[..], "malformed JSON"),
+            (br#"[1]"#, "expected a JSON object"),
+            (br#"{"id": 1}"#, "missing text field `text`"),
+            (
+                br#"{"text": 5}"#,
+                "text field `text` must be a string or null",
+            ),
+            (br#"{"id": "a", "text": "#, "malformed JSON"),
+            (
+                br#"{"text": "a", "id": [1]}"#,
+                "id field `id` must be a string or integer",
+            ),
+            (b"{\"text\": \"\xff\"}", "UTF-8"),
+            (br#"{"text": "a"} x"#, "malformed JSON"),
+        ] {
+            let e = parse_json_line(line, "text", "id").unwrap_err();
+            assert!(e.contains(want), "{}: {e}", String::from_utf8_lossy(line));
+        }
+    }
+}
