@@ -50,6 +50,7 @@ pub fn dedup(
         shard: None,
         index,
         inflated_copy,
+        checkpoint_bytes: neardup_lab::dedup::DEFAULT_CHECKPOINT_BYTES,
     };
     let summary = py.detach(|| run(&options)).map_err(errors::pipeline)?;
     let summary = summary.expect("a full run writes a summary");

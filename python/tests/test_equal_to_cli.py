@@ -29,7 +29,7 @@ def cli_dedup(cli, corpus_file, out, *params):
 
 def test_minhash_equals_the_sketch_stage(cli, corpus_file, texts, tmp_path):
     out = cli_dedup(cli, corpus_file, tmp_path / "out", "k=3", "num_perm=64")
-    shard = pq.read_table(out / "stages" / "sketch" / "00000.parquet")
+    shard = pq.read_table(out / "stages" / "sketch" / "00000-00000.parquet")
     width = 64
     stored = np.frombuffer(b"".join(shard.column("signature").to_pylist()), dtype="<u4")
     stored = stored.reshape(len(texts), width)

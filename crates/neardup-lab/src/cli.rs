@@ -428,6 +428,11 @@ pub struct DedupArgs {
     /// are written; without it the outputs stage inflates the inputs again).
     #[arg(long)]
     pub no_inflated_copy: bool,
+    /// How much text of an input file the sketch stage reads between checkpoints (each
+    /// closes a piece of the file's shard): a killed run resumes at the last checkpoint
+    /// instead of the file's start.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
+    pub checkpoint_every: u64,
 }
 
 impl DedupArgs {
@@ -446,6 +451,7 @@ impl DedupArgs {
             shard: self.shard,
             index: self.index,
             inflated_copy: !self.no_inflated_copy,
+            checkpoint_bytes: self.checkpoint_every.max(1),
         })
     }
 }

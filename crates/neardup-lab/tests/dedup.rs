@@ -52,6 +52,40 @@ fn write_gzip(path: &Path, bytes: &[u8]) {
     enc.finish().unwrap();
 }
 
+/// Writes `docs` as CSV (id, text, and an `extra` column that needs quoting).
+fn write_csv(path: &Path, docs: &[(String, String)]) {
+    let mut csv = csv::Writer::from_path(path).unwrap();
+    csv.write_record(["id", "text", "extra"]).unwrap();
+    for (id, text) in docs {
+        csv.write_record([id.as_str(), text.as_str(), "x,y"])
+            .unwrap();
+    }
+    csv.flush().unwrap();
+}
+
+/// Writes `docs` as Parquet (id, text, and a row number `n`), in row groups of `group` rows.
+fn write_parquet(path: &Path, docs: &[(String, String)], group: Option<usize>) {
+    let mut df = DataFrame::new(
+        docs.len(),
+        vec![
+            Column::new(
+                "id".into(),
+                docs.iter().map(|d| d.0.clone()).collect::<Vec<_>>(),
+            ),
+            Column::new(
+                "text".into(),
+                docs.iter().map(|d| d.1.clone()).collect::<Vec<_>>(),
+            ),
+            Column::new("n".into(), (0..docs.len() as u64).collect::<Vec<_>>()),
+        ],
+    )
+    .unwrap();
+    ParquetWriter::new(std::fs::File::create(path).unwrap())
+        .with_row_group_size(group)
+        .finish(&mut df)
+        .unwrap();
+}
+
 /// The outputs whose bytes must not depend on threads, shards, stages or kills.
 fn output_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut files = vec![
@@ -232,6 +266,62 @@ fn outputs_are_identical_across_threads_stages_reruns_and_kills() {
     }
 }
 
+/// A run killed inside an input file resumes at the file's last checkpoint: the pieces of its
+/// shard written before the kill are kept (the same files), the rest is sketched, and the
+/// outputs are an uninterrupted run's — from plain and gzipped JSONL (sought / inflated up to
+/// the checkpoint), CSV and Parquet (records skipped; Parquet read a row group at a time).
+#[test]
+fn a_sketch_killed_inside_a_file_resumes_at_its_last_checkpoint() {
+    use std::os::unix::fs::MetadataExt;
+    let d = dir("resume");
+    let docs = corpus(1000);
+    let jsonl = d.join("c.jsonl");
+    write_jsonl(&jsonl, &docs);
+    write_gzip(&d.join("c.jsonl.gz"), &read(&jsonl));
+    write_csv(&d.join("c.csv"), &docs);
+    write_parquet(&d.join("c.parquet"), &docs, Some(150));
+    for name in ["c.jsonl", "c.jsonl.gz", "c.csv", "c.parquet"] {
+        let input = d.join(name);
+        let whole = d.join(format!("whole-{name}"));
+        dedup_ok(&input, &whole, &[]);
+        let out = d.join(format!("resumed-{name}"));
+        let (i, o) = (input.to_str().unwrap(), out.to_str().unwrap());
+        let args = ["dedup", i, "-o", o, "--checkpoint-every", "64KiB"];
+        let killed = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(args)
+            .env("NEARDUP_KILL_AFTER_PIECES", "2")
+            .output()
+            .unwrap();
+        assert_eq!(killed.status.code(), Some(137), "{name}: not killed");
+        let sketch = out.join("stages/sketch");
+        assert!(!sketch.join("00000.json").exists(), "{name}: finished");
+        // A piece file's identity: rewritten (renamed over), it is another inode.
+        let identity = |p: usize| {
+            let m = std::fs::metadata(sketch.join(format!("00000-{p:05}.parquet"))).unwrap();
+            (m.ino(), m.mtime_nsec())
+        };
+        let before = [identity(0), identity(1)];
+        let rerun = common::neardup(&args);
+        let stderr = String::from_utf8_lossy(&rerun.stderr);
+        assert!(rerun.status.success(), "{name}: {stderr}");
+        assert!(
+            stderr.contains("resuming the sketch of"),
+            "{name}: {stderr}"
+        );
+        assert_eq!(
+            [identity(0), identity(1)],
+            before,
+            "{name}: pieces resketched"
+        );
+        let marker: serde_json::Value =
+            serde_json::from_slice(&read(sketch.join("00000.json"))).unwrap();
+        let pieces = marker["pieces"].as_array().unwrap();
+        assert!(pieces.len() > 2, "{name}: {marker}");
+        assert_eq!(marker["rows"], docs.len(), "{name}");
+        assert_eq!(output_bytes(&out), output_bytes(&whole), "{name}");
+    }
+}
+
 /// A join that does not fit `--memory` spills (several key files per band, verification in
 /// many chunks, two shards of two row groups each) and gives the in-memory join's bytes.
 #[test]
@@ -321,33 +411,9 @@ fn shards_and_formats_give_the_same_clusters() {
     );
 
     // CSV, gzip and Parquet copies of the whole corpus.
-    let mut csv = csv::Writer::from_path(d.join("whole.csv")).unwrap();
-    csv.write_record(["id", "text", "extra"]).unwrap();
-    for (id, text) in &docs {
-        csv.write_record([id.as_str(), text.as_str(), "x,y"])
-            .unwrap();
-    }
-    csv.flush().unwrap();
-    drop(csv);
+    write_csv(&d.join("whole.csv"), &docs);
     write_gzip(&d.join("whole.jsonl.gz"), &read(&whole));
-    let mut df = DataFrame::new(
-        docs.len(),
-        vec![
-            Column::new(
-                "id".into(),
-                docs.iter().map(|d| d.0.clone()).collect::<Vec<_>>(),
-            ),
-            Column::new(
-                "text".into(),
-                docs.iter().map(|d| d.1.clone()).collect::<Vec<_>>(),
-            ),
-            Column::new("n".into(), (0..docs.len() as u64).collect::<Vec<_>>()),
-        ],
-    )
-    .unwrap();
-    ParquetWriter::new(std::fs::File::create(d.join("whole.parquet")).unwrap())
-        .finish(&mut df)
-        .unwrap();
+    write_parquet(&d.join("whole.parquet"), &docs, None);
     for (name, ext) in [
         ("whole.csv", "csv"),
         ("whole.jsonl.gz", "jsonl"),
@@ -429,7 +495,7 @@ fn deduplicated_jsonl_is_the_same_from_plain_and_gzip() {
     };
     assert_eq!(
         sketch_files(&from_gz),
-        ["00000.json", "00000.parquet"],
+        ["00000-00000.parquet", "00000.json"],
         "the inflated copy is removed once the outputs are written"
     );
     let reinflated = d.join("gz-reinflated");
@@ -529,7 +595,7 @@ fn bad_input_and_in_memory_algorithms() {
         ]);
         assert!(e.contains("bad.jsonl:2: malformed JSON"), "{e}");
         assert!(
-            out2.join("stages/sketch/00000.parquet").exists(),
+            out2.join("stages/sketch/00000-00000.parquet").exists(),
             "the good file's shard was lost"
         );
     }

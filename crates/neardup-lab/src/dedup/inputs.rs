@@ -4,21 +4,27 @@
 //! JSON Lines (`.jsonl`, `.json`, optionally `.gz` / `.zst`) is read by a reader thread in
 //! blocks of whole lines and parsed in parallel by the caller (`json_fields`: only the text
 //! and id fields are decoded). CSV is parsed in order
-//! (quoted fields may span lines) and Parquet is read one file at a time.
+//! (quoted fields may span lines) and Parquet is read a row group at a time.
+//!
+//! Reading can start at a [`ReadPosition`] recorded by an earlier, interrupted read (the
+//! sketch stage's checkpoints): a plain JSONL file is sought to its byte, a compressed one
+//! inflated up to it, and CSV and Parquet skip the records before it.
 //!
 //! A record's *line* is its 1-based line number (JSONL, CSV) or row number (Parquet), the
 //! position error messages name and the deduplicated output is selected by.
 
 use std::borrow::Cow;
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 use super::json_fields::parse_json_line;
 use crate::error::{LabError, Result};
 
 /// Bytes of whole lines handed to the parser at a time.
-const BLOCK_BYTES: usize = 8 << 20;
+pub const BLOCK_BYTES: usize = 8 << 20;
 
 /// The UTF-8 byte-order mark.
 const BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -80,6 +86,27 @@ impl InputFile {
             ..self.clone()
         }
     }
+}
+
+/// A place in an input file between two records: where a read that stopped there resumes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadPosition {
+    /// Records before it.
+    pub records: u64,
+    /// JSONL: the line it starts (1-based). CSV, Parquet: the line or row after the last
+    /// record read (informative: they resume by skipping `records`).
+    pub line: u64,
+    /// JSONL: its offset in the (inflated) bytes, where line `line` starts.
+    pub byte: u64,
+}
+
+impl ReadPosition {
+    /// The start of a file.
+    pub const START: ReadPosition = ReadPosition {
+        records: 0,
+        line: 1,
+        byte: 0,
+    };
 }
 
 /// Format and compression from a file name, if it is a corpus file.
@@ -208,6 +235,39 @@ pub fn open(file: &InputFile) -> Result<Box<dyn BufRead + Send>> {
     })
 }
 
+/// Opens a file's content, decompressed, at inflated byte `byte` (a line start recorded by an
+/// earlier read): a plain file is sought there, a compressed one inflated up to it.
+fn open_at(file: &InputFile, byte: u64) -> Result<Box<dyn BufRead + Send>> {
+    if byte == 0 {
+        return open(file);
+    }
+    let shorter = || {
+        LabError::file(
+            &file.path,
+            format!("shorter than byte {byte}, where an earlier sketch of it stopped"),
+        )
+    };
+    if file.compression == Compression::None {
+        let mut raw = File::open(&file.path).map_err(|e| LabError::io(&file.path, e))?;
+        let len = raw
+            .seek(SeekFrom::End(0))
+            .map_err(|e| LabError::io(&file.path, e))?;
+        if len < byte {
+            return Err(shorter());
+        }
+        raw.seek(SeekFrom::Start(byte))
+            .map_err(|e| LabError::io(&file.path, e))?;
+        return Ok(Box::new(BufReader::with_capacity(1 << 20, raw)));
+    }
+    let mut reader = open(file)?;
+    let skipped = std::io::copy(&mut (&mut reader).take(byte), &mut std::io::sink())
+        .map_err(|e| read_error(&file.path, e))?;
+    if skipped < byte {
+        return Err(shorter());
+    }
+    Ok(reader)
+}
+
 /// A block of whole lines of a JSONL file.
 #[derive(Debug, Default)]
 pub struct LineBlock {
@@ -215,6 +275,10 @@ pub struct LineBlock {
     pub data: Vec<u8>,
     /// The line number of the first line.
     pub first_line: u64,
+    /// The offset of the first byte in the file's (inflated) bytes.
+    pub first_byte: u64,
+    /// Newlines in `data`.
+    pub newlines: u64,
 }
 
 /// The record held by JSONL line `number` (without its newline): the line without the
@@ -228,6 +292,15 @@ pub fn line_record(line: &[u8], number: u64) -> Option<&[u8]> {
 }
 
 impl LineBlock {
+    /// Where the block ends, `records` being the records read up to it.
+    pub fn end(&self, records: u64) -> ReadPosition {
+        ReadPosition {
+            records,
+            line: self.first_line + self.newlines,
+            byte: self.first_byte + self.data.len() as u64,
+        }
+    }
+
     /// The records with their line numbers (see [`line_record`]).
     pub fn lines(&self) -> Vec<(u64, &[u8])> {
         let mut out = Vec::with_capacity(self.data.len() / 512 + 1);
@@ -254,25 +327,36 @@ impl LineBlock {
 /// second pass over the text.
 pub fn for_each_line_block(
     file: &InputFile,
+    each: impl FnMut(&LineBlock) -> Result<()>,
+) -> Result<()> {
+    for_each_line_block_from(file, ReadPosition::START, BLOCK_BYTES, each)
+}
+
+/// [`for_each_line_block`] from `from` (a line start), in blocks of about `block` bytes.
+pub fn for_each_line_block_from(
+    file: &InputFile,
+    from: ReadPosition,
+    block: usize,
     mut each: impl FnMut(&LineBlock) -> Result<()>,
 ) -> Result<()> {
-    let mut reader = open(file)?;
+    let block = block.max(1);
+    let mut reader = open_at(file, from.byte)?;
     let path = file.path.clone();
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<LineBlock>>(2);
         let (recycle, recycled) = std::sync::mpsc::channel::<Vec<u8>>();
         scope.spawn(move || {
-            let mut line = 1u64;
+            let (mut line, mut byte) = (from.line, from.byte);
             let mut carry: Vec<u8> = Vec::new();
             loop {
                 let mut data = recycled.try_recv().unwrap_or_default();
                 // The buffer keeps its length from its last block: only what lies beyond
                 // is zeroed here, not the whole buffer.
-                data.resize(BLOCK_BYTES + (1 << 16), 0);
+                data.resize(block.max(carry.len()) + (1 << 16), 0);
                 data[..carry.len()].copy_from_slice(&carry);
                 let mut filled = carry.len();
                 let mut eof = false;
-                while filled < BLOCK_BYTES {
+                while filled < block {
                     match reader.read(&mut data[filled..]) {
                         Ok(0) => {
                             eof = true;
@@ -298,12 +382,15 @@ pub fn for_each_line_block(
                         None => continue_reading_line(&mut reader, &mut data, &path, &tx),
                     }
                 }
-                let lines = memchr::memchr_iter(b'\n', &data).count() as u64;
+                let newlines = memchr::memchr_iter(b'\n', &data).count() as u64;
                 let block = LineBlock {
-                    data,
                     first_line: line,
+                    first_byte: byte,
+                    newlines,
+                    data,
                 };
-                line += lines;
+                line += newlines;
+                byte += block.data.len() as u64;
                 if block.data.is_empty() && eof {
                     return;
                 }
@@ -358,51 +445,59 @@ pub fn for_each_record_block(
     file: &InputFile,
     text_field: &str,
     id_field: &str,
-    each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
+    mut each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
 ) -> Result<()> {
-    for_each_record_block_and_bytes(file, text_field, id_field, |_| {}, each)
+    let from = (ReadPosition::START, BLOCK_BYTES);
+    for_each_record_block_and_bytes(file, from, text_field, id_field, |_| {}, |b, _| each(b))
 }
 
-/// [`for_each_record_block`], also handing `bytes` a JSONL file's bytes as read (inflated,
-/// every line, in order, before its records): what the sketch stage keeps of a compressed
+/// The records of `file` from `from` on, in blocks of about `block` bytes of text (Parquet:
+/// a row group), each handed to `each` with the position after it; also hands `bytes` a JSONL file's bytes as read (inflated, every line from
+/// `from` on, in order, before its records): what the sketch stage keeps of a compressed
 /// file so that the outputs stage need not inflate it again. Not called for CSV or Parquet.
 pub fn for_each_record_block_and_bytes(
     file: &InputFile,
+    (from, block): (ReadPosition, usize),
     text_field: &str,
     id_field: &str,
     mut bytes: impl FnMut(&[u8]),
-    mut each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
+    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
 ) -> Result<()> {
     use rayon::prelude::*;
     match file.format {
-        FileFormat::Jsonl => for_each_line_block(file, |block| {
-            bytes(&block.data);
-            let records = block
-                .lines()
-                .par_iter()
-                .map(|&(line, bytes)| {
-                    parse_json_line(bytes, text_field, id_field)
-                        .map(|f| Record {
-                            line,
-                            id: f.id,
-                            text: f.text,
-                        })
-                        .map_err(|reason| LabError::line(&file.path, line as usize, reason))
-                })
-                .collect::<Result<Vec<_>>>()?;
-            each(records)
-        }),
-        FileFormat::Csv => for_each_csv_block(file, text_field, id_field, each),
-        FileFormat::Parquet => each(read_parquet(file, text_field, id_field)?),
+        FileFormat::Jsonl => {
+            let mut records = from.records;
+            for_each_line_block_from(file, from, block, |lines| {
+                bytes(&lines.data);
+                let parsed = lines
+                    .lines()
+                    .par_iter()
+                    .map(|&(line, bytes)| {
+                        parse_json_line(bytes, text_field, id_field)
+                            .map(|f| Record {
+                                line,
+                                id: f.id,
+                                text: f.text,
+                            })
+                            .map_err(|reason| LabError::line(&file.path, line as usize, reason))
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                records += parsed.len() as u64;
+                each(parsed, lines.end(records))
+            })
+        }
+        FileFormat::Csv => for_each_csv_block(file, (from, block), text_field, id_field, each),
+        FileFormat::Parquet => for_each_parquet_block(file, from, text_field, id_field, each),
     }
 }
 
-/// Records of a CSV file in order, in blocks of about [`BLOCK_BYTES`] of text.
+/// Records of a CSV file in order from `from`, in blocks of about `block` bytes of text.
 fn for_each_csv_block(
     file: &InputFile,
+    (from, block_bytes): (ReadPosition, usize),
     text_field: &str,
     id_field: &str,
-    mut each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
+    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
 ) -> Result<()> {
     let path = &file.path;
     let mut reader = csv::ReaderBuilder::new()
@@ -427,7 +522,16 @@ fn for_each_csv_block(
     let id_col = column(id_field);
     let mut block = Vec::new();
     let mut bytes = 0;
+    let mut records = 0u64;
     let mut record = csv::StringRecord::new();
+    let position = |reader: &csv::Reader<_>, records| {
+        let p: &csv::Position = reader.position();
+        ReadPosition {
+            records,
+            line: p.line(),
+            byte: p.byte(),
+        }
+    };
     loop {
         match reader.read_record(&mut record) {
             Ok(false) => break,
@@ -437,6 +541,11 @@ fn for_each_csv_block(
                 return Err(LabError::line(path, line, format!("malformed CSV: {e}")));
             }
         }
+        records += 1;
+        if records <= from.records {
+            // Sketched before the interruption this read resumes from.
+            continue;
+        }
         let line = record.position().map_or(0, |p| p.line());
         let text = record.get(text_col).unwrap_or("").to_string();
         bytes += text.len();
@@ -445,52 +554,106 @@ fn for_each_csv_block(
             id: id_col.and_then(|c| record.get(c)).map(str::to_string),
             text: Cow::Owned(text),
         });
-        if bytes >= BLOCK_BYTES {
-            each(std::mem::take(&mut block))?;
+        if bytes >= block_bytes {
+            each(std::mem::take(&mut block), position(&reader, records))?;
             bytes = 0;
         }
     }
     if !block.is_empty() {
-        each(block)?;
+        each(block, position(&reader, records))?;
     }
     Ok(())
 }
 
-/// Records of a Parquet file (read whole: one file's text columns in memory at a time).
-fn read_parquet(
+/// Records of a Parquet file in order from `from`, a row group at a time (a file's memory is
+/// bounded by its largest row group, not by the file).
+fn for_each_parquet_block(
     file: &InputFile,
+    from: ReadPosition,
     text_field: &str,
     id_field: &str,
-) -> Result<Vec<Record<'static>>> {
+    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
+) -> Result<()> {
     use polars::prelude::*;
     let path = &file.path;
-    let df = crate::corpus::parquet::read_frame(path)?;
-    let text = df
-        .column(text_field)
-        .map_err(|_| LabError::file(path, format!("no text column `{text_field}`")))?
-        .cast(&DataType::String)
-        .map_err(|e| LabError::file(path, format!("text column `{text_field}`: {e}")))?;
-    let text = text
-        .str()
-        .map_err(|e| LabError::file(path, e.to_string()))?;
-    let ids = match df.column(id_field) {
-        Ok(c) => Some(
-            c.cast(&DataType::String)
-                .map_err(|e| LabError::file(path, format!("id column `{id_field}`: {e}")))?,
-        ),
-        Err(_) => None,
-    };
-    let ids = ids
-        .as_ref()
-        .map(|c| c.str().map_err(|e| LabError::file(path, e.to_string())))
-        .transpose()?;
-    Ok((0..df.height())
-        .map(|row| Record {
-            line: row as u64 + 1,
-            id: ids.and_then(|c| c.get(row)).map(str::to_string),
-            text: Cow::Owned(text.get(row).unwrap_or("").to_string()),
-        })
-        .collect())
+    let (groups, names) = crate::corpus::parquet::read_frame_with(path, |mut r| {
+        let names: Vec<String> = r.schema()?.iter_names().map(|n| n.to_string()).collect();
+        let groups: Vec<u64> = r
+            .get_metadata()?
+            .row_groups
+            .iter()
+            .map(|g| g.num_rows() as u64)
+            .collect();
+        Ok((groups, names))
+    })?;
+    if !names.iter().any(|n| n == text_field) {
+        return Err(LabError::file(
+            path,
+            format!("no text column `{text_field}`"),
+        ));
+    }
+    let has_id = names.iter().any(|n| n == id_field);
+    let mut columns = vec![text_field.to_string()];
+    if has_id {
+        columns.push(id_field.to_string());
+    }
+    let mut first = 0u64;
+    for rows in groups {
+        let end = first + rows;
+        let start = first.max(from.records);
+        first = end;
+        if start >= end {
+            continue;
+        }
+        let df = crate::corpus::parquet::read_frame_with(path, |r| {
+            r.with_columns(Some(columns.clone()))
+                .with_slice(Some((start as usize, (end - start) as usize)))
+                .finish()
+        })?;
+        let text = df
+            .column(text_field)
+            .and_then(|c| c.cast(&DataType::String))
+            .map_err(|e| LabError::file(path, format!("text column `{text_field}`: {e}")))?;
+        let text = text
+            .str()
+            .map_err(|e| LabError::file(path, e.to_string()))?;
+        let ids = match has_id {
+            true => Some(
+                df.column(id_field)
+                    .and_then(|c| c.cast(&DataType::String))
+                    .map_err(|e| LabError::file(path, format!("id column `{id_field}`: {e}")))?,
+            ),
+            false => None,
+        };
+        let ids = ids
+            .as_ref()
+            .map(|c| c.str().map_err(|e| LabError::file(path, e.to_string())))
+            .transpose()?;
+        if text.len() as u64 != end - start {
+            return Err(LabError::file(
+                path,
+                format!(
+                    "read {} rows from row {start}, expected {}",
+                    text.len(),
+                    end - start
+                ),
+            ));
+        }
+        let records = (0..text.len())
+            .map(|row| Record {
+                line: start + row as u64 + 1,
+                id: ids.and_then(|c| c.get(row)).map(str::to_string),
+                text: Cow::Owned(text.get(row).unwrap_or("").to_string()),
+            })
+            .collect();
+        let after = ReadPosition {
+            records: end,
+            line: end + 1,
+            byte: 0,
+        };
+        each(records, after)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -116,7 +116,14 @@ pub struct DedupOptions {
     pub index: Option<PathBuf>,
     /// Keep compressed JSONL inputs inflated between the sketch and outputs stages.
     pub inflated_copy: bool,
+    /// Text bytes of an input file the sketch stage reads between two checkpoints (a killed
+    /// run resumes inside the file from the last one).
+    pub checkpoint_bytes: u64,
 }
+
+/// The default of `--checkpoint-every`: about a second or two of sketching per core, one
+/// extra Parquet file and marker per 256 MiB of text.
+pub const DEFAULT_CHECKPOINT_BYTES: u64 = 256 << 20;
 
 /// Time and size of one stage in this run.
 #[derive(Debug, Clone, Serialize)]
@@ -549,7 +556,7 @@ fn run_stage<T>(
             key: stage_key.to_string(),
             rows,
             seconds,
-            text_bytes: 0,
+            ..Marker::default()
         },
     )?;
     reports.push(StageReport {

@@ -195,7 +195,7 @@ pub fn write_all(
                 key: stage_key,
                 rows: removed,
                 seconds,
-                text_bytes: 0,
+                ..Marker::default()
             },
         )?;
     }

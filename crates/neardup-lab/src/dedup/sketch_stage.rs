@@ -9,10 +9,10 @@ use std::time::Instant;
 use neardup::streaming::{SignatureTable, SketchScratch, StreamingDetector};
 use rayon::prelude::*;
 
-use super::inputs::{self, Compression, FileFormat, InputFile, Record};
+use super::inputs::{self, Compression, FileFormat, InputFile, ReadPosition, Record};
 use super::spilled_join::ShardFiles;
 use super::stage_files::{
-    self, Marker, SKETCH_ROWS_PER_GROUP, SketchShard, finished, key, mark, stage_dir,
+    self, Marker, SKETCH_ROWS_PER_GROUP, SketchShard, SketchWriter, finished, key, mark, stage_dir,
 };
 use super::{DedupOptions, Run, Stage, StageReport};
 use crate::error::{LabError, Result};
@@ -109,44 +109,97 @@ impl Run<'_> {
                 let start = Instant::now();
                 let file = &files[i];
                 bar.set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
-                let mut kept = keep.then(|| SketchShard::new(width));
-                let (mut rows, mut text_bytes) = (0, 0);
-                let mut inflated = InflatedCopy::start(options, file, i)?;
-                stage_files::write_sketch_parts(&shard_path(&dir, i), width, |sink| {
-                    text_bytes = sketch_file_parts(
-                        file,
-                        stream,
-                        &options.text_field,
-                        &options.id_field,
-                        |bytes| inflated.write(bytes),
-                        |part| {
-                            sink(&part)?;
-                            rows += part.len() as u64;
-                            if let Some(kept) = &mut kept {
-                                kept.append(part);
-                            }
-                            Ok(())
-                        },
-                    )?;
-                    Ok(())
-                })?;
+                let done = finished_pieces(&dir, i, &keys[i]);
+                let from = done.last().and_then(|m| m.position);
+                if let Some(from) = from {
+                    eprintln!(
+                        "neardup: resuming the sketch of {} at line {} ({} documents in {} \
+                         pieces were sketched before)",
+                        file.path.display(),
+                        from.line,
+                        from.records,
+                        done.len()
+                    );
+                }
+                let mut pieces: Vec<u64> = done.iter().map(|m| m.rows).collect();
+                let (mut text_bytes, mut seconds) =
+                    done.last().map_or((0, 0.0), |m| (m.text_bytes, m.seconds));
+                // A resumed file's first pieces are on disk only: the join reads them back.
+                let mut kept = (keep && from.is_none()).then(|| SketchShard::new(width));
+                let mut inflated = InflatedCopy::start(options, file, i, from.is_some())?;
+                let (mut writer, mut piece_rows) = (None::<SketchWriter>, 0u64);
+                let read = sketch_file_parts(
+                    file,
+                    stream,
+                    &options.text_field,
+                    &options.id_field,
+                    (
+                        from.unwrap_or(ReadPosition::START),
+                        options.checkpoint_bytes,
+                    ),
+                    |bytes| inflated.write(bytes),
+                    |part, checkpoint| {
+                        let piece = pieces.len();
+                        if writer.is_none() && !part.is_empty() {
+                            remove_piece_markers_from(&dir, i, piece)?;
+                            writer =
+                                Some(SketchWriter::create(&piece_path(&dir, i, piece), width)?);
+                        }
+                        if let Some(w) = &mut writer {
+                            w.write(&part)?;
+                        }
+                        piece_rows += part.len() as u64;
+                        if let Some(kept) = &mut kept {
+                            kept.append(part);
+                        }
+                        if let Some(c) = checkpoint
+                            && let Some(w) = writer.take()
+                        {
+                            // The piece, then its marker: a marker always has its piece.
+                            w.commit()?;
+                            mark(
+                                &piece_marker_path(&dir, i, piece),
+                                &Marker {
+                                    key: keys[i].clone(),
+                                    rows: piece_rows,
+                                    seconds: seconds + start.elapsed().as_secs_f64(),
+                                    text_bytes: text_bytes + c.text_bytes,
+                                    pieces: Vec::new(),
+                                    position: Some(c.position),
+                                },
+                            )?;
+                            pieces.push(std::mem::take(&mut piece_rows));
+                            kill_after_pieces_for_tests();
+                        }
+                        Ok(())
+                    },
+                )?;
+                if let Some(w) = writer {
+                    w.commit()?;
+                    pieces.push(piece_rows);
+                }
+                text_bytes += read;
+                seconds += start.elapsed().as_secs_f64();
                 // Before the marker: a marker always comes after its file's copy.
                 inflated.finish();
                 bar.inc(file.size);
+                let rows = pieces.iter().sum();
                 mark(
                     &marker_path(&dir, i),
                     &Marker {
                         key: keys[i].clone(),
                         rows,
-                        seconds: start.elapsed().as_secs_f64(),
+                        seconds,
                         text_bytes,
+                        pieces,
+                        position: None,
                     },
                 )?;
                 if bar.is_hidden() {
                     eprintln!(
                         "neardup: sketched {} ({rows} documents, {:.1} MB/s)",
                         file.path.display(),
-                        text_bytes as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
+                        read as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
                     );
                 }
                 Ok((i, rows, kept))
@@ -213,19 +266,37 @@ impl Run<'_> {
         }
         let spill_budget = self.plan_join(total, 0)?;
         let mut fresh = std::mem::take(&mut self.fresh);
-        let stored: Vec<Option<SketchShard>> =
-            (0..self.files.len()).map(|i| fresh.remove(&i)).collect();
-        let mut shards: Vec<SketchShard> = stored
-            .into_par_iter()
+        // Every piece of the files not sketched by this process, read in parallel, then
+        // appended per file in order.
+        let pieces: Vec<(usize, usize, u64)> = markers
+            .iter()
+            .flatten()
             .enumerate()
-            .map(|(i, s)| match s {
-                Some(s) => Ok(s),
-                None if spill_budget.is_some() => {
-                    stage_files::read_sketch_places(&shard_path(&dir, i), width)
-                }
-                None => stage_files::read_sketch(&shard_path(&dir, i), width),
+            .filter(|(i, _)| !fresh.contains_key(i))
+            .flat_map(|(i, m)| m.pieces.iter().enumerate().map(move |(p, &r)| (i, p, r)))
+            .collect();
+        let read: Vec<SketchShard> = pieces
+            .par_iter()
+            .map(|&(i, p, _)| match spill_budget {
+                Some(_) => stage_files::read_sketch_places(&piece_path(&dir, i, p), width),
+                None => stage_files::read_sketch(&piece_path(&dir, i, p), width),
             })
             .collect::<Result<_>>()?;
+        let mut shards: Vec<SketchShard> = (0..self.files.len())
+            .map(|i| fresh.remove(&i).unwrap_or_else(|| SketchShard::new(width)))
+            .collect();
+        for (&(i, p, rows), piece) in pieces.iter().zip(read) {
+            if piece.len() as u64 != rows {
+                return Err(LabError::file(
+                    &piece_path(&dir, i, p),
+                    format!(
+                        "holds {} documents, its marker says {rows}; delete it and rerun",
+                        piece.len()
+                    ),
+                ));
+            }
+            shards[i].append(piece);
+        }
         let read: usize = shards.iter().map(SketchShard::len).sum();
         if read != total {
             return Err(LabError::file(
@@ -234,16 +305,25 @@ impl Run<'_> {
             ));
         }
         if let Some(budget) = spill_budget {
-            let paths = (0..self.files.len()).map(|i| shard_path(&dir, i)).collect();
+            // The join reads the signatures piece by piece.
+            let (mut paths, mut piece_offsets) = (Vec::new(), Vec::new());
+            for (i, m) in markers.iter().flatten().enumerate() {
+                let mut first = offsets[i];
+                for (p, &rows) in m.pieces.iter().enumerate() {
+                    paths.push(piece_path(&dir, i, p));
+                    piece_offsets.push(first);
+                    first += rows as usize;
+                }
+            }
             return Ok(Documents {
                 shards,
                 table: SignatureTable::new(width),
-                offsets: offsets.clone(),
+                offsets,
                 len: total,
                 spill: Some((
                     ShardFiles {
                         paths,
-                        offsets,
+                        offsets: piece_offsets,
                         documents: total,
                         width,
                     },
@@ -362,11 +442,19 @@ struct InflatedCopy {
 impl InflatedCopy {
     /// Starts the copy of input `index` if it is compressed JSONL and copies are wanted. A
     /// copy left by an earlier sketch of this input is removed first: a copy in place is
-    /// always the one written with the sketch marker that follows it.
-    fn start(options: &DedupOptions, file: &InputFile, index: usize) -> Result<Self> {
+    /// always the one written with the sketch marker that follows it. A `resumed` sketch
+    /// (one that starts past the file's beginning) keeps none: the bytes before its start
+    /// are not read through it.
+    fn start(
+        options: &DedupOptions,
+        file: &InputFile,
+        index: usize,
+        resumed: bool,
+    ) -> Result<Self> {
         let path = stage_files::inflated_copy_path(&options.output, index);
         fsutil::remove_if_present(&path)?;
         let wanted = options.inflated_copy
+            && !resumed
             && file.format == FileFormat::Jsonl
             && file.compression != Compression::None;
         let mut copy = Self { path, file: None };
@@ -405,12 +493,62 @@ impl InflatedCopy {
     }
 }
 
-fn shard_path(dir: &Path, file: usize) -> PathBuf {
-    dir.join(format!("{file:05}.parquet"))
+/// Piece `piece` of input `file`'s sketch shard.
+fn piece_path(dir: &Path, file: usize, piece: usize) -> PathBuf {
+    dir.join(format!("{file:05}-{piece:05}.parquet"))
 }
 
+/// The marker of a piece written before its file was finished: where the next piece starts.
+fn piece_marker_path(dir: &Path, file: usize, piece: usize) -> PathBuf {
+    dir.join(format!("{file:05}-{piece:05}.json"))
+}
+
+/// The marker of input `file`'s finished sketch (its pieces' rows).
 fn marker_path(dir: &Path, file: usize) -> PathBuf {
     dir.join(format!("{file:05}.json"))
+}
+
+/// The markers of input `file`'s pieces that an interrupted sketch with this `key` finished,
+/// in order (a run of consecutive pieces from the first).
+fn finished_pieces(dir: &Path, file: usize, key: &str) -> Vec<Marker> {
+    let mut done: Vec<Marker> = Vec::new();
+    while let Some(m) = finished(&piece_marker_path(dir, file, done.len()), key) {
+        if m.position.is_none() {
+            break;
+        }
+        done.push(m);
+    }
+    done
+}
+
+/// Removes the markers of input `file`'s pieces from `piece` on, before piece `piece` is
+/// written anew: a marker left by an older run must not follow it.
+fn remove_piece_markers_from(dir: &Path, file: usize, piece: usize) -> Result<()> {
+    let mut p = piece;
+    loop {
+        let path = piece_marker_path(dir, file, p);
+        if !path.exists() {
+            return Ok(());
+        }
+        fsutil::remove_if_present(&path)?;
+        p += 1;
+    }
+}
+
+/// `NEARDUP_KILL_AFTER_PIECES=N`: the process exits at once after writing its Nth piece
+/// marker, as a kill there would leave it (tests of resuming inside a file).
+fn kill_after_pieces_for_tests() {
+    static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let Some(n) = std::env::var("NEARDUP_KILL_AFTER_PIECES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        return;
+    };
+    if WRITTEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= n {
+        eprintln!("neardup: NEARDUP_KILL_AFTER_PIECES={n}: exiting");
+        std::process::exit(137);
+    }
 }
 
 /// Sketches one input file: its documents' places, ids, lengths and signatures, and the text
@@ -427,8 +565,9 @@ pub fn sketch_file(
         stream,
         text_field,
         id_field,
+        (ReadPosition::START, u64::MAX),
         |_| {},
-        |part| {
+        |part, _| {
             shard.append(part);
             Ok(())
         },
@@ -436,10 +575,20 @@ pub fn sketch_file(
     Ok((shard, text_bytes))
 }
 
-/// Sketches one input file, handing its documents to `sink` in order, in parts of at least
-/// [`SKETCH_ROWS_PER_GROUP`] documents (the last may be smaller), so a caller that writes
-/// them need not hold the file's signatures, and a JSONL file's bytes as read to `bytes`;
-/// returns the text bytes read.
+/// Where a sketch may stop and resume: the sketch parts before it are written.
+#[derive(Debug, Clone, Copy)]
+pub struct Checkpoint {
+    /// Where reading resumes.
+    pub position: ReadPosition,
+    /// Text bytes read up to it (from where this sketch started).
+    pub text_bytes: u64,
+}
+
+/// Sketches one input file from `from`, handing its documents to `sink` in order, in parts of
+/// at least [`SKETCH_ROWS_PER_GROUP`] documents (or fewer: the last, and a part that ends
+/// where at least `every` text bytes were read since the last checkpoint, which comes with
+/// its [`Checkpoint`]), so a caller that writes them need not hold the file's signatures, and
+/// a JSONL file's bytes as read to `bytes`; returns the text bytes read.
 ///
 /// Each block is sketched in parallel while the block before it is appended to the part and
 /// the part, when full, goes to `sink`: run one after the other, that serial tail (and the
@@ -449,36 +598,53 @@ pub fn sketch_file_parts(
     stream: Option<&dyn StreamingDetector>,
     text_field: &str,
     id_field: &str,
+    (from, every): (ReadPosition, u64),
     bytes: impl FnMut(&[u8]),
-    mut sink: impl FnMut(SketchShard) -> Result<()>,
+    mut sink: impl FnMut(SketchShard, Option<Checkpoint>) -> Result<()>,
 ) -> Result<u64> {
     let width = stream.map_or(0, |s| s.width());
     let mut part = SketchShard::new(width);
     let mut text_bytes = 0u64;
-    let mut tail = |part: &mut SketchShard, block: Option<SketchShard>| -> Result<()> {
-        if let Some(block) = block {
+    let mut last_checkpoint = 0u64;
+    // A sketched block, the position after it and the text bytes read through it.
+    type Sketched = (SketchShard, ReadPosition, u64);
+    let mut tail = |part: &mut SketchShard, block: Option<Sketched>| -> Result<()> {
+        let mut checkpoint = None;
+        if let Some((block, position, through)) = block {
             part.append(block);
+            if through - last_checkpoint >= every {
+                last_checkpoint = through;
+                checkpoint = Some(Checkpoint {
+                    position,
+                    text_bytes: through,
+                });
+            }
         }
-        if part.len() >= SKETCH_ROWS_PER_GROUP {
-            sink(std::mem::replace(part, SketchShard::new(width)))?;
+        if checkpoint.is_some() || part.len() >= SKETCH_ROWS_PER_GROUP {
+            sink(std::mem::replace(part, SketchShard::new(width)), checkpoint)?;
         }
         Ok(())
     };
-    let mut previous: Option<SketchShard> = None;
-    inputs::for_each_record_block_and_bytes(file, text_field, id_field, bytes, |block| {
+    let mut previous: Option<Sketched> = None;
+    let read = |block: Vec<Record<'_>>, after: ReadPosition| {
         text_bytes += block.iter().map(|r| r.text.len() as u64).sum::<u64>();
+        let through = text_bytes;
         let mut sketched = None;
         let appended = rayon::in_place_scope(|scope| {
             scope.spawn(|_| sketched = Some(sketch_block(stream, width, block)));
             tail(&mut part, previous.take())
         });
         appended?;
-        previous = sketched;
+        previous = sketched.map(|s| (s, after, through));
         Ok(())
-    })?;
+    };
+    // Blocks no larger than the checkpoint interval, so that checkpoints can be that close.
+    let block = inputs::BLOCK_BYTES.min(every.try_into().unwrap_or(usize::MAX));
+    let from = (from, block);
+    inputs::for_each_record_block_and_bytes(file, from, text_field, id_field, bytes, read)?;
     tail(&mut part, previous.take())?;
     if !part.is_empty() {
-        sink(part)?;
+        sink(part, None)?;
     }
     Ok(text_bytes)
 }

@@ -17,7 +17,7 @@ use crate::fsutil;
 
 /// Version of the stage files' layout; part of every key, so files of an older layout are
 /// recomputed rather than misread.
-pub const LAYOUT_VERSION: u32 = 1;
+pub const LAYOUT_VERSION: u32 = 2;
 
 /// A key: the XXH3-128 of what a stage's output depends on, as hex.
 pub fn key(parts: &impl Serialize) -> String {
@@ -26,7 +26,7 @@ pub fn key(parts: &impl Serialize) -> String {
 }
 
 /// The marker of a finished shard or stage.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Marker {
     /// The key of its inputs.
     pub key: String,
@@ -37,6 +37,12 @@ pub struct Marker {
     /// Text bytes read (sketch shards).
     #[serde(default)]
     pub text_bytes: u64,
+    /// A sketched input file: the rows of each of its pieces (`NNNNN-PPPP.parquet`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pieces: Vec<u64>,
+    /// A piece of an input file not finished yet: where the piece after it starts reading.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<super::inputs::ReadPosition>,
 }
 
 /// The marker at `path` if it exists, parses and carries `key`.
@@ -155,52 +161,76 @@ impl SketchShard {
     }
 }
 
-/// Writes a sketch shard whose documents `produce` hands over part by part (each part is
-/// converted to Parquet at most [`SKETCH_ROWS_PER_GROUP`] rows at a time, so the conversion
-/// needs 32 MB at 128 permutations, not copies of the signatures). An error of `produce` is
-/// returned as is and leaves no file.
-pub fn write_sketch_parts(
-    path: &Path,
-    width: usize,
-    produce: impl FnOnce(&mut dyn FnMut(&SketchShard) -> Result<()>) -> Result<()>,
-) -> Result<()> {
-    let mut failure = None;
-    let written = fsutil::write_atomic(path, |w| {
-        let io = std::io::Error::other;
+/// A sketch shard being written part by part (each part converted to Parquet at most
+/// [`SKETCH_ROWS_PER_GROUP`] rows at a time, so the conversion needs 32 MB at 128
+/// permutations, not copies of the signatures); nothing is in place at its path until
+/// [`commit`](SketchWriter::commit).
+pub struct SketchWriter {
+    path: PathBuf,
+    /// Buffered: polars writes a page's header and a row group's small columns separately.
+    /// (Its footer write flushes.)
+    writer: polars::io::parquet::write::BatchedWriter<std::io::BufWriter<std::fs::File>>,
+    pending: fsutil::PendingFile,
+}
+
+impl std::fmt::Debug for SketchWriter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SketchWriter")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SketchWriter {
+    /// Starts the shard at `path`, of signatures `width` words wide.
+    pub fn create(path: &Path, width: usize) -> Result<Self> {
+        let mut pending = fsutil::PendingFile::create(path)?;
         let schema = SketchShard::new(width)
             .frame(0, 0)
-            .map_err(io)?
+            .map_err(|e| corrupt(path, e))?
             .schema()
             .clone();
-        let mut writer = ParquetWriter::new(w)
+        let file = pending
+            .file()
+            .try_clone()
+            .map_err(|e| LabError::io(path, e))?;
+        let writer = ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, file))
             .with_compression(ParquetCompression::Uncompressed)
             .batched(&schema)
-            .map_err(io)?;
-        let mut sink = |part: &SketchShard| -> Result<()> {
-            for from in (0..part.len()).step_by(SKETCH_ROWS_PER_GROUP) {
-                let to = part.len().min(from + SKETCH_ROWS_PER_GROUP);
-                let df = part.frame(from, to).map_err(|e| corrupt(path, e))?;
-                writer
-                    .write_batch(&df)
-                    .map_err(|e| LabError::io(path, io(e)))?;
-            }
-            Ok(())
-        };
-        if let Err(e) = produce(&mut sink) {
-            failure = Some(e);
-            return Err(std::io::Error::other("stopped"));
+            .map_err(|e| LabError::io(path, std::io::Error::other(e)))?;
+        Ok(SketchWriter {
+            path: path.to_path_buf(),
+            writer,
+            pending,
+        })
+    }
+
+    /// Appends `part`'s documents.
+    pub fn write(&mut self, part: &SketchShard) -> Result<()> {
+        for from in (0..part.len()).step_by(SKETCH_ROWS_PER_GROUP) {
+            let to = part.len().min(from + SKETCH_ROWS_PER_GROUP);
+            let df = part.frame(from, to).map_err(|e| corrupt(&self.path, e))?;
+            self.writer
+                .write_batch(&df)
+                .map_err(|e| LabError::io(&self.path, std::io::Error::other(e)))?;
         }
-        writer.finish().map(|_| ()).map_err(io)
-    });
-    match failure {
-        Some(e) => Err(e),
-        None => written,
+        Ok(())
+    }
+
+    /// Finishes the file and puts it in place.
+    pub fn commit(self) -> Result<()> {
+        self.writer
+            .finish()
+            .map_err(|e| LabError::io(&self.path, std::io::Error::other(e)))?;
+        self.pending.commit()
     }
 }
 
 /// Writes a sketch shard.
 pub fn write_sketch(path: &Path, shard: &SketchShard) -> Result<()> {
-    write_sketch_parts(path, shard.table.width(), |sink| sink(shard))
+    let mut writer = SketchWriter::create(path, shard.table.width())?;
+    writer.write(shard)?;
+    writer.commit()
 }
 
 /// Reads a sketch shard of signatures `width` words wide.
