@@ -677,7 +677,8 @@ def dedup(
     numbered in block order, ids come from ``id_column`` when the Dataset has it (else row
     numbers), and the kept rows are written as ``deduplicated/NNNNN.parquet`` per block.
     Returns the summary written to ``OUTPUT/summary.json``. ``threshold`` and ``params`` are
-    the algorithm's parameters (a streamed algorithm: ``minhash-lsh`` or ``exact``);
+    the algorithm's parameters (a streamed algorithm: ``minhash-lsh``, ``exact``, or
+    ``simhash`` with ``weighting="tf"`` or ``"binary"`` or an ``idf_from`` table);
     ``partitions`` is the number of partitions of the shuffles (default: 2 × the cluster's
     CPUs).
     """

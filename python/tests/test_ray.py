@@ -138,6 +138,20 @@ def test_ray_exact_and_a_parquet_input(cli, texts, tmp_path):
     assert canonical(nray.read_clusters(str(tmp_path / "ray-exact"))).equals(canonical(expected))
 
 
+def test_ray_simhash_equals_one_machine(cli, split_corpus, tmp_path):
+    """SimHash with tf weights streams: its join keys (the permuted tables' prefixes) give
+    the CLI's clusters."""
+    args = [cli, "dedup", *map(str, split_corpus), "--output", str(tmp_path / "cli"),
+            "--algorithm", "simhash", "--param", "weighting=tf"]
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    expected = pq.read_table(tmp_path / "cli" / "clusters.parquet")
+    assert expected.column("kept").to_pylist().count(False) > 0
+    nray.dedup(split_corpus, output=str(tmp_path / "ray"), algorithm="simhash", weighting="tf",
+               partitions=3)
+    assert canonical(nray.read_clusters(str(tmp_path / "ray"))).equals(canonical(expected))
+
+
 def test_ray_data_dataset_equals_one_machine(cli, texts, tmp_path):
     """A Ray Data Dataset of three blocks (clusters span blocks) gives the CLI's clusters on
     the same rows in one file, and the kept rows as Parquet."""

@@ -116,6 +116,19 @@ fn output_bytes(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .collect()
 }
 
+/// The verified pairs a run stored, in order.
+fn verified_pairs(out: &Path) -> Vec<(u32, u32)> {
+    let pairs =
+        ParquetReader::new(std::fs::File::open(out.join("stages/verify/pairs.parquet")).unwrap())
+            .finish()
+            .unwrap();
+    let a = pairs.column("a").unwrap().u32().unwrap().clone();
+    let b = pairs.column("b").unwrap().u32().unwrap().clone();
+    (0..pairs.height())
+        .map(|i| (a.get(i).unwrap(), b.get(i).unwrap()))
+        .collect()
+}
+
 /// The oracle: the streamed stages report exactly the batch detector's pairs, the clusters
 /// are their connected components, exact copies share a cluster, and the deduplicated file
 /// is the input's lines without the removed ids.
@@ -140,16 +153,7 @@ fn streamed_dedup_equals_batch_detector_and_preserves_records() {
         .iter()
         .map(|p| (p.a, p.b))
         .collect();
-    let pairs =
-        ParquetReader::new(std::fs::File::open(out.join("stages/verify/pairs.parquet")).unwrap())
-            .finish()
-            .unwrap();
-    let a = pairs.column("a").unwrap().u32().unwrap().clone();
-    let b = pairs.column("b").unwrap().u32().unwrap().clone();
-    let got: Vec<(u32, u32)> = (0..pairs.height())
-        .map(|i| (a.get(i).unwrap(), b.get(i).unwrap()))
-        .collect();
-    assert_eq!(got, want, "streamed pairs = batch pairs");
+    assert_eq!(verified_pairs(&out), want, "streamed pairs = batch pairs");
     assert!(want.len() > 100, "{} pairs", want.len());
 
     let labels = neardup::cluster::connected_components(docs.len(), want.iter().copied());
@@ -320,6 +324,47 @@ fn a_sketch_killed_inside_a_file_resumes_at_its_last_checkpoint() {
         assert_eq!(marker["rows"], docs.len(), "{name}");
         assert_eq!(output_bytes(&out), output_bytes(&whole), "{name}");
     }
+}
+
+/// SimHash with weights that need no corpus statistics streams: its verified pairs are the
+/// batch detector's (Manku's permuted tables over the signature table), and the spilled join,
+/// which groups documents by the tables' prefixes as join keys, gives the in-memory bytes.
+#[test]
+fn streamed_simhash_equals_batch_detector_in_memory_and_spilled() {
+    let d = dir("simhash");
+    let docs = corpus(10000);
+    let input = d.join("corpus.jsonl");
+    write_jsonl(&input, &docs);
+    let params = ["--algorithm", "simhash", "--param", "weighting=tf"];
+    let out = d.join("memory");
+    dedup_ok(&input, &out, &params);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&read(out.join("summary.json"))).unwrap();
+    assert_eq!(summary["streamed"], true, "{summary}");
+    let texts: Vec<&str> = docs.iter().map(|(_, t)| t.as_str()).collect();
+    let mut p = ParamMap::new();
+    p.insert("weighting".into(), "tf".into());
+    let want: Vec<(u32, u32)> = neardup::registry::detector("simhash", &p)
+        .unwrap()
+        .build(&texts)
+        .unwrap()
+        .query(&ParamMap::new())
+        .unwrap()
+        .iter()
+        .map(|p| (p.a, p.b))
+        .collect();
+    assert_eq!(verified_pairs(&out), want, "streamed pairs = batch pairs");
+    assert!(want.len() > 500, "{} pairs", want.len());
+
+    let spilled = d.join("spilled");
+    // About 13,600 documents: 870 KB of places and ids, so 1 MiB leaves a budget of about
+    // 88 KB (signatures and keys in memory would need 1.2 MB with two threads).
+    let limit = ["--memory", "1MiB", "--threads", "2"];
+    dedup_ok(&input, &spilled, &[&params[..], &limit].concat());
+    let summary: serde_json::Value =
+        serde_json::from_slice(&read(spilled.join("summary.json"))).unwrap();
+    assert_eq!(summary["spilled"], true, "{summary}");
+    assert_eq!(output_bytes(&spilled), output_bytes(&out), "spilled join");
 }
 
 /// A join that does not fit `--memory` spills (several key files per band, verification in

@@ -55,6 +55,9 @@ pub trait Algorithm: Send + Sync + 'static {
     const NAME: &'static str;
     /// One line: what it is and which paper it follows.
     const SUMMARY: &'static str;
+    /// When its default configuration does not stream but others do: which (for people,
+    /// e.g. `neardup algorithms`).
+    const STREAMS_WHEN: Option<&'static str> = None;
     /// Build parameters.
     type Params: Params;
     /// Query parameters.

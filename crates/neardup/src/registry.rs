@@ -19,6 +19,8 @@ pub struct AlgorithmInfo {
     pub query_defaults: ParamMap,
     /// Build parameters `neardup calibrate` sweeps (see [`Algorithm::calibration_grid`]).
     pub calibration_grid: Vec<ParamMap>,
+    /// Which non-default configurations stream (see [`Algorithm::STREAMS_WHEN`]).
+    pub streams_when: Option<&'static str>,
     make: fn(&ParamMap) -> Result<Box<dyn Detector>>,
 }
 
@@ -43,6 +45,7 @@ fn info<A: Algorithm>() -> AlgorithmInfo {
         build_defaults: to_map(&A::Params::default()),
         query_defaults: to_map(&A::Query::default()),
         calibration_grid: A::calibration_grid(),
+        streams_when: A::STREAMS_WHEN,
         make: |p| Ok(Box::new(Configured::<A>::from_params(p)?)),
     }
 }
@@ -219,6 +222,15 @@ mod tests {
                 configs.push(crate::detector::params(&[("verify", "none".into())]));
                 configs.push(crate::detector::params(&[("sketch", "oph".into())]));
             }
+            if a.name == "simhash" {
+                // tf-idf streams only from a reference table; binary and tf always.
+                let p = crate::detector::params;
+                configs.push(p(&[("weighting", "tf".into())]));
+                configs.push(p(&[("weighting", "binary".into()), ("bits", 128.into())]));
+                configs.push(p(&[("weighting", "tf".into()), ("blocks", 5.into())]));
+                configs.push(p(&[("weighting", "tf".into()), ("max_distance", 0.into())]));
+                configs.push(p(&[("idf_from", simhash_idf_table(&refs).into())]));
+            }
             for config in configs {
                 let d = a.detector(&config).unwrap();
                 let Some(stream) = d.streaming() else {
@@ -263,13 +275,41 @@ mod tests {
             }
         }
         streamed.dedup();
-        assert_eq!(streamed, ["minhash-lsh", "exact"]);
+        assert_eq!(streamed, ["minhash-lsh", "simhash", "exact"]);
         let by_default: Vec<_> = algorithms()
             .into_iter()
             .filter(AlgorithmInfo::streams_by_default)
             .map(|a| a.name)
             .collect();
-        assert_eq!(by_default, streamed);
+        assert_eq!(by_default, ["minhash-lsh", "exact"]);
+        // What streams only when configured so says when.
+        for a in algorithms() {
+            let conditional = streamed.contains(&a.name) && !by_default.contains(&a.name);
+            assert_eq!(a.streams_when.is_some(), conditional, "{}", a.name);
+        }
+    }
+
+    /// A reference document-frequency table of `docs` for `simhash`'s default features (what
+    /// `neardup idf build` writes), in a temporary file; its path.
+    fn simhash_idf_table(docs: &[&str]) -> String {
+        use crate::features::dftable::{DfTable, Section};
+        let features = crate::features::statistics::shingles(
+            &crate::detectors::simhash::SimHashParams::default().features,
+        );
+        let df = features.count(docs);
+        let mut entries: Vec<(u64, u32)> = df.iter().collect();
+        entries.sort_unstable();
+        let table = DfTable {
+            sections: vec![Section {
+                description: features.description.clone(),
+                docs: df.docs() as u64,
+                entries,
+            }],
+            sources: vec![],
+        };
+        let path = std::env::temp_dir().join(format!("neardup-registry-{}.df", std::process::id()));
+        std::fs::write(&path, table.to_bytes()).unwrap();
+        path.to_string_lossy().into_owned()
     }
 
     /// Oracle for `neardup calibrate`: for every algorithm, every grid configuration and every

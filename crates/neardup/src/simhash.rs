@@ -178,6 +178,93 @@ pub struct Fingerprints {
     pub empty: Vec<bool>,
 }
 
+/// Text → fingerprint with prepared weights: what [`Fingerprints::compute`] runs per document,
+/// and the streaming sketch of `simhash` (one function for both paths, so they agree).
+#[derive(Debug, Clone)]
+pub struct FingerprintSketcher {
+    shingler: crate::features::Shingler,
+    sketcher: SignSketcher,
+    weighting: Weighting,
+    /// tf-idf: the idf of every feature the statistics saw, once per distinct feature.
+    idf: crate::hash::HashedKeyMap<f32>,
+    /// tf-idf: the idf of a feature they never saw (seen once: the rarest).
+    unseen: f32,
+}
+
+/// A thread's buffers for [`FingerprintSketcher::fingerprint`].
+#[derive(Debug, Default)]
+pub struct FingerprintScratch {
+    /// The shingler's buffers.
+    pub features: crate::features::Scratch,
+    /// The document's feature hashes.
+    pub hashes: Vec<u64>,
+    /// tf-idf: (feature, weight) of its distinct features.
+    pub weighted: Vec<(u64, f32)>,
+}
+
+impl FingerprintSketcher {
+    /// Features from `shingler`, weighted by `weights`, signed by `sketcher`'s vectors.
+    pub fn new(
+        shingler: crate::features::Shingler,
+        weights: Weights,
+        sketcher: SignSketcher,
+    ) -> Self {
+        let (weighting, idf, unseen) = match weights {
+            Weights::Binary => (Weighting::Binary, Default::default(), 0.0),
+            Weights::Tf => (Weighting::Tf, Default::default(), 0.0),
+            Weights::Tfidf(df) => (
+                Weighting::Tfidf,
+                df.iter()
+                    .map(|(f, _)| (f, df.smooth_idf(f) as f32))
+                    .collect(),
+                (1.0 + df.docs() as f64).ln() as f32,
+            ),
+        };
+        FingerprintSketcher {
+            shingler,
+            sketcher,
+            weighting,
+            idf,
+            unseen,
+        }
+    }
+
+    /// 64-bit words per fingerprint.
+    pub fn words(&self) -> usize {
+        self.sketcher.words()
+    }
+
+    /// Writes `doc`'s fingerprint into `out` ([`FingerprintSketcher::words`] words); returns
+    /// whether the document has any feature (without one, `out` is all zeros).
+    pub fn fingerprint(&self, doc: &str, s: &mut FingerprintScratch, out: &mut [u64]) -> bool {
+        s.hashes.clear();
+        self.shingler
+            .hashes_into(doc, &mut s.features, &mut s.hashes);
+        match self.weighting {
+            Weighting::Tf => self.sketcher.fingerprint_unit(&s.hashes, out),
+            Weighting::Binary => {
+                s.hashes.sort_unstable();
+                s.hashes.dedup();
+                self.sketcher.fingerprint_unit(&s.hashes, out);
+            }
+            Weighting::Tfidf => {
+                // Sorted, so the float sums run in one order on every run.
+                s.hashes.sort_unstable();
+                s.weighted.clear();
+                // Runs of equal hashes are (feature, tf).
+                s.weighted
+                    .extend(s.hashes.chunk_by(|a, b| a == b).map(|run| {
+                        let f = run[0];
+                        let idf = self.idf.get(&f).copied().unwrap_or(self.unseen);
+                        (f, run.len() as f32 * idf)
+                    }));
+                self.sketcher.fingerprint_weighted(&s.weighted, out);
+            }
+        }
+        !s.hashes.is_empty()
+    }
+}
+
 impl Fingerprints {
     /// Fingerprints of `docs` (parallel; identical for any thread count).
     pub fn compute(
@@ -187,51 +274,16 @@ impl Fingerprints {
         sketcher: &SignSketcher,
     ) -> Self {
         use rayon::prelude::*;
+        let sketcher = FingerprintSketcher::new(shingler.clone(), weights, sketcher.clone());
         let words = sketcher.words();
-        // Once per distinct feature, not once per occurrence.
-        let idf: Option<crate::hash::HashedKeyMap<f32>> = match weights {
-            Weights::Tfidf(df) => Some(
-                df.iter()
-                    .map(|(f, _)| (f, df.smooth_idf(f) as f32))
-                    .collect(),
-            ),
-            _ => None,
-        };
-        let unseen = match weights {
-            Weights::Tfidf(df) => (1.0 + df.docs() as f64).ln() as f32,
-            _ => 0.0,
-        };
         let mut data = vec![0u64; docs.len() * words];
         let mut empty = vec![false; docs.len()];
         data.par_chunks_mut(words.max(1))
             .zip(empty.par_iter_mut())
             .zip(docs.par_iter())
-            .for_each_init(
-                || (crate::features::Scratch::default(), Vec::new(), Vec::new()),
-                |(scratch, hashes, weighted), ((out, is_empty), doc)| {
-                    hashes.clear();
-                    shingler.hashes_into(doc, scratch, hashes);
-                    *is_empty = hashes.is_empty();
-                    match weights {
-                        Weights::Tf => sketcher.fingerprint_unit(hashes, out),
-                        Weights::Binary => {
-                            hashes.sort_unstable();
-                            hashes.dedup();
-                            sketcher.fingerprint_unit(hashes, out);
-                        }
-                        Weights::Tfidf(_) => {
-                            // Sorted, so the float sums run in one order on every run.
-                            hashes.sort_unstable();
-                            let idf = idf.as_ref().expect("idf weights for tf-idf");
-                            weighted.clear();
-                            weighted.extend(crate::features::counts(hashes).into_iter().map(
-                                |(f, tf)| (f, tf as f32 * idf.get(&f).copied().unwrap_or(unseen)),
-                            ));
-                            sketcher.fingerprint_weighted(weighted, out);
-                        }
-                    }
-                },
-            );
+            .for_each_init(FingerprintScratch::default, |s, ((out, is_empty), doc)| {
+                *is_empty = !sketcher.fingerprint(doc, s, out);
+            });
         Fingerprints { words, data, empty }
     }
 

@@ -5,7 +5,7 @@
 //! sees one document and writes `width` 32-bit words, so texts are never kept; the join steps
 //! see only the [`SignatureTable`]. An algorithm whose signature is not fixed-size (SpotSigs'
 //! spot sets, exact verification against shingle sets) or that needs collection statistics it
-//! cannot get from a table (tf-idf without `idf_from`) returns `None` from
+//! cannot get from a table (SimHash's tf-idf without `idf_from`) returns `None` from
 //! [`crate::detector::Algorithm::streaming`] and runs in memory through `build` / `query`.
 //!
 //! Batch `build` + `query` and sketch + [`StreamingDetector::candidates`] +
@@ -28,6 +28,8 @@ pub struct SketchScratch {
     pub hashes: Vec<u64>,
     /// A text buffer (normalized text).
     pub text: String,
+    /// Buffers of sign-of-sum fingerprints (SimHash).
+    pub fingerprint: crate::simhash::FingerprintScratch,
 }
 
 /// Signatures of a corpus: `width` words per document in one allocation, and which documents

@@ -8,7 +8,7 @@ use crate::params::render_params;
 
 /// Prints `NAME  build params | query params  # summary [dedup: …]` for every algorithm; the
 /// bracket says whether `neardup dedup` streams it with default parameters or reads every text
-/// into memory.
+/// into memory (and, for an algorithm that streams only when configured so, how).
 pub fn run(out: &mut impl Write) -> Result<()> {
     let all = neardup::registry::algorithms();
     let width = all.iter().map(|a| a.name.len()).max().unwrap_or(0);
@@ -21,7 +21,11 @@ pub fn run(out: &mut impl Write) -> Result<()> {
             render_params(&a.build_defaults),
             render_params(&a.query_defaults),
             a.summary,
-            if streams { "streamed" } else { "in memory" }
+            match (streams, a.streams_when) {
+                (true, _) => "streamed".to_string(),
+                (false, Some(when)) => format!("in memory; streamed with {when}"),
+                (false, None) => "in memory".to_string(),
+            }
         )?;
     }
     Ok(())

@@ -16,7 +16,8 @@ use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeature
 use crate::hamming::design::Design;
 use crate::hash::derive_seed;
 use crate::resources::{self, Estimate};
-use crate::simhash::{Fingerprints, SignSketcher, Weighting, Weights};
+use crate::simhash::{FingerprintSketcher, Fingerprints, SignSketcher, Weighting, Weights};
+use crate::streaming::{SignatureTable, SketchScratch, StreamingDetector};
 use crate::text::CjkUnit;
 
 /// Build parameters of `simhash`.
@@ -117,6 +118,7 @@ impl SimHash {
 impl Algorithm for SimHash {
     const NAME: &'static str = "simhash";
     const SUMMARY: &'static str = "SimHash fingerprints, Hamming distance <= k via permuted tables (Charikar 2002; Manku et al. WWW 2007)";
+    const STREAMS_WHEN: Option<&'static str> = Some("weighting=tf or binary, or idf_from=FILE");
     type Params = SimHashParams;
     type Query = SimHashQuery;
     type Index = SimHashIndex;
@@ -214,6 +216,146 @@ impl Algorithm for SimHash {
 
     fn index_bytes(index: &Self::Index) -> usize {
         index.fps.heap_bytes()
+    }
+
+    /// Streams unless the weights need the corpus's own document frequencies (`tfidf`
+    /// without `idf_from`): with `binary`, `tf`, or `tfidf` from a reference table, a
+    /// fingerprint depends on its document alone.
+    fn streaming(p: &Self::Params, q: &Self::Query) -> Option<Box<dyn StreamingDetector>> {
+        SimHashStream::new(p, q).map(|s| Box::new(s) as Box<dyn StreamingDetector>)
+    }
+}
+
+/// Documents the join keys' table design is chosen for when `blocks` is not given: the
+/// keys must not depend on the corpus (signatures and key tables are stored and joined
+/// across runs), so they use the cheapest design for a corpus this large. (The in-memory
+/// candidates use the cheapest design for the actual corpus, as `query` does.)
+const KEY_DESIGN_DOCS: usize = 100_000_000;
+
+/// `simhash` split for streaming: the fingerprint as `bits / 32` words; candidates by the
+/// permuted tables; join keys the tables' prefixes.
+#[derive(Debug)]
+struct SimHashStream {
+    sketcher: FingerprintSketcher,
+    bits: u32,
+    max_distance: u32,
+    /// The design `query` would use (`None`: the cheapest for the corpus).
+    design: Option<Design>,
+    /// The design of the join keys.
+    key_design: Design,
+    key: String,
+}
+
+impl SimHashStream {
+    fn new(p: &SimHashParams, q: &SimHashQuery) -> Option<Self> {
+        let statistics = match (p.weighting, p.idf_from.as_deref()) {
+            (Weighting::Tfidf, None | Some("")) => return None,
+            (Weighting::Tfidf, Some(path)) => {
+                // An unreadable table: the in-memory path reports it, naming the file.
+                let s = Statistics::gather(&shingles(&p.features), Some(path), &[], SimHash::NAME);
+                Some(s.ok()?)
+            }
+            _ => None,
+        };
+        let weights = match (&statistics, p.weighting) {
+            (Some(s), _) => Weights::Tfidf(&s.df),
+            (None, Weighting::Binary) => Weights::Binary,
+            (None, _) => Weights::Tf,
+        };
+        let sketcher = FingerprintSketcher::new(
+            p.features.shingler(STATISTICS_SEED),
+            weights,
+            SignSketcher::new(p.bits as usize / 64, derive_seed(p.seed, "simhash")),
+        );
+        let design = q.design(p.bits).ok()?;
+        let key_design = match &design {
+            Some(d) => d.clone(),
+            None => crate::hamming::design::best_for_join(p.bits, q.max_distance, KEY_DESIGN_DOCS)
+                .ok()?,
+        };
+        // A reference table's content, not its path, decides the fingerprints.
+        let table_digest = p
+            .idf_from
+            .as_deref()
+            .filter(|s| !s.is_empty())
+            .map(|path| std::fs::read(path).map_or(0, |b| xxhash_rust::xxh3::xxh3_64(&b)));
+        let key = serde_json::to_string(&(&p.features, p.bits, p.weighting, p.seed, table_digest))
+            .expect("parameters serialize");
+        Some(SimHashStream {
+            sketcher,
+            bits: p.bits,
+            max_distance: q.max_distance,
+            design,
+            key_design,
+            key,
+        })
+    }
+
+    /// A signature's fingerprint: 64-bit words from its 32-bit words (the second word 0
+    /// for 64 bits).
+    fn fingerprint(&self, signature: &[u32]) -> [u64; 2] {
+        let mut fp = [0u64; 2];
+        for (w, pair) in fp.iter_mut().zip(signature.chunks_exact(2)) {
+            *w = pair[0] as u64 | (pair[1] as u64) << 32;
+        }
+        fp
+    }
+}
+
+impl StreamingDetector for SimHashStream {
+    fn name(&self) -> &'static str {
+        SimHash::NAME
+    }
+    fn width(&self) -> usize {
+        self.bits as usize / 32
+    }
+    fn sketch_key(&self) -> String {
+        self.key.clone()
+    }
+    fn sketch(&self, text: &str, s: &mut SketchScratch, out: &mut [u32]) -> bool {
+        let mut fp = [0u64; 2];
+        let words = self.sketcher.words();
+        let scratch = &mut s.fingerprint;
+        let any = self.sketcher.fingerprint(text, scratch, &mut fp[..words]);
+        for (pair, w) in out.chunks_exact_mut(2).zip(&fp[..words]) {
+            pair[0] = *w as u32;
+            pair[1] = (*w >> 32) as u32;
+        }
+        any
+    }
+    fn candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
+        let words = self.sketcher.words();
+        let fps = Fingerprints {
+            words,
+            data: (0..table.len())
+                .flat_map(|i| {
+                    let fp = self.fingerprint(table.row(i));
+                    fp.into_iter().take(words)
+                })
+                .collect(),
+            empty: table.empty_flags().to_vec(),
+        };
+        fps.pairs_within(self.max_distance, self.design.as_ref())
+    }
+    fn keys_per_doc(&self) -> usize {
+        self.key_design.tables.len()
+    }
+    fn keys(&self, signature: &[u32], out: &mut [u64]) {
+        let fp = self.fingerprint(signature);
+        match self.bits {
+            64 => crate::hamming::tables::table_keys(fp[0], &self.key_design, out),
+            _ => crate::hamming::tables::table_keys(
+                (fp[1] as u128) << 64 | fp[0] as u128,
+                &self.key_design,
+                out,
+            ),
+        }
+    }
+    fn verify(&self, table: &SignatureTable, a: u32, b: u32) -> Option<f64> {
+        let (x, y) = (table.row(a as usize), table.row(b as usize));
+        let d: u32 = x.iter().zip(y).map(|(x, y)| (x ^ y).count_ones()).sum();
+        // Candidates from `candidates` are all within k; those sharing a key may not be.
+        (d <= self.max_distance).then(|| 1.0 - d as f64 / self.bits as f64)
     }
 }
 

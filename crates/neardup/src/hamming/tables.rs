@@ -50,6 +50,18 @@ fn prefix_key<B: Bits>(fp: B, prefix: &[Range], bits: u32) -> u64 {
     }
 }
 
+/// The join keys of `fp` under `design`, one per table: the table's prefix (hashed when over
+/// 64 bits). Two fingerprints within the design's distance share the key of at least one
+/// table (the pigeonhole argument of Manku et al., WWW 2007, §3.1), so grouping fingerprints
+/// by (table, key) finds every such pair: what a join that cannot hold the tables in memory
+/// (spilled to disk, distributed) groups by.
+pub fn table_keys<B: Bits>(fp: B, design: &Design, out: &mut [u64]) {
+    debug_assert_eq!(out.len(), design.tables.len());
+    for (o, table) in out.iter_mut().zip(&design.tables) {
+        *o = prefix_key(fp, &table.prefix, table.prefix_bits());
+    }
+}
+
 /// The mask of a table's prefix bits in the original bit order.
 fn prefix_mask<B: Bits>(table: &Table) -> B {
     table
