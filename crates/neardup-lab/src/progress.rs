@@ -55,9 +55,11 @@ impl Items {
 pub fn bytes(len: u64, message: impl Into<String>) -> ProgressBar {
     let bar = ProgressBar::new(len);
     bar.set_style(
-        ProgressStyle::with_template("{msg:30} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec})")
-            .expect("valid template")
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{msg:30} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})",
+        )
+        .expect("valid template")
+        .progress_chars("=> "),
     );
     bar.set_message(message.into());
     bar

@@ -99,109 +99,19 @@ impl Run<'_> {
         // Each file's documents are written a row group at a time as they are sketched; they
         // are also kept for the join unless this process only sketches a shard or `--memory`
         // bounds it (then the join reads back only what fits).
-        let keep = self.options.shard.is_none() && self.options.memory.is_none();
-        let stream = self.stream.as_deref();
-        let options = self.options;
-        let (files, width) = (&self.files, self.width());
+        let job = SketchJob {
+            dir: &dir,
+            keys: &keys,
+            options: self.options,
+            stream: self.stream.as_deref(),
+            width: self.width(),
+            keep: self.options.shard.is_none() && self.options.memory.is_none(),
+            bar: &bar,
+        };
         let results: Vec<Result<(usize, u64, Option<SketchShard>)>> = mine
             .par_iter()
             .map(|&i| {
-                let start = Instant::now();
-                let file = &files[i];
-                bar.set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
-                let done = finished_pieces(&dir, i, &keys[i]);
-                let from = done.last().and_then(|m| m.position);
-                if let Some(from) = from {
-                    eprintln!(
-                        "neardup: resuming the sketch of {} at line {} ({} documents in {} \
-                         pieces were sketched before)",
-                        file.path.display(),
-                        from.line,
-                        from.records,
-                        done.len()
-                    );
-                }
-                let mut pieces: Vec<u64> = done.iter().map(|m| m.rows).collect();
-                let (mut text_bytes, mut seconds) =
-                    done.last().map_or((0, 0.0), |m| (m.text_bytes, m.seconds));
-                // A resumed file's first pieces are on disk only: the join reads them back.
-                let mut kept = (keep && from.is_none()).then(|| SketchShard::new(width));
-                let mut inflated = InflatedCopy::start(options, file, i, from.is_some())?;
-                let (mut writer, mut piece_rows) = (None::<SketchWriter>, 0u64);
-                let read = sketch_file_parts(
-                    file,
-                    stream,
-                    &options.text_field,
-                    &options.id_field,
-                    (
-                        from.unwrap_or(ReadPosition::START),
-                        options.checkpoint_bytes,
-                    ),
-                    |bytes| inflated.write(bytes),
-                    |part, checkpoint| {
-                        let piece = pieces.len();
-                        if writer.is_none() && !part.is_empty() {
-                            remove_piece_markers_from(&dir, i, piece)?;
-                            writer =
-                                Some(SketchWriter::create(&piece_path(&dir, i, piece), width)?);
-                        }
-                        if let Some(w) = &mut writer {
-                            w.write(&part)?;
-                        }
-                        piece_rows += part.len() as u64;
-                        if let Some(kept) = &mut kept {
-                            kept.append(part);
-                        }
-                        if let Some(c) = checkpoint
-                            && let Some(w) = writer.take()
-                        {
-                            // The piece, then its marker: a marker always has its piece.
-                            w.commit()?;
-                            mark(
-                                &piece_marker_path(&dir, i, piece),
-                                &Marker {
-                                    key: keys[i].clone(),
-                                    rows: piece_rows,
-                                    seconds: seconds + start.elapsed().as_secs_f64(),
-                                    text_bytes: text_bytes + c.text_bytes,
-                                    pieces: Vec::new(),
-                                    position: Some(c.position),
-                                },
-                            )?;
-                            pieces.push(std::mem::take(&mut piece_rows));
-                            kill_after_pieces_for_tests();
-                        }
-                        Ok(())
-                    },
-                )?;
-                if let Some(w) = writer {
-                    w.commit()?;
-                    pieces.push(piece_rows);
-                }
-                text_bytes += read;
-                seconds += start.elapsed().as_secs_f64();
-                // Before the marker: a marker always comes after its file's copy.
-                inflated.finish();
-                bar.inc(file.size);
-                let rows = pieces.iter().sum();
-                mark(
-                    &marker_path(&dir, i),
-                    &Marker {
-                        key: keys[i].clone(),
-                        rows,
-                        seconds,
-                        text_bytes,
-                        pieces,
-                        position: None,
-                    },
-                )?;
-                if bar.is_hidden() {
-                    eprintln!(
-                        "neardup: sketched {} ({rows} documents, {:.1} MB/s)",
-                        file.path.display(),
-                        read as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
-                    );
-                }
+                let (rows, kept) = job.sketch_input(&self.files[i], i)?;
                 Ok((i, rows, kept))
             })
             .collect();
@@ -414,6 +324,136 @@ impl Run<'_> {
             ));
         }
         Ok(Some(budget))
+    }
+}
+
+/// What sketching one input file needs from the run.
+struct SketchJob<'a> {
+    dir: &'a Path,
+    keys: &'a [String],
+    options: &'a DedupOptions,
+    stream: Option<&'a dyn StreamingDetector>,
+    width: usize,
+    /// Whether the file's documents are kept for the join (else it reads them back).
+    keep: bool,
+    bar: &'a indicatif::ProgressBar,
+}
+
+impl SketchJob<'_> {
+    /// Sketches input `i` into its shard's pieces (from the last checkpoint an interrupted
+    /// run left) and marks it finished; its rows, and its documents if kept.
+    fn sketch_input(&self, file: &InputFile, i: usize) -> Result<(u64, Option<SketchShard>)> {
+        let dir = self.dir;
+        let start = Instant::now();
+        self.bar
+            .set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
+        let done = finished_pieces(dir, i, &self.keys[i]);
+        let from = done.last().and_then(|m| m.position);
+        if let Some(from) = from {
+            eprintln!(
+                "neardup: resuming the sketch of {} at line {} ({} documents in {} \
+                 pieces were sketched before)",
+                file.path.display(),
+                from.line,
+                from.records,
+                done.len()
+            );
+        }
+        let mut pieces: Vec<u64> = done.iter().map(|m| m.rows).collect();
+        let (mut text_bytes, mut seconds) =
+            done.last().map_or((0, 0.0), |m| (m.text_bytes, m.seconds));
+        // A resumed file's first pieces are on disk only: the join reads them back.
+        let mut kept = (self.keep && from.is_none()).then(|| SketchShard::new(self.width));
+        let mut inflated = InflatedCopy::start(self.options, file, i, from.is_some())?;
+        // Progress inside the file where its bytes as read are its bytes on disk (plain
+        // JSONL: a single large file is not one jump at its end); else when it is done.
+        let plain = file.format == FileFormat::Jsonl && file.compression == Compression::None;
+        let mut shown = if plain { from.map_or(0, |p| p.byte) } else { 0 };
+        self.bar.inc(shown);
+        let (mut writer, mut piece_rows) = (None::<SketchWriter>, 0u64);
+        let read = sketch_file_parts(
+            file,
+            self.stream,
+            &self.options.text_field,
+            &self.options.id_field,
+            (
+                from.unwrap_or(ReadPosition::START),
+                self.options.checkpoint_bytes,
+            ),
+            |bytes| {
+                inflated.write(bytes);
+                if plain {
+                    self.bar.inc(bytes.len() as u64);
+                    shown += bytes.len() as u64;
+                }
+            },
+            |part, checkpoint| {
+                let piece = pieces.len();
+                if writer.is_none() && !part.is_empty() {
+                    remove_piece_markers_from(dir, i, piece)?;
+                    writer = Some(SketchWriter::create(
+                        &piece_path(dir, i, piece),
+                        self.width,
+                    )?);
+                }
+                if let Some(w) = &mut writer {
+                    w.write(&part)?;
+                }
+                piece_rows += part.len() as u64;
+                if let Some(kept) = &mut kept {
+                    kept.append(part);
+                }
+                if let Some(c) = checkpoint
+                    && let Some(w) = writer.take()
+                {
+                    // The piece, then its marker: a marker always has its piece.
+                    w.commit()?;
+                    mark(
+                        &piece_marker_path(dir, i, piece),
+                        &Marker {
+                            key: self.keys[i].clone(),
+                            rows: piece_rows,
+                            seconds: seconds + start.elapsed().as_secs_f64(),
+                            text_bytes: text_bytes + c.text_bytes,
+                            pieces: Vec::new(),
+                            position: Some(c.position),
+                        },
+                    )?;
+                    pieces.push(std::mem::take(&mut piece_rows));
+                    kill_after_pieces_for_tests();
+                }
+                Ok(())
+            },
+        )?;
+        if let Some(w) = writer {
+            w.commit()?;
+            pieces.push(piece_rows);
+        }
+        text_bytes += read;
+        seconds += start.elapsed().as_secs_f64();
+        // Before the marker: a marker always comes after its file's copy.
+        inflated.finish();
+        self.bar.inc(file.size.saturating_sub(shown));
+        let rows = pieces.iter().sum();
+        mark(
+            &marker_path(dir, i),
+            &Marker {
+                key: self.keys[i].clone(),
+                rows,
+                seconds,
+                text_bytes,
+                pieces,
+                position: None,
+            },
+        )?;
+        if self.bar.is_hidden() {
+            eprintln!(
+                "neardup: sketched {} ({rows} documents, {:.1} MB/s)",
+                file.path.display(),
+                read as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
+            );
+        }
+        Ok((rows, kept))
     }
 }
 
