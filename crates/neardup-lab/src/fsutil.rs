@@ -9,6 +9,7 @@
 //! * **Checked before the work**: [`check_output`] tells a user that an output cannot be
 //!   written before minutes of computing, not after.
 
+use std::borrow::BorrowMut;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -137,6 +138,161 @@ pub fn write_atomic_file(
     pending.commit()
 }
 
+/// A sequential writer for large outputs (a deduplicated corpus, an inflated copy of a
+/// compressed input) that bypasses the page cache with `O_DIRECT` where the file system takes
+/// it, and writes through the cache where it does not.
+///
+/// Why: copying into freshly allocated page-cache pages is what costs on the virtual
+/// machines this runs on. Measured on the 2-core benchmark machine, 6.3 GB with `dd bs=4M`:
+/// 12.3 s through the page cache (all of it kernel time), 2.2 s with `oflag=direct`; the
+/// outputs stage of a 5M-document `neardup dedup` spent 42 % of its samples in
+/// `copy_folio_from_iter_atomic`. An output bigger than memory also stops evicting the
+/// corpus being read.
+///
+/// Bytes are gathered in an aligned buffer and written in whole aligned blocks; the tail is
+/// written through the cache by [`finish`](DirectWriter::finish) (or `flush`). Any write the
+/// file system refuses with `EINVAL` (no `O_DIRECT` support, an unexpected alignment) is
+/// retried through the cache, and the rest of the file goes that way. Data reaches the disk
+/// when the caller syncs the file, as with any other writer. Like a `BufWriter` it must be
+/// finished or flushed; unlike one, dropping it does not write what it gathered.
+pub struct DirectWriter<F: BorrowMut<File>> {
+    file: F,
+    buf: Vec<u8>,
+    /// Where the aligned region starts in `buf`.
+    start: usize,
+    /// Bytes gathered in the region.
+    len: usize,
+    direct: bool,
+}
+
+impl<F: BorrowMut<File>> std::fmt::Debug for DirectWriter<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DirectWriter")
+            .field("gathered", &self.len)
+            .field("direct", &self.direct)
+            .finish()
+    }
+}
+
+/// Alignment of the buffer, of every direct write's length and of its file offset: the
+/// logical block size of every common disk divides it.
+const DIRECT_ALIGN: usize = 4096;
+/// Bytes per direct write.
+const DIRECT_CHUNK: usize = 8 << 20;
+
+impl<F: BorrowMut<File>> DirectWriter<F> {
+    /// A writer appending to `file` (a `File` or `&mut File`), which must be empty (offset 0:
+    /// direct writes need aligned offsets).
+    pub fn new(file: F) -> Self {
+        Self::with_direct(file, true)
+    }
+
+    /// A writer with the same large buffer that goes through the page cache when `direct` is
+    /// false: for a file read back soon.
+    pub fn with_direct(file: F, direct: bool) -> Self {
+        let buf = vec![0u8; DIRECT_CHUNK + DIRECT_ALIGN];
+        let start = buf.as_ptr().align_offset(DIRECT_ALIGN);
+        let direct = direct && set_direct(file.borrow(), true);
+        DirectWriter {
+            file,
+            buf,
+            start,
+            len: 0,
+            direct,
+        }
+    }
+
+    /// Whether writes currently bypass the page cache.
+    pub fn is_direct(&self) -> bool {
+        self.direct
+    }
+
+    /// Writes what is gathered: whole aligned blocks directly when `all` is false, else
+    /// everything, the unaligned tail through the page cache.
+    fn drain(&mut self, all: bool) -> std::io::Result<()> {
+        let whole = if all && !self.len.is_multiple_of(DIRECT_ALIGN) {
+            self.len / DIRECT_ALIGN * DIRECT_ALIGN
+        } else {
+            self.len
+        };
+        let mut done = 0;
+        while done < self.len {
+            let end = if done < whole { whole } else { self.len };
+            if end > whole && self.direct {
+                // The tail: a direct write's length must be aligned.
+                self.direct = !set_direct(self.file.borrow(), false);
+            }
+            let chunk = &self.buf[self.start + done..self.start + end];
+            match self.file.borrow_mut().write(chunk) {
+                Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+                Ok(n) => done += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) if self.direct && e.raw_os_error() == Some(libc::EINVAL) => {
+                    // Refused (or a short write left an unaligned offset): the cache from here.
+                    self.direct = !set_direct(self.file.borrow(), false);
+                    if self.direct {
+                        return Err(e);
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        self.len = 0;
+        Ok(())
+    }
+
+    /// Writes everything gathered; the file is then complete (and no longer direct).
+    pub fn finish(mut self) -> std::io::Result<F> {
+        self.drain(true)?;
+        Ok(self.file)
+    }
+}
+
+impl<F: BorrowMut<File>> Write for DirectWriter<F> {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let room = DIRECT_CHUNK - self.len;
+        let n = bytes.len().min(room);
+        let at = self.start + self.len;
+        self.buf[at..at + n].copy_from_slice(&bytes[..n]);
+        self.len += n;
+        if self.len == DIRECT_CHUNK {
+            self.drain(false)?;
+        }
+        Ok(n)
+    }
+
+    /// Writes everything gathered (the tail through the page cache: later writes are not
+    /// direct).
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.drain(true)
+    }
+}
+
+/// Turns `O_DIRECT` on or off for `file`; whether it succeeded.
+#[cfg(target_os = "linux")]
+fn set_direct(file: &File, on: bool) -> bool {
+    use std::os::fd::AsRawFd;
+    let fd = file.as_raw_fd();
+    // SAFETY: fcntl on a descriptor this process owns, reading and setting status flags only.
+    unsafe {
+        let flags = libc::fcntl(fd, libc::F_GETFL);
+        if flags < 0 {
+            return false;
+        }
+        let flags = if on {
+            flags | libc::O_DIRECT
+        } else {
+            flags & !libc::O_DIRECT
+        };
+        libc::fcntl(fd, libc::F_SETFL, flags) == 0
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn set_direct(_file: &File, on: bool) -> bool {
+    !on
+}
+
 /// Removes `path` if it is there.
 pub fn remove_if_present(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
@@ -224,6 +380,73 @@ mod tests {
         let _ = std::fs::remove_dir_all(&d);
         std::fs::create_dir_all(&d).unwrap();
         d
+    }
+
+    /// Bytes that differ at every offset, so a lost, repeated or shifted block shows.
+    fn pattern(len: usize) -> Vec<u8> {
+        (0..len)
+            .map(|i| (i % 251) as u8 ^ (i >> 12) as u8)
+            .collect()
+    }
+
+    fn write_in_pieces(w: &mut impl Write, bytes: &[u8]) {
+        // Irregular pieces: some smaller than a block, some larger than the buffer.
+        let mut at = 0;
+        for n in [1, 4095, 7, DIRECT_CHUNK + 3, 100_000].iter().cycle() {
+            if at == bytes.len() {
+                break;
+            }
+            let end = bytes.len().min(at + n);
+            w.write_all(&bytes[at..end]).unwrap();
+            at = end;
+        }
+    }
+
+    #[test]
+    fn direct_writer_writes_every_byte_in_order() {
+        let d = dir("direct");
+        for len in [
+            0,
+            1,
+            DIRECT_ALIGN - 1,
+            DIRECT_ALIGN,
+            DIRECT_CHUNK - 1,
+            DIRECT_CHUNK,
+            DIRECT_CHUNK + 5,
+            2 * DIRECT_CHUNK + DIRECT_ALIGN + 1,
+        ] {
+            let bytes = pattern(len);
+            let p = d.join(format!("direct-{len}"));
+            let mut w = DirectWriter::new(File::create(&p).unwrap());
+            write_in_pieces(&mut w, &bytes);
+            w.finish().unwrap();
+            assert!(std::fs::read(&p).unwrap() == bytes, "{len} bytes direct");
+            // Through the page cache, and ended by `flush` rather than `finish`.
+            let mut w = DirectWriter::with_direct(File::create(&p).unwrap(), false);
+            assert!(!w.is_direct());
+            write_in_pieces(&mut w, &bytes);
+            w.flush().unwrap();
+            assert!(std::fs::read(&p).unwrap() == bytes, "{len} bytes cached");
+        }
+    }
+
+    #[test]
+    fn direct_writer_falls_back_to_the_cache_when_a_direct_write_is_refused() {
+        // A file not at an aligned offset: Linux refuses its direct writes with EINVAL.
+        let d = dir("fallback");
+        let p = d.join("out");
+        let mut file = File::create(&p).unwrap();
+        file.write_all(b"x").unwrap();
+        let bytes = pattern(DIRECT_CHUNK * 2 + 10);
+        let mut w = DirectWriter::new(&mut file);
+        write_in_pieces(&mut w, &bytes);
+        assert!(
+            !w.is_direct(),
+            "the refused direct write switched the cache on"
+        );
+        w.finish().unwrap();
+        let written = std::fs::read(&p).unwrap();
+        assert!(written[0] == b'x' && written[1..] == bytes[..]);
     }
 
     #[test]

@@ -348,19 +348,21 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
 
 /// An uncompressed JSONL file without its removed lines and what is not a record
 /// (`inputs::line_record`) — what the block copy of a compressed file writes. The file is
-/// read into one reused buffer and the kept runs of lines are written straight from it with
-/// `writev`: the text is copied once into this process and once out. (Through the block
-/// reader it was copied four times, into fresh buffers that page-faulted; `copy_file_range`
-/// per kept run cost as much, in per-call checks.)
+/// read into one reused buffer and the kept runs of lines are gathered into the aligned
+/// buffer of a [`fsutil::DirectWriter`], which writes them past the page cache. (Through the
+/// block reader the text was copied four times, into fresh buffers that page-faulted;
+/// `copy_file_range` per kept run cost as much, in per-call checks; `writev` through the page
+/// cache spent most of the stage copying into fresh cache pages.)
 fn copy_jsonl_spans(
     file: &InputFile,
     target: &Path,
     is_removed: &mut dyn FnMut(u64) -> bool,
 ) -> Result<()> {
-    use std::io::{IoSlice, Read};
+    use std::io::Read;
     let mut input = std::fs::File::open(&file.path).map_err(|e| LabError::io(&file.path, e))?;
     let mut failure: Option<LabError> = None;
-    let result = fsutil::write_atomic_file(target, |out| {
+    let result = fsutil::write_atomic_file(target, |pending| {
+        let mut out = fsutil::DirectWriter::new(pending);
         let mut buf = vec![0u8; 4 << 20];
         // buf[..filled] holds unprocessed bytes: the start of a line at buf[0].
         let mut filled = 0;
@@ -408,39 +410,20 @@ fn copy_jsonl_spans(
                 line += 1;
                 start = stop;
             }
-            let unterminated = eof && kept.last().is_some_and(|run| data[run.1 - 1] != b'\n');
-            let mut slices: Vec<IoSlice> = kept
-                .iter()
-                .map(|&(a, b)| IoSlice::new(&data[a..b]))
-                .collect();
-            if unterminated {
-                slices.push(IoSlice::new(b"\n"));
+            for &(a, b) in &kept {
+                out.write_all(&data[a..b])?;
             }
-            write_all_vectored(out, &mut slices)?;
             if eof {
-                return Ok(());
+                if kept.last().is_some_and(|run| data[run.1 - 1] != b'\n') {
+                    out.write_all(b"\n")?;
+                }
+                return out.finish().map(|_| ());
             }
             buf.copy_within(end..filled, 0);
             filled -= end;
         }
     });
     failure.map_or(result, Err)
-}
-
-/// `Write::write_all_vectored` (unstable in std): `writev` until every slice is written.
-fn write_all_vectored(
-    out: &mut std::fs::File,
-    mut slices: &mut [std::io::IoSlice],
-) -> std::io::Result<()> {
-    while !slices.is_empty() {
-        match out.write_vectored(slices) {
-            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
-            Ok(n) => std::io::IoSlice::advance_slices(&mut slices, n),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
 }
 
 fn copy_csv(

@@ -394,6 +394,7 @@ impl SketchJob<'_> {
                     writer = Some(SketchWriter::create(
                         &piece_path(dir, i, piece),
                         self.width,
+                        kept.is_some(),
                     )?);
                 }
                 if let Some(w) = &mut writer {
@@ -476,7 +477,9 @@ const MIN_SPILL_BUDGET: u64 = 64 << 10;
 /// an error: the outputs stage then inflates the input as before.
 struct InflatedCopy {
     path: PathBuf,
-    file: Option<fsutil::PendingFile>,
+    /// The copy and its writer, past the page cache: gigabytes that the outputs stage reads
+    /// once, a stage later.
+    file: Option<(fsutil::PendingFile, fsutil::DirectWriter<std::fs::File>)>,
 }
 
 impl InflatedCopy {
@@ -499,7 +502,12 @@ impl InflatedCopy {
             && file.compression != Compression::None;
         let mut copy = Self { path, file: None };
         if wanted {
-            match fsutil::PendingFile::create(&copy.path) {
+            let opened = fsutil::PendingFile::create(&copy.path).and_then(|mut f| {
+                let clone = f.file().try_clone();
+                let clone = clone.map_err(|e| LabError::io(&copy.path, e))?;
+                Ok((f, fsutil::DirectWriter::new(clone)))
+            });
+            match opened {
                 Ok(f) => copy.file = Some(f),
                 Err(e) => copy.give_up(&e.to_string()),
             }
@@ -508,16 +516,19 @@ impl InflatedCopy {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        if let Some(file) = &mut self.file
-            && let Err(e) = file.file().write_all(bytes)
+        if let Some((_, writer)) = &mut self.file
+            && let Err(e) = writer.write_all(bytes)
         {
             self.give_up(&e.to_string());
         }
     }
 
     fn finish(mut self) {
-        if let Some(file) = self.file.take()
-            && let Err(e) = file.commit()
+        if let Some((file, writer)) = self.file.take()
+            && let Err(e) = writer
+                .finish()
+                .map_err(|e| LabError::io(&self.path, e))
+                .and_then(|_| file.commit())
         {
             self.give_up(&e.to_string());
         }

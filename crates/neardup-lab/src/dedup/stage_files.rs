@@ -169,7 +169,7 @@ pub struct SketchWriter {
     path: PathBuf,
     /// Buffered: polars writes a page's header and a row group's small columns separately.
     /// (Its footer write flushes.)
-    writer: polars::io::parquet::write::BatchedWriter<std::io::BufWriter<std::fs::File>>,
+    writer: polars::io::parquet::write::BatchedWriter<fsutil::DirectWriter<std::fs::File>>,
     pending: fsutil::PendingFile,
 }
 
@@ -182,8 +182,9 @@ impl std::fmt::Debug for SketchWriter {
 }
 
 impl SketchWriter {
-    /// Starts the shard at `path`, of signatures `width` words wide.
-    pub fn create(path: &Path, width: usize) -> Result<Self> {
+    /// Starts the shard at `path`, of signatures `width` words wide; written past the page
+    /// cache when `direct` (no one reads it back soon: the join keeps the signatures).
+    pub fn create(path: &Path, width: usize, direct: bool) -> Result<Self> {
         let mut pending = fsutil::PendingFile::create(path)?;
         let schema = SketchShard::new(width)
             .frame(0, 0)
@@ -194,7 +195,7 @@ impl SketchWriter {
             .file()
             .try_clone()
             .map_err(|e| LabError::io(path, e))?;
-        let writer = ParquetWriter::new(std::io::BufWriter::with_capacity(1 << 20, file))
+        let writer = ParquetWriter::new(fsutil::DirectWriter::with_direct(file, direct))
             .with_compression(ParquetCompression::Uncompressed)
             .batched(&schema)
             .map_err(|e| LabError::io(path, std::io::Error::other(e)))?;
@@ -228,7 +229,7 @@ impl SketchWriter {
 
 /// Writes a sketch shard.
 pub fn write_sketch(path: &Path, shard: &SketchShard) -> Result<()> {
-    let mut writer = SketchWriter::create(path, shard.table.width())?;
+    let mut writer = SketchWriter::create(path, shard.table.width(), false)?;
     writer.write(shard)?;
     writer.commit()
 }
