@@ -120,6 +120,14 @@ impl SketchShard {
         }
     }
 
+    /// Makes room for exactly `rows` more documents.
+    pub fn reserve_exact(&mut self, rows: usize) {
+        self.lines.reserve_exact(rows);
+        self.ids.reserve_exact(rows);
+        self.bytes.reserve_exact(rows);
+        self.table.reserve_exact(rows);
+    }
+
     /// Appends `other`'s documents after this shard's.
     pub fn append(&mut self, other: SketchShard) {
         if self.is_empty() && self.table.is_empty() {
