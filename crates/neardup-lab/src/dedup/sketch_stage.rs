@@ -99,8 +99,8 @@ impl Run<'_> {
         // work; the error reported is the first failing file's in input order.
         // Each file's documents are written a row group at a time as they are sketched; they
         // are also kept for the join unless this process only sketches a shard, or until what
-        // is kept would need more than `--memory` in the join (which then spills: it reads
-        // back only the places). Reading the signatures back instead held them twice while
+        // is kept would need more than most of `--memory` in the join (which then spills, or
+        // reads back what was not kept: it reads back only the places). Reading the signatures back instead held them twice while
         // pieces were decoded: 10^6 documents with `--memory 1GiB` peaked at 1,241 MB.
         let kept_bytes = AtomicU64::new(0);
         let job = SketchJob {
@@ -109,11 +109,14 @@ impl Run<'_> {
             options: self.options,
             stream: self.stream.as_deref(),
             width: self.width(),
+            // Three quarters of the limit: the sketch's own blocks and buffers (100–200 MB)
+            // come on top of what is kept. (Keeping up to the whole limit, 5·10^6 documents
+            // with `--memory 1GiB` peaked at 1,142 MB before the join spilled.)
             keep: self
                 .options
                 .shard
                 .is_none()
-                .then(|| self.options.memory.unwrap_or(u64::MAX)),
+                .then(|| self.options.memory.map_or(u64::MAX, |m| m / 4 * 3)),
             kept_bytes: &kept_bytes,
             join_bytes_per_doc: self.join_bytes_per_doc(),
             bar: &bar,
