@@ -13,19 +13,11 @@ import sys
 
 
 def load(path):
-    """The rows in file order; a later row for the same tool, size and config replaces an
-    earlier one in its place (a row remeasured with NEARDUP_BENCH_APPEND=1)."""
-    rows, at = [], {}
+    rows = []
     for line in open(path):
         line = line.strip()
         if line.startswith("{"):
-            r = json.loads(line)
-            key = (r.get("tool"), int(r.get("docs", 0)), r.get("config", "default"))
-            if key in at:
-                rows[at[key]] = r
-            else:
-                at[key] = len(rows)
-                rows.append(r)
+            rows.append(json.loads(line))
     return rows
 
 
@@ -60,8 +52,8 @@ def main(src, dst):
         "not fit (`spilled` below). neardup's times are the best of 3 (`repeat` in "
         "results.jsonl), the peers' one run. Sizes where the peers would take hours were run "
         "without them (`NEARDUP_DEDUP_PEERS=0`), in a later run appended to the same file "
-        "(`NEARDUP_BENCH_APPEND=1`); each row's `version` in results.jsonl says which build "
-        "measured it."
+        "(`NEARDUP_BENCH_APPEND=1`), where a remeasured row replaces the earlier one; each row's "
+        "`version` in results.jsonl says which build measured it."
     )
     out.append("")
     for n in sizes:
