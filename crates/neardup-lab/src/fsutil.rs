@@ -207,14 +207,10 @@ impl<F: BorrowMut<File>> DirectWriter<F> {
         self.direct
     }
 
-    /// Writes what is gathered: whole aligned blocks directly when `all` is false, else
-    /// everything, the unaligned tail through the page cache.
-    fn drain(&mut self, all: bool) -> std::io::Result<()> {
-        let whole = if all && !self.len.is_multiple_of(DIRECT_ALIGN) {
-            self.len / DIRECT_ALIGN * DIRECT_ALIGN
-        } else {
-            self.len
-        };
+    /// Writes everything gathered: its whole aligned blocks directly, an unaligned tail
+    /// through the page cache (later writes are then not direct).
+    fn drain(&mut self) -> std::io::Result<()> {
+        let whole = self.len / DIRECT_ALIGN * DIRECT_ALIGN;
         let mut done = 0;
         while done < self.len {
             let end = if done < whole { whole } else { self.len };
@@ -243,7 +239,7 @@ impl<F: BorrowMut<File>> DirectWriter<F> {
 
     /// Writes everything gathered; the file is then complete (and no longer direct).
     pub fn finish(mut self) -> std::io::Result<F> {
-        self.drain(true)?;
+        self.drain()?;
         Ok(self.file)
     }
 }
@@ -256,7 +252,7 @@ impl<F: BorrowMut<File>> Write for DirectWriter<F> {
         self.buf[at..at + n].copy_from_slice(&bytes[..n]);
         self.len += n;
         if self.len == DIRECT_CHUNK {
-            self.drain(false)?;
+            self.drain()?;
         }
         Ok(n)
     }
@@ -264,7 +260,7 @@ impl<F: BorrowMut<File>> Write for DirectWriter<F> {
     /// Writes everything gathered (the tail through the page cache: later writes are not
     /// direct).
     fn flush(&mut self) -> std::io::Result<()> {
-        self.drain(true)
+        self.drain()
     }
 }
 
@@ -331,6 +327,16 @@ impl PendingFile {
             tmp,
             file: Some(file),
         })
+    }
+
+    /// A [`DirectWriter`] of its own onto the temporary file (`direct`: past the page
+    /// cache), for a writer that must own what it writes to; finish it before [`commit`].
+    ///
+    /// [`commit`]: PendingFile::commit
+    pub fn writer(&mut self, direct: bool) -> Result<DirectWriter<File>> {
+        let clone = self.file().try_clone();
+        let clone = clone.map_err(|e| LabError::io(&self.path, e))?;
+        Ok(DirectWriter::with_direct(clone, direct))
     }
 
     /// The temporary file, to write into.

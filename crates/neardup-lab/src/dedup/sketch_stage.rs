@@ -98,10 +98,11 @@ impl Run<'_> {
         // Every file writes its own shard and marker, so a failure loses no other file's
         // work; the error reported is the first failing file's in input order.
         // Each file's documents are written a row group at a time as they are sketched; they
-        // are also kept for the join unless this process only sketches a shard, or until what
-        // is kept would need more than most of `--memory` in the join (which then spills, or
-        // reads back what was not kept: it reads back only the places). Reading the signatures back instead held them twice while
-        // pieces were decoded: 10^6 documents with `--memory 1GiB` peaked at 1,241 MB.
+        // are also kept for the join unless this process only sketches a shard, or until the
+        // join would need more than most of `--memory` for what is kept (it then spills, and
+        // reads back only the places). Dropping them all under any `--memory` and reading the
+        // signatures back held them twice while pieces were decoded: 10^6 documents with
+        // `--memory 1GiB` peaked at 1,241 MB.
         let kept_bytes = AtomicU64::new(0);
         let job = SketchJob {
             dir: &dir,
@@ -437,8 +438,8 @@ impl SketchJob<'_> {
                     w.write(&part)?;
                 }
                 piece_rows += part.len() as u64;
-                let added = part.len() as u64 * self.join_bytes_per_doc;
                 if let Some(k) = &mut kept {
+                    let added = part.len() as u64 * self.join_bytes_per_doc;
                     k.append(part);
                     let before = self.kept_bytes.fetch_add(added, Ordering::Relaxed);
                     if before.saturating_add(added) > self.keep.unwrap_or(u64::MAX) {
@@ -545,9 +546,8 @@ impl InflatedCopy {
         let mut copy = Self { path, file: None };
         if wanted {
             let opened = fsutil::PendingFile::create(&copy.path).and_then(|mut f| {
-                let clone = f.file().try_clone();
-                let clone = clone.map_err(|e| LabError::io(&copy.path, e))?;
-                Ok((f, fsutil::DirectWriter::new(clone)))
+                let writer = f.writer(true)?;
+                Ok((f, writer))
             });
             match opened {
                 Ok(f) => copy.file = Some(f),

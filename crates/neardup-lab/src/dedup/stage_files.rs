@@ -199,11 +199,7 @@ impl SketchWriter {
             .map_err(|e| corrupt(path, e))?
             .schema()
             .clone();
-        let file = pending
-            .file()
-            .try_clone()
-            .map_err(|e| LabError::io(path, e))?;
-        let writer = ParquetWriter::new(fsutil::DirectWriter::with_direct(file, direct))
+        let writer = ParquetWriter::new(pending.writer(direct)?)
             .with_compression(ParquetCompression::Uncompressed)
             .batched(&schema)
             .map_err(|e| LabError::io(path, std::io::Error::other(e)))?;
