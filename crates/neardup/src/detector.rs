@@ -23,20 +23,10 @@ use crate::features::statistics::StatisticsFeatures;
 use crate::resources::Estimate;
 use crate::streaming::StreamingDetector;
 
+pub use crate::pairs::{ScoredPair, scored_from_packed};
+
 /// Untyped parameters: name → JSON value, sorted by name.
 pub type ParamMap = serde_json::Map<String, Value>;
-
-/// A reported pair: document indices `a < b` and the algorithm's similarity score (higher
-/// means more similar; the scale is the algorithm's, documented there).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, serde::Deserialize)]
-pub struct ScoredPair {
-    /// Smaller document index.
-    pub a: u32,
-    /// Larger document index.
-    pub b: u32,
-    /// Similarity score.
-    pub score: f64,
-}
 
 /// What every parameter struct is.
 pub trait Params:
@@ -361,18 +351,4 @@ impl<A: Algorithm> Index for Built<A> {
     fn warnings(&self) -> Vec<String> {
         A::warnings(&self.index)
     }
-}
-
-/// Builds a sorted, unique list of scored pairs from packed pairs and a scoring function.
-pub fn scored_from_packed(
-    pairs: &[u64],
-    mut score: impl FnMut(u32, u32) -> Option<f64>,
-) -> Vec<ScoredPair> {
-    pairs
-        .iter()
-        .filter_map(|&p| {
-            let (a, b) = crate::pairs::unpack(p);
-            score(a, b).map(|score| ScoredPair { a, b, score })
-        })
-        .collect()
 }

@@ -71,8 +71,8 @@ pub enum Error {
     #[error(
         "{what} would need about {} ({how}), more than the memory limit of {} (set --max-memory or \
          NEARDUP_MAX_MEMORY to raise it)",
-        crate::resources::human_bytes(*estimate),
-        crate::resources::human_bytes(*limit)
+        crate::units::human_bytes(*estimate),
+        crate::units::human_bytes(*limit)
     )]
     TooMuchMemory {
         /// What would be built.
@@ -180,4 +180,26 @@ pub fn read_text_file(path: &std::path::Path) -> Result<String> {
         path: path.to_path_buf(),
         offset: e.utf8_error().valid_up_to(),
     })
+}
+
+/// Reads an environment variable with `parse`, or `default` when it is unset or empty.
+pub(crate) fn parse_env(
+    name: &'static str,
+    default: u64,
+    parse: impl Fn(&str) -> std::result::Result<u64, &'static str>,
+) -> Result<u64> {
+    match std::env::var(name) {
+        Err(std::env::VarError::NotPresent) => Ok(default),
+        Ok(v) if v.trim().is_empty() => Ok(default),
+        Ok(v) => parse(v.trim()).map_err(|want| Error::InvalidEnv {
+            name,
+            value: v.clone(),
+            reason: format!("expected {want}"),
+        }),
+        Err(std::env::VarError::NotUnicode(v)) => Err(Error::InvalidEnv {
+            name,
+            value: v.to_string_lossy().into_owned(),
+            reason: "not valid UTF-8".into(),
+        }),
+    }
 }

@@ -51,6 +51,7 @@ pub mod resources;
 pub mod simhash;
 pub mod streaming;
 pub mod text;
+pub mod units;
 
 pub use error::{Error, Result};
 

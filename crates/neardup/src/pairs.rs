@@ -14,7 +14,7 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, parse_env};
 
 /// The default pair limit.
 pub const DEFAULT_LIMIT: u64 = 20_000_000;
@@ -57,28 +57,6 @@ pub fn limit() -> Result<u64> {
                 .ok_or("a whole number of pairs, at least 1")
         }),
         set => Ok(set),
-    }
-}
-
-/// Reads an environment variable with `parse`, or `default` when it is unset or empty.
-pub(crate) fn parse_env(
-    name: &'static str,
-    default: u64,
-    parse: impl Fn(&str) -> std::result::Result<u64, &'static str>,
-) -> Result<u64> {
-    match std::env::var(name) {
-        Err(std::env::VarError::NotPresent) => Ok(default),
-        Ok(v) if v.trim().is_empty() => Ok(default),
-        Ok(v) => parse(v.trim()).map_err(|want| Error::InvalidEnv {
-            name,
-            value: v.clone(),
-            reason: format!("expected {want}"),
-        }),
-        Err(std::env::VarError::NotUnicode(v)) => Err(Error::InvalidEnv {
-            name,
-            value: v.to_string_lossy().into_owned(),
-            reason: "not valid UTF-8".into(),
-        }),
     }
 }
 
@@ -158,6 +136,32 @@ pub fn run_pairs<K: PartialEq>(
         }
     }
     Ok(())
+}
+
+/// A reported pair: document indices `a < b` and the algorithm's similarity score (higher
+/// means more similar; the scale is the algorithm's, documented there).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ScoredPair {
+    /// Smaller document index.
+    pub a: u32,
+    /// Larger document index.
+    pub b: u32,
+    /// Similarity score.
+    pub score: f64,
+}
+
+/// Builds a sorted, unique list of scored pairs from packed pairs and a scoring function.
+pub fn scored_from_packed(
+    pairs: &[u64],
+    mut score: impl FnMut(u32, u32) -> Option<f64>,
+) -> Vec<ScoredPair> {
+    pairs
+        .iter()
+        .filter_map(|&p| {
+            let (a, b) = unpack(p);
+            score(a, b).map(|score| ScoredPair { a, b, score })
+        })
+        .collect()
 }
 
 #[cfg(test)]

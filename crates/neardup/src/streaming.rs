@@ -15,9 +15,9 @@
 
 use std::fmt::Debug;
 
-use crate::detector::ScoredPair;
 use crate::error::Result;
 use crate::features::Scratch;
+use crate::pairs::ScoredPair;
 
 /// Reused buffers of the sketch step (one per thread).
 #[derive(Debug, Default)]
@@ -202,7 +202,7 @@ pub trait StreamingDetector: Send + Sync + Debug {
 
     /// Candidates and verification together: what batch `query` reports.
     fn join(&self, table: &SignatureTable) -> Result<Vec<ScoredPair>> {
-        Ok(crate::detector::scored_from_packed(
+        Ok(crate::pairs::scored_from_packed(
             &self.candidates(table)?,
             |a, b| self.verify(table, a, b),
         ))

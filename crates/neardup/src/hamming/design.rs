@@ -357,6 +357,88 @@ pub fn cheapest_within(bits: u32, distance: u32, n: f64, memory: f64) -> Result<
         }))
 }
 
+/// One design's costs for `n` fingerprints, as [`DesignsReport`] lists them. (Fields in name
+/// order: the document's keys have always been sorted.)
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DesignCost {
+    /// Blocks per level ("6" or "4+4").
+    pub blocks: String,
+    /// Fingerprints a query examines: every table's matches per probe.
+    pub examined_per_query: f64,
+    /// n / 2^p for the shortest prefix p.
+    pub expected_matches_per_probe: f64,
+    /// Whether the tables fit the memory budget.
+    pub fits_memory: bool,
+    /// `memory_bytes`, human-readable.
+    pub memory: String,
+    /// Bytes of the tables.
+    pub memory_bytes: f64,
+    /// The shortest prefix any table is keyed by.
+    pub prefix_bits: u32,
+    /// Number of tables.
+    pub tables: usize,
+}
+
+/// Every candidate design for a corpus and the cheapest within a budget: what
+/// `neardup hamming tune --format json` prints and Python's `neardup.hamming_designs` returns.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct DesignsReport {
+    /// Fingerprint width f.
+    pub bits: u32,
+    /// Every candidate design, by number of tables.
+    pub designs: Vec<DesignCost>,
+    /// Hamming distance k.
+    pub distance: u32,
+    /// Corpus size N.
+    pub fingerprints: f64,
+    /// The memory budget, if any.
+    pub memory_budget_bytes: Option<u64>,
+    /// Unrelated pairs expected within k by chance ([`random_pairs_within`]).
+    pub random_pairs_within_distance: f64,
+    /// [`cheapest_within`] the budget, if any design fits.
+    pub recommended: Option<DesignCost>,
+}
+
+/// The designs for `fingerprints` fingerprints of `bits` bits within distance `distance`, with
+/// their costs and the cheapest within `memory` bytes (unbounded when `None`).
+pub fn designs_report(
+    bits: u32,
+    distance: u32,
+    fingerprints: f64,
+    memory: Option<u64>,
+) -> Result<DesignsReport> {
+    if !(fingerprints >= 1.0 && fingerprints.is_finite()) {
+        return Err(Error::invalid(
+            "hamming tune",
+            "fingerprints",
+            format!("must be a number ≥ 1, not {fingerprints}"),
+        ));
+    }
+    let n = fingerprints;
+    let budget = memory.map_or(f64::INFINITY, |m| m as f64);
+    let cost = |d: &Design| DesignCost {
+        blocks: d.blocks(),
+        examined_per_query: examined_per_query(d, n),
+        expected_matches_per_probe: d.expected_matches(n),
+        fits_memory: d.memory_bytes(n) <= budget,
+        memory: crate::resources::human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64),
+        memory_bytes: d.memory_bytes(n).round(),
+        prefix_bits: d.min_prefix_bits(),
+        tables: d.tables.len(),
+    };
+    Ok(DesignsReport {
+        bits,
+        designs: candidates(bits, distance)?.iter().map(cost).collect(),
+        distance,
+        fingerprints: n,
+        memory_budget_bytes: memory,
+        random_pairs_within_distance: random_pairs_within(bits, distance, n),
+        recommended: cheapest_within(bits, distance, n, budget)?
+            .as_ref()
+            .map(cost),
+    })
+}
+
 /// The design with the lowest modelled cost of an all-pairs join over `n` fingerprints:
 /// one sort per table (≈ n · log n) plus the candidate pairs checked, n²/2 · 2^−p per table.
 pub fn best_for_join(bits: u32, distance: u32, n: usize) -> Result<Design> {

@@ -126,6 +126,75 @@ fn tune_uncached(target: f64, num_perm: usize, false_positive_weight: f64) -> Re
     Ok(best.expect("num_perm ≥ 1 gives at least one banding").1)
 }
 
+/// The similarities at which a tuned banding is shown: the target ± 0.05 and ± 0.1, inside
+/// [0, 1] — where a user sees how sharp the banding's step is.
+pub fn probe_similarities(target: f64) -> Vec<f64> {
+    [-0.1, -0.05, 0.0, 0.05, 0.1]
+        .iter()
+        .map(|d| ((target + d) * 1e6).round() / 1e6)
+        .filter(|s| (0.0..=1.0).contains(s))
+        .collect()
+}
+
+/// P(candidate) at one similarity.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct CandidateProbability {
+    /// 1 − (1 − s^r)^b.
+    pub probability: f64,
+    /// The similarity s.
+    pub similarity: f64,
+}
+
+/// [`tune`]'s answer as one document: what `neardup lsh tune --format json` prints and
+/// Python's `neardup.lsh_tune` returns. (Fields in name order: the document's keys have always
+/// been sorted.)
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TuneReport {
+    /// Number of bands b.
+    pub bands: usize,
+    /// P(candidate) at [`probe_similarities`] of the target.
+    pub candidate_probability: Vec<CandidateProbability>,
+    /// ∫ₜ¹ (1 − P(s)) ds.
+    pub false_negative_area: f64,
+    /// ∫₀ᵗ P(s) ds.
+    pub false_positive_area: f64,
+    /// The weight w of false positives the tuner minimized with.
+    pub false_positive_weight: f64,
+    /// The signature length the banding fits in.
+    pub num_perm: usize,
+    /// Rows per band r.
+    pub rows: usize,
+    /// The threshold asked for.
+    pub target_threshold: f64,
+    /// The banding's own threshold (1/b)^(1/r).
+    pub threshold: f64,
+    /// num_perm − b·r: permutations in no band (they sharpen verification only).
+    pub unused_permutations: usize,
+}
+
+/// Tunes (b, r) for `target` and says what the banding does around it.
+pub fn tune_report(target: f64, num_perm: usize, false_positive_weight: f64) -> Result<TuneReport> {
+    let t = tune(target, num_perm, false_positive_weight)?;
+    Ok(TuneReport {
+        bands: t.bands,
+        candidate_probability: probe_similarities(target)
+            .into_iter()
+            .map(|s| CandidateProbability {
+                probability: candidate_probability(s, t.bands, t.rows),
+                similarity: s,
+            })
+            .collect(),
+        false_negative_area: t.false_negative_area,
+        false_positive_area: t.false_positive_area,
+        false_positive_weight,
+        num_perm,
+        rows: t.rows,
+        target_threshold: target,
+        threshold: t.threshold,
+        unused_permutations: num_perm - t.bands * t.rows,
+    })
+}
+
 /// ∫₀ᵗ P(s) ds.
 pub fn false_positive_area(t: f64, bands: usize, rows: usize) -> f64 {
     integrate(&|s| candidate_probability(s, bands, rows), 0.0, t)
