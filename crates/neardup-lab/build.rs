@@ -75,43 +75,7 @@ fn code_fingerprint() {
     std::fs::write(out, format!("/// Fingerprint of the code that computes cells (see build.rs).\npub const CODE_FINGERPRINT: u64 = {h:#x};\n")).unwrap();
 }
 
-/// Stamps the git revision of the checkout (with `+dirty` for uncommitted changes to tracked
-/// files) into `NEARDUP_REVISION`, so a binary names the code it was built from wherever it
-/// runs; `unknown` outside a checkout (a crate tarball, `cargo install` from a copy).
-fn revision() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let git = |args: &[&str]| {
-        std::process::Command::new("git")
-            .arg("-C")
-            .arg(&root)
-            .args(args)
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-    };
-    let revision = match git(&["rev-parse", "--short=12", "HEAD"]) {
-        Some(rev) => {
-            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
-                .is_some_and(|s| !s.is_empty());
-            if dirty { format!("{rev}+dirty") } else { rev }
-        }
-        None => "unknown".to_string(),
-    };
-    println!("cargo:rustc-env=NEARDUP_REVISION={revision}");
-    // Rebuild the stamp when HEAD moves or the index (staged and committed changes) changes.
-    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
-        for f in ["HEAD", "index"] {
-            println!("cargo:rerun-if-changed={dir}/{f}");
-        }
-        if let Some(head) = git(&["symbolic-ref", "-q", "HEAD"]) {
-            println!("cargo:rerun-if-changed={dir}/{head}");
-        }
-    }
-}
-
 fn main() {
-    revision();
     embed("datasets", "MANIFESTS", "manifests.rs");
     embed("experiments", "STANDARD_EXPERIMENTS", "experiments.rs");
     code_fingerprint();

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use neardup_lab::dedup::inputs::expand;
-use neardup_lab::dedup::{DedupOptions, Keep, run};
+use neardup_dedup::input::expand;
+use neardup_dedup::{DedupOptions, Keep, run};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -50,7 +50,7 @@ pub fn dedup(
         shard: None,
         index,
         inflated_copy,
-        checkpoint_bytes: neardup_lab::dedup::DEFAULT_CHECKPOINT_BYTES,
+        checkpoint_bytes: neardup_dedup::pipeline::DEFAULT_CHECKPOINT_BYTES,
     };
     let summary = py.detach(|| run(&options)).map_err(errors::pipeline)?;
     let summary = summary.expect("a full run writes a summary");

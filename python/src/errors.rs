@@ -8,7 +8,7 @@ use pyo3::exceptions::{
 };
 use std::io::ErrorKind;
 
-use neardup_lab::error::LabError;
+use neardup_dedup::Error as DataError;
 
 /// A library error (parameters, pair limits, memory estimates).
 pub fn library(e: neardup::Error) -> PyErr {
@@ -19,7 +19,7 @@ pub fn library(e: neardup::Error) -> PyErr {
 pub fn pipeline(e: anyhow::Error) -> PyErr {
     let message = format!("{e:#}");
     let io_kind = e.chain().find_map(|c| {
-        if let Some(LabError::Io { io, .. }) = c.downcast_ref::<LabError>() {
+        if let Some(DataError::Io { io, .. }) = c.downcast_ref::<DataError>() {
             Some(io.kind())
         } else {
             c.downcast_ref::<std::io::Error>().map(|io| io.kind())

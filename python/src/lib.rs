@@ -19,7 +19,7 @@ use pyo3::prelude::*;
 
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("__version__", neardup_lab::VERSION)?;
+    m.add("__version__", neardup_dedup::VERSION)?;
     m.add_function(wrap_pyfunction!(sketch_api::minhash, m)?)?;
     m.add_function(wrap_pyfunction!(sketch_api::simhash, m)?)?;
     m.add_function(wrap_pyfunction!(sketch_api::band_keys, m)?)?;

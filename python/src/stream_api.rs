@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::borrow::Cow;
 
 use neardup::streaming::{SignatureTable, StreamingDetector};
-use neardup_lab::dedup::inputs::expand;
-use neardup_lab::dedup::sketch_file;
+use neardup_dedup::input::expand;
+use neardup_dedup::pipeline::sketch_file;
 use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;

@@ -8,9 +8,9 @@ use crate::errors;
 /// The (b, r) banding for `threshold` within `num_perm` hashes, as JSON.
 #[pyfunction]
 pub fn lsh_tune(threshold: f64, num_perm: usize, false_positive_weight: f64) -> PyResult<String> {
-    neardup_lab::commands::lsh::tune_json(threshold, num_perm, false_positive_weight)
-        .map(|v| v.to_string())
-        .map_err(errors::pipeline)
+    let report = neardup::minhash::banding::tune_report(threshold, num_perm, false_positive_weight)
+        .map_err(errors::library)?;
+    Ok(serde_json::to_string(&report).expect("a report serializes"))
 }
 
 /// Manku's permuted-table designs for `fingerprints` fingerprints of `bits` bits within
@@ -23,7 +23,7 @@ pub fn hamming_designs(
     fingerprints: f64,
     memory: Option<u64>,
 ) -> PyResult<String> {
-    neardup_lab::commands::hamming::tune_json(bits, distance, fingerprints, memory)
-        .map(|v| v.to_string())
-        .map_err(errors::pipeline)
+    let report = neardup::hamming::design::designs_report(bits, distance, fingerprints, memory)
+        .map_err(errors::library)?;
+    Ok(serde_json::to_string(&report).expect("a report serializes"))
 }

@@ -4,9 +4,11 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use neardup_dedup::{DedupOptions, Keep, Stage};
 
 use crate::commands::eval::OutputFormat;
 use crate::corpus::{Fields, Format, LoadOptions};
+pub use crate::output_format::ReportFormat;
 
 /// neardup: a workbench for near-duplicate text detection.
 #[derive(Debug, Parser)]
@@ -405,16 +407,16 @@ pub struct DedupArgs {
     #[arg(long, default_value = "id")]
     pub id_field: String,
     /// Which document of a cluster is kept.
-    #[arg(long, value_enum, default_value_t = crate::dedup::Keep::First)]
-    pub keep: crate::dedup::Keep,
+    #[arg(long, default_value = "first", value_parser = named_choice(&Keep::ALL, Keep::name))]
+    pub keep: Keep,
     /// Memory the run may use (4GiB, 500MB…): each file is sketched a row group at a time,
     /// and a join whose signatures do not fit spills its keys to disk and reads candidates'
     /// signatures back from the sketch shards (same output). Not below a few hundred MB.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory: Option<u64>,
     /// Run only this stage (the stages before it must have finished).
-    #[arg(long, value_enum)]
-    pub stage: Option<crate::dedup::Stage>,
+    #[arg(long, value_parser = named_choice(&Stage::ALL, Stage::name))]
+    pub stage: Option<Stage>,
     /// Sketch only shard I of N (input files I, I + N, …; 0-based), then stop: several
     /// processes or machines sharing DIR split the sketch stage.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -436,9 +438,9 @@ pub struct DedupArgs {
 }
 
 impl DedupArgs {
-    /// The options of `crate::dedup::run` (parameters parsed).
-    pub fn options(self) -> anyhow::Result<crate::dedup::DedupOptions> {
-        Ok(crate::dedup::DedupOptions {
+    /// The options of `neardup_dedup::run` (parameters parsed).
+    pub fn options(self) -> anyhow::Result<DedupOptions> {
+        Ok(DedupOptions {
             inputs: self.inputs,
             output: self.output,
             algorithm: self.algorithm,
@@ -454,6 +456,20 @@ impl DedupArgs {
             checkpoint_bytes: self.checkpoint_every.max(1),
         })
     }
+}
+
+/// A parser for a choice among named values (the pipeline's enums know their names; clap stays
+/// out of the pipeline crate), listing the names in `--help` as `value_enum` would.
+fn named_choice<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(all.iter().map(|&v| name(v))).map(move |s| {
+        *all.iter()
+            .find(|&&v| name(v) == s)
+            .expect("clap accepts only the listed names")
+    })
 }
 
 /// `I/N` with 0 ≤ I < N.
@@ -484,7 +500,7 @@ pub enum HammingCommand {
         #[arg(long)]
         distance: u32,
         /// Number of fingerprints N (a number or 2^D).
-        #[arg(long, value_parser = crate::commands::hamming::parse_count)]
+        #[arg(long, value_parser = parse_count)]
         fingerprints: f64,
         /// Memory the tables may take (16GiB, 2TB…); the recommendation is the design that
         /// examines the fewest fingerprints per query within it (default: no limit).
@@ -494,17 +510,6 @@ pub enum HammingCommand {
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
-}
-
-/// How a tuner prints its answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum ReportFormat {
-    /// Aligned columns and a recommendation, for people.
-    Text,
-    /// One row per candidate with a header, for spreadsheets.
-    Csv,
-    /// One JSON document, for programs.
-    Json,
 }
 
 /// `neardup lsh …`
@@ -614,4 +619,22 @@ impl CorpusArgs {
             keep: Vec::new(),
         }
     }
+}
+
+/// Parses `N` or `2^D`.
+pub fn parse_count(s: &str) -> Result<f64, String> {
+    let s = s.trim();
+    if let Some((base, exp)) = s.split_once('^') {
+        let (b, e): (f64, i32) = (
+            base.trim()
+                .parse()
+                .map_err(|_| format!("bad base in `{s}`"))?,
+            exp.trim()
+                .parse()
+                .map_err(|_| format!("bad exponent in `{s}`"))?,
+        );
+        return Ok(b.powi(e));
+    }
+    s.parse::<f64>()
+        .map_err(|_| format!("`{s}` is not a number (or 2^D)"))
 }

@@ -5,33 +5,28 @@
 //! tables, charts and reports. The algorithms themselves live in the `neardup` crate and are
 //! reached only through its registry, so nothing here changes when an algorithm is added.
 
-pub mod calibration;
+pub mod calibrate;
 pub mod charts;
 pub mod cli;
 pub mod commands;
 pub mod corpus;
-pub mod dedup;
 pub mod edits;
 pub mod error;
 pub mod eval;
 pub mod experiment;
-pub mod fsutil;
+pub mod guide;
 pub mod harness;
 pub mod memory;
 pub mod metrics;
+pub mod output_format;
 pub mod params;
-pub mod progress;
 pub mod report;
 pub mod truth;
 
-/// The version with the revision it was built from (stamped by `build.rs`: `git` of the
-/// checkout at build time; `unknown` when built outside one).
-pub const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (",
-    env!("NEARDUP_REVISION"),
-    ")"
-);
+/// The version with the revision it was built from (stamped by `neardup-dedup`'s build script).
+pub use neardup_dedup::{REVISION, VERSION};
 
-/// The revision the binary was built from.
-pub const REVISION: &str = env!("NEARDUP_REVISION");
+/// Unit tests measure heap peaks as the binary does (`main.rs` installs the same allocator).
+#[cfg(test)]
+#[global_allocator]
+static GLOBAL: memory::CountingAlloc = memory::CountingAlloc;

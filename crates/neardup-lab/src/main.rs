@@ -11,6 +11,10 @@ use neardup_lab::commands;
 use neardup_lab::corpus::manifest::data_dir;
 use neardup_lab::edits::derive::DeriveOptions;
 
+/// Every allocation counted, so the runner reports each cell's peak heap exactly.
+#[global_allocator]
+static GLOBAL: neardup_lab::memory::CountingAlloc = neardup_lab::memory::CountingAlloc;
+
 fn main() -> ExitCode {
     let matches = neardup_lab::cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
@@ -57,7 +61,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
     neardup::pairs::set_limit(cli.max_pairs.unwrap_or(neardup::pairs::DEFAULT_LIMIT));
     neardup::resources::set_memory_limit(
         cli.max_memory
-            .or_else(|| neardup_lab::memory::physical_bytes().map(|b| b / 2))
+            .or_else(|| neardup_dedup::machine::physical_bytes().map(|b| b / 2))
             .unwrap_or(u64::MAX),
     );
     let stdout = io::stdout();
@@ -154,7 +158,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             label,
             dedup_memory,
         } => {
-            let opts = commands::bench::BenchOptions {
+            let opts = commands::bench_tasks::BenchOptions {
                 corpus,
                 task,
                 truth,
@@ -206,7 +210,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             let algorithms = positioned(matches, &["calibrate"], "algorithms");
             let params = positioned(matches, &["calibrate"], "params");
             let configs = commands::eval::configs(&algorithms, &params)?;
-            let opts = commands::calibrate::Options {
+            let opts = neardup_lab::calibrate::Options {
                 corpus,
                 load: input.options(),
                 pairs,
@@ -220,7 +224,7 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
                 seed,
                 out: out_dir,
             };
-            commands::calibrate::run(&opts, format, &mut out)?;
+            neardup_lab::calibrate::run(&opts, format, &mut out)?;
         }
         Command::Dedup(args) => commands::dedup::run(&args.options()?, &mut out)?,
         Command::Index { command } => match command {

@@ -1,7 +1,8 @@
 //! Heap accounting: a counting wrapper around the system allocator, so the runner can report
 //! each cell's peak heap bytes exactly (not the process RSS, which other cells' freed memory
 //! and the allocator's caching blur). Two relaxed atomics per allocation; negligible next to
-//! the work being measured.
+//! the work being measured. Installed by `main.rs` (and by the test binaries that measure
+//! heap), never by a library: the Python wheel and other users of the crates keep their own.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -53,9 +54,6 @@ fn add(n: usize) {
     PEAK.fetch_max(now, Ordering::Relaxed);
 }
 
-#[global_allocator]
-static GLOBAL: CountingAlloc = CountingAlloc;
-
 /// Heap bytes allocated now.
 pub fn current_bytes() -> usize {
     CURRENT.load(Ordering::Relaxed)
@@ -71,29 +69,6 @@ pub fn reset_peak() -> usize {
 /// Highest heap level since the last [`reset_peak`].
 pub fn peak_bytes() -> usize {
     PEAK.load(Ordering::Relaxed)
-}
-
-/// The machine's physical memory in bytes (Linux: /proc/meminfo), if known.
-pub fn physical_bytes() -> Option<u64> {
-    proc_kb("/proc/meminfo", "MemTotal:")
-}
-
-/// Peak resident memory of this process in bytes (Linux: `VmHWM`), if known.
-pub fn peak_rss_bytes() -> Option<u64> {
-    proc_kb("/proc/self/status", "VmHWM:")
-}
-
-/// A `Key:   N kB` line of a /proc file, in bytes.
-fn proc_kb(path: &str, key: &str) -> Option<u64> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let kb: u64 = text
-        .lines()
-        .find(|l| l.starts_with(key))?
-        .split_whitespace()
-        .nth(1)?
-        .parse()
-        .ok()?;
-    Some(kb * 1024)
 }
 
 #[cfg(test)]

@@ -6,7 +6,11 @@
 use neardup_lab::corpus::synthetic::{SyntheticSpec, generate};
 use neardup_lab::edits::EditModel;
 use neardup_lab::edits::derive::{DeriveOptions, derive_each};
-use neardup_lab::memory::{peak_bytes, reset_peak};
+use neardup_lab::memory::{CountingAlloc, peak_bytes, reset_peak};
+
+/// This test binary counts its heap as the `neardup` binary does.
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
 
 #[test]
 fn edit_memory_does_not_grow_with_copies() {

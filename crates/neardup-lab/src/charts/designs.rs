@@ -9,8 +9,8 @@ use std::path::Path;
 use neardup::hamming::design::candidates;
 use plotters::prelude::*;
 
+use super::chart::{Chart, ChartFile, ChartInput, label_font};
 use super::style::{self, Look};
-use super::{Chart, ChartFile, ChartInput, label_font};
 
 /// Tables vs candidates per probe vs memory.
 #[derive(Debug)]

@@ -6,8 +6,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use super::chart::{Chart, ChartFile, ChartInput, label_font};
 use super::style::{self, Looks};
-use super::{Chart, ChartFile, ChartInput, label_font};
 
 /// Recall against edit rate.
 #[derive(Debug)]

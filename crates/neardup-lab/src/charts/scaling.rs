@@ -7,8 +7,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use super::chart::{Chart, ChartFile, ChartInput, label_font};
 use super::style::{self, Looks};
-use super::{Chart, ChartFile, ChartInput, label_font};
 use crate::experiment::results::{SizeCost, costs_by_size};
 
 /// Seconds and memory against documents.

@@ -13,8 +13,8 @@ use neardup::minhash::banding::candidate_probability;
 use neardup::pairs::pack;
 use plotters::prelude::*;
 
+use super::chart::{Chart, ChartFile, ChartInput, wilson};
 use super::style::{self, Look};
-use super::{Chart, ChartFile, ChartInput, wilson};
 
 /// Empirical vs theoretical S-curves.
 #[derive(Debug)]

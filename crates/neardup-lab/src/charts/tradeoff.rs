@@ -8,8 +8,8 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
+use super::chart::{Chart, ChartFile, ChartInput, label_font};
 use super::style::{self, Look};
-use super::{Chart, ChartFile, ChartInput, label_font};
 use crate::experiment::config::AlgorithmGrid;
 
 /// Precision / recall / F1 against a swept parameter.

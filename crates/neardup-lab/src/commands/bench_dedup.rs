@@ -15,7 +15,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use super::bench::BenchOptions;
+use super::bench_tasks::BenchOptions;
 
 /// Runs the task and prints one JSON line in the kit's schema.
 pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
@@ -131,7 +131,7 @@ fn children_usage() -> (f64, u64) {
 
 /// (planted pairs in one cluster, planted pairs, pairs within clusters).
 fn score(clusters: &Path, truth: &Path) -> Result<(u64, u64, u64)> {
-    let df = crate::corpus::parquet::read_frame(clusters)?;
+    let df = neardup_dedup::input::parquet::read_frame(clusters)?;
     let ids = df.column("id")?.str()?.clone();
     let cl = df.column("cluster")?.u32()?.clone();
     let mut cluster_of: HashMap<String, u32> = HashMap::with_capacity(df.height());

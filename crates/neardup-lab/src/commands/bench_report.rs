@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
-use crate::fsutil::write_bytes;
+use neardup_dedup::fsutil::write_bytes;
 
 /// One measured line.
 #[derive(Debug, Clone)]

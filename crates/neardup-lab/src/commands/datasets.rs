@@ -6,7 +6,7 @@ use std::path::Path;
 use anyhow::{Result, bail};
 
 use crate::corpus::manifest::{self, Manifest};
-use crate::corpus::reader::sha256_file;
+use neardup_dedup::input::checksummed::sha256_file;
 
 /// Lists the manifests and whether each file is present in `data_dir`.
 pub fn list(data_dir: &Path, out: &mut impl Write) -> Result<()> {

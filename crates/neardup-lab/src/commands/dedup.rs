@@ -4,7 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use crate::dedup::{DedupOptions, run as run_stages};
+use neardup_dedup::pipeline::{DedupOptions, run as run_stages};
 
 /// Runs `neardup dedup` and prints the summary (or what a partial run did).
 pub fn run(options: &DedupOptions, out: &mut impl Write) -> Result<()> {

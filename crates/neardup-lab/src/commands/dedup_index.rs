@@ -1,5 +1,5 @@
 //! `neardup index remove` and `neardup index show`: the persistent index of
-//! `neardup dedup --index` (`crate::dedup::incremental_index`).
+//! `neardup dedup --index` (`neardup_dedup::index`).
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -7,8 +7,8 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::dedup::incremental_index::IncrementalIndex;
 use crate::error::LabError;
+use neardup_dedup::index::IncrementalIndex;
 
 /// Removes every indexed document whose id is a line of `ids_file`.
 pub fn remove(index: &Path, ids_file: &Path, out: &mut impl Write) -> Result<()> {

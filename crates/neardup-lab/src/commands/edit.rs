@@ -24,10 +24,10 @@ pub fn run(
     if derive_options.copies == 0 {
         return Err(anyhow!("--copies must be at least 1"));
     }
-    crate::fsutil::check_output(output, &[input])?;
+    neardup_dedup::fsutil::check_output(output, &[input])?;
     let corpus = corpus::load(input, options)?;
     let mut counts = Default::default();
-    crate::fsutil::write_atomic(output, |w| {
+    neardup_dedup::fsutil::write_atomic(output, |w| {
         counts = derive_each(&corpus, &model, derive_options, |r| {
             serde_json::to_writer(&mut *w, &r).map_err(|e| LabError::io(output, e.into()))?;
             w.write_all(b"\n").map_err(|e| LabError::io(output, e))

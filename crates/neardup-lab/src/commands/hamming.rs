@@ -7,48 +7,11 @@ use std::io::Write;
 
 use anyhow::{Result, bail};
 use neardup::hamming::design::{
-    Design, candidates, cheapest_within, examined_per_query, random_pairs_within,
+    Design, candidates, cheapest_within, designs_report, examined_per_query, random_pairs_within,
 };
 use neardup::resources::human_bytes;
-use serde_json::json;
 
-use crate::cli::ReportFormat;
-
-/// `hamming tune --format json`'s document (also what Python's `neardup.hamming_designs`
-/// returns).
-pub fn tune_json(
-    bits: u32,
-    distance: u32,
-    fingerprints: f64,
-    memory: Option<u64>,
-) -> Result<serde_json::Value> {
-    check_fingerprints(fingerprints)?;
-    let n = fingerprints;
-    let designs = candidates(bits, distance)?;
-    let budget = memory.map_or(f64::INFINITY, |m| m as f64);
-    let best = cheapest_within(bits, distance, n, budget)?;
-    let row = |d: &Design| {
-        json!({
-            "tables": d.tables.len(),
-            "blocks": d.blocks(),
-            "prefix_bits": d.min_prefix_bits(),
-            "expected_matches_per_probe": d.expected_matches(n),
-            "examined_per_query": examined_per_query(d, n),
-            "memory_bytes": d.memory_bytes(n).round(),
-            "memory": human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64),
-            "fits_memory": d.memory_bytes(n) <= budget,
-        })
-    };
-    Ok(json!({
-        "bits": bits,
-        "distance": distance,
-        "fingerprints": n,
-        "memory_budget_bytes": memory,
-        "random_pairs_within_distance": random_pairs_within(bits, distance, n),
-        "recommended": best.as_ref().map(row),
-        "designs": designs.iter().map(row).collect::<Vec<_>>(),
-    }))
-}
+use crate::output_format::ReportFormat;
 
 fn check_fingerprints(fingerprints: f64) -> Result<()> {
     if !(fingerprints >= 1.0 && fingerprints.is_finite()) {
@@ -99,7 +62,7 @@ pub fn tune(
             }
         }
         ReportFormat::Json => {
-            let doc = tune_json(bits, distance, fingerprints, memory)?;
+            let doc = designs_report(bits, distance, fingerprints, memory)?;
             writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
         }
         ReportFormat::Text => {
@@ -194,22 +157,4 @@ fn group(x: f64) -> String {
         return format!("{x:.2}");
     }
     crate::charts::style::whole(&x)
-}
-
-/// Parses `N` or `2^D`.
-pub fn parse_count(s: &str) -> Result<f64, String> {
-    let s = s.trim();
-    if let Some((base, exp)) = s.split_once('^') {
-        let (b, e): (f64, i32) = (
-            base.trim()
-                .parse()
-                .map_err(|_| format!("bad base in `{s}`"))?,
-            exp.trim()
-                .parse()
-                .map_err(|_| format!("bad exponent in `{s}`"))?,
-        );
-        return Ok(b.powi(e));
-    }
-    s.parse::<f64>()
-        .map_err(|_| format!("`{s}` is not a number (or 2^D)"))
 }

@@ -91,7 +91,7 @@ pub fn build(
     if corpora.is_empty() {
         bail!("give at least one corpus to count");
     }
-    crate::fsutil::check_output(output, corpora)?;
+    neardup_dedup::fsutil::check_output(output, corpora)?;
     let mut sections = sections(configs)?;
     let mut sources = Vec::new();
     for path in corpora {
@@ -127,7 +127,7 @@ pub fn build(
             .collect(),
         sources,
     };
-    crate::fsutil::write_atomic(output, |w| table.write(w))
+    neardup_dedup::fsutil::write_atomic(output, |w| table.write(w))
         .with_context(|| format!("writing {}", output.display()))?;
     let mut summary = format!(
         "wrote {} ({} section{}) from {} corpus file{}:",

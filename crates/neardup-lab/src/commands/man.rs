@@ -7,13 +7,13 @@ use anyhow::Result;
 
 /// Writes the pages of `cmd` and its subcommands into `dir`; returns how many.
 pub fn write(cmd: &clap::Command, dir: &Path) -> Result<usize> {
-    crate::fsutil::check_dir(dir)?;
+    neardup_dedup::fsutil::check_dir(dir)?;
     let mut written = 0;
     let mut todo = vec![(cmd.clone(), cmd.get_name().to_string())];
     while let Some((c, name)) = todo.pop() {
         let mut page = Vec::new();
         clap_mangen::Man::new(c.clone().name(name.clone())).render(&mut page)?;
-        crate::fsutil::write_bytes(&dir.join(format!("{name}.1")), &page)?;
+        neardup_dedup::fsutil::write_bytes(&dir.join(format!("{name}.1")), &page)?;
         written += 1;
         for sub in c.get_subcommands().filter(|s| s.get_name() != "help") {
             todo.push((sub.clone(), format!("{name}-{}", sub.get_name())));

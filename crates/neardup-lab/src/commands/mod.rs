@@ -4,7 +4,7 @@ pub mod algorithms;
 pub mod bench;
 pub mod bench_dedup;
 pub mod bench_report;
-pub mod calibrate;
+pub mod bench_tasks;
 pub mod datasets;
 pub mod dedup;
 pub mod dedup_index;

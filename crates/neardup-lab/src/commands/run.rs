@@ -1,13 +1,17 @@
 //! `neardup run EXPERIMENT.toml [--out DIR] [--force] [--cache DIR] [--data-dir DIR]` and
-//! `neardup reproduce [--data-dir DIR] [--out reports/]`.
+//! `neardup reproduce [--data-dir DIR] [--out reports/]`: the orchestration one floor above
+//! the experiment runner, its charts and its reports (the runner knows neither).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::experiment::{self, RunOptions, Summary, config};
+use crate::charts::{self, CHARTS, ChartFile, ChartInput};
+use crate::experiment::config::{self, Experiment};
+use crate::experiment::{RunOptions, STANDARD_EXPERIMENTS, results, runner};
 use crate::report::index::write_index;
+use crate::report::{ExperimentReport, RunInfo};
 
 fn say(s: &Summary, seconds: f64) {
     let skipped = if s.unavailable.is_empty() {
@@ -30,14 +34,15 @@ pub fn run(
     force: bool,
 ) -> Result<()> {
     let exp = config::load(path)?;
+    exp.check_charts(&charts::names())?;
     let out = out
         .map(Path::to_path_buf)
         .unwrap_or_else(|| PathBuf::from("reports").join(&exp.name));
     // Before any cell is computed: the report and the cache can be written.
-    crate::fsutil::check_dir(&out)?;
-    crate::fsutil::check_dir(cache)?;
+    neardup_dedup::fsutil::check_dir(&out)?;
+    neardup_dedup::fsutil::check_dir(cache)?;
     let t = Instant::now();
-    let s = experiment::run_and_report(
+    let s = run_and_report(
         &exp,
         &RunOptions {
             out: out.clone(),
@@ -59,7 +64,7 @@ pub fn reproduce(
     force: bool,
     only: &[String],
 ) -> Result<()> {
-    let all = experiment::standard()?;
+    let all = standard()?;
     if let Some(bad) = only.iter().find(|n| !all.iter().any(|e| &e.name == *n)) {
         anyhow::bail!(
             "no standard experiment `{bad}`; standard experiments: {}",
@@ -69,8 +74,8 @@ pub fn reproduce(
                 .join(", ")
         );
     }
-    crate::fsutil::check_dir(out)?;
-    crate::fsutil::check_dir(cache)?;
+    neardup_dedup::fsutil::check_dir(out)?;
+    neardup_dedup::fsutil::check_dir(cache)?;
     eprintln!(
         "neardup: data directory {}{}",
         data_dir.display(),
@@ -92,7 +97,7 @@ pub fn reproduce(
             data_dir: data_dir.to_path_buf(),
             force,
         };
-        let s = experiment::run_and_report(exp, &opts)?;
+        let s = run_and_report(exp, &opts)?;
         say(&s, t.elapsed().as_secs_f64());
     }
     // Published figures beside ours: math computed now, configurations from stored results.
@@ -102,10 +107,10 @@ pub fn reproduce(
     {
         crate::report::published_report::write(out, exp)?;
     }
-    crate::report::parameter_guide::write(
+    crate::guide::report::write(
         out,
         &cache.join("choosing-parameters"),
-        &crate::report::guide_measurements::SIZES,
+        &crate::guide::measurements::SIZES,
         force,
     )?;
     write_index(out, &all.iter().map(|e| e.name.clone()).collect::<Vec<_>>())?;
@@ -115,4 +120,85 @@ pub fn reproduce(
         t0.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// What `run_and_report` did.
+#[derive(Debug)]
+pub struct Summary {
+    /// Experiment name.
+    pub name: String,
+    /// Cells computed now.
+    pub computed: usize,
+    /// Cells taken from the cache.
+    pub cached: usize,
+    /// Result rows.
+    pub rows: usize,
+    /// Failed cells.
+    pub failed: usize,
+    /// Datasets skipped as unavailable.
+    pub unavailable: Vec<String>,
+    /// Whether a report was written (false when no dataset was available).
+    pub written: bool,
+}
+
+/// The standard experiments, parsed (their path is `experiments/<file>`).
+pub fn standard() -> Result<Vec<Experiment>> {
+    STANDARD_EXPERIMENTS
+        .iter()
+        .map(|(file, text)| {
+            let exp = config::parse(&Path::new("experiments").join(file), text)?;
+            exp.check_charts(&charts::names())?;
+            Ok(exp)
+        })
+        .collect()
+}
+
+/// Runs an experiment's missing cells, then writes its results, charts and report into
+/// `opts.out`. When none of its datasets is available nothing is written, so a report made
+/// earlier with the data stays as it was.
+pub fn run_and_report(exp: &Experiment, opts: &RunOptions) -> Result<Summary> {
+    let outcome = runner::run(exp, opts)?;
+    let unavailable: Vec<String> = outcome
+        .unavailable
+        .iter()
+        .map(|u| format!("{} ({})", u.dataset, u.reason))
+        .collect();
+    if outcome.cells.is_empty() {
+        return Ok(Summary {
+            name: exp.name.clone(),
+            computed: 0,
+            cached: 0,
+            rows: 0,
+            failed: 0,
+            unavailable,
+            written: false,
+        });
+    }
+    let results = results::collect(&outcome, &opts.cache)?;
+    std::fs::create_dir_all(&opts.out)?;
+    results::write(&opts.out, &exp.name, &results.rows)?;
+    let input = ChartInput {
+        experiment: exp,
+        results: &results,
+        truths: &outcome.truths,
+    };
+    let mut charts: Vec<ChartFile> = Vec::new();
+    for name in &exp.charts {
+        let chart = CHARTS
+            .iter()
+            .find(|c| c.name() == name)
+            .expect("chart names are validated when parsing");
+        charts.extend(chart.draw(&input, &opts.out)?);
+    }
+    let report = ExperimentReport::new(exp, &outcome, &results, charts, RunInfo::current());
+    report.write(&opts.out)?;
+    Ok(Summary {
+        name: exp.name.clone(),
+        computed: outcome.computed,
+        cached: outcome.cached,
+        rows: results.rows.len(),
+        failed: outcome.failed.len(),
+        unavailable,
+        written: true,
+    })
 }

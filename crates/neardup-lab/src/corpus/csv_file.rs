@@ -1,14 +1,15 @@
-//! CSV loader (`.csv`, `.csv.gz`): a header row naming the columns, streamed record by record.
+//! CSV loader (`.csv`, `.csv.gz`, `.csv.zst`): a header row naming the columns, streamed record by record.
 
 use std::path::Path;
 
-use super::{Corpus, CorpusBuilder, LoadOptions, reader::Input, stem};
+use super::{Corpus, CorpusBuilder, LoadOptions, stem};
 use crate::error::{LabError, Result};
+use neardup_dedup::input::checksummed::Input;
 
 /// Loads a CSV corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let input = Input::open(path)?;
-    let gzip = input.gzip;
+    let compressed = input.compressed();
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(input.reader);
@@ -61,8 +62,8 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
                 };
                 return Err(LabError::file(
                     path,
-                    if gzip {
-                        format!("corrupt gzip data ({io})")
+                    if let Some(kind) = compressed {
+                        format!("corrupt {kind} data ({io})")
                     } else {
                         io.to_string()
                     },
@@ -104,7 +105,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
         }
     }
     drop(rdr);
-    let sha = super::reader::sha256_file(path)?;
+    let sha = neardup_dedup::input::checksummed::sha256_file(path)?;
     builder.finish(stem(path), path.display().to_string(), sha)
 }
 

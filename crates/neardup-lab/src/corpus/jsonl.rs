@@ -5,11 +5,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Corpus, CorpusBuilder, LoadOptions, id_string, label_string, reader::Input, stem};
+use super::{Corpus, CorpusBuilder, LoadOptions, id_string, label_string, stem};
 use crate::error::{LabError, Result};
+use neardup_dedup::input::checksummed::Input;
 
-/// The UTF-8 byte-order mark.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+use neardup_dedup::input::BOM;
 
 /// Loads a JSONL corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
@@ -46,11 +46,13 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
         };
         if let Err(e) = outcome {
             // Garbage from a damaged gzip stream looks like bad records: blame the stream.
-            return Err(super::reader::damaged_or(&mut input, path, e));
+            return Err(neardup_dedup::input::checksummed::damaged_or(
+                &mut input, path, e,
+            ));
         }
     }
     let sha = if options.limit.is_some() {
-        super::reader::sha256_file(path)?
+        neardup_dedup::input::checksummed::sha256_file(path)?
     } else {
         input.finish().map_err(|e| LabError::io(path, e))?
     };
@@ -138,7 +140,10 @@ mod tests {
         assert_eq!(c.label(0), Some(0));
         assert_eq!(c.label(1), None);
         assert_eq!(c.label(2), None);
-        assert_eq!(c.sha256, crate::corpus::reader::sha256_file(&p).unwrap());
+        assert_eq!(
+            c.sha256,
+            neardup_dedup::input::checksummed::sha256_file(&p).unwrap()
+        );
     }
 
     #[test]

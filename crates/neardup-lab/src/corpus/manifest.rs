@@ -89,7 +89,7 @@ impl Manifest {
             for (k, v) in &self.filter {
                 h.update(format!("\0{k}={v}").as_bytes());
             }
-            corpus.sha256 = super::reader::hex(&h.finalize());
+            corpus.sha256 = neardup_dedup::input::checksummed::hex(&h.finalize());
             corpus.source = format!("{} ({} only)", corpus.source, {
                 let f: Vec<String> = self
                     .filter

@@ -14,7 +14,6 @@ pub mod jsonl;
 pub mod manifest;
 pub mod pairs;
 pub mod parquet;
-pub mod reader;
 pub mod synthetic;
 pub mod txt_dir;
 
@@ -29,9 +28,9 @@ use crate::error::{LabError, Result};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Format {
-    /// One JSON object per line (`.jsonl`, `.jsonl.gz`, `.ndjson`).
+    /// One JSON object per line (`.jsonl`, `.ndjson`, `.json`; `.gz` or `.zst`).
     Jsonl,
-    /// CSV with a header row (`.csv`, `.csv.gz`).
+    /// CSV with a header row (`.csv`; `.gz` or `.zst`).
     Csv,
     /// Apache Parquet (`.parquet`).
     Parquet,
@@ -45,8 +44,12 @@ impl Format {
         if path.is_dir() {
             return Some(Format::Txt);
         }
+        // The same names the pipeline reads (`neardup_dedup::input::detect`), compressed or not.
         let name = path.file_name()?.to_string_lossy().to_ascii_lowercase();
-        let name = name.strip_suffix(".gz").unwrap_or(&name);
+        let name = name
+            .strip_suffix(".gz")
+            .or_else(|| name.strip_suffix(".zst"))
+            .unwrap_or(&name);
         if name.ends_with(".jsonl") || name.ends_with(".ndjson") || name.ends_with(".json") {
             Some(Format::Jsonl)
         } else if name.ends_with(".csv") {
@@ -312,23 +315,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     }
 }
 
-/// A corpus name from a path: the file name without its extensions.
-pub fn stem(path: &Path) -> String {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_default();
-    name.split('.').next().unwrap_or(&name).to_string()
-}
-
-/// Converts a JSON id (string or integer) into a string.
-pub fn id_string(v: &serde_json::Value) -> Option<String> {
-    match v {
-        serde_json::Value::String(s) => Some(s.clone()),
-        serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => Some(n.to_string()),
-        _ => None,
-    }
-}
+pub use neardup_dedup::input::{id_string, stem};
 
 /// Converts a JSON label (string, number or bool) into a label name; null → unlabelled.
 pub fn label_string(v: &serde_json::Value) -> std::result::Result<Option<String>, String> {

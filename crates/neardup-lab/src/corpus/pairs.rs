@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::Corpus;
-use super::reader::Input;
 use crate::error::{LabError, Result};
+use neardup_dedup::input::checksummed::Input;
 
 /// One labelled pair, normalized so that `a < b`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -1,47 +1,14 @@
 //! Parquet loader (polars). Parquet is columnar, so the id, text and label columns are read
 //! whole; "line" in errors means the 1-based row.
 
-use std::fs::File;
 use std::path::Path;
 
 use polars::prelude::*;
 
+use neardup_dedup::input::parquet::read_frame;
+
 use super::{Corpus, CorpusBuilder, LoadOptions, stem};
 use crate::error::{LabError, Result};
-
-/// Reads a whole Parquet file into a frame; every failure is an error naming the file.
-pub fn read_frame(path: &Path) -> Result<DataFrame> {
-    read_frame_with(path, |reader| reader.finish())
-}
-
-/// Reads a Parquet file with a configured reader (columns, a slice of rows, its metadata);
-/// every failure is an error naming the file.
-pub fn read_frame_with<T>(
-    path: &Path,
-    read: impl FnOnce(ParquetReader<File>) -> PolarsResult<T>,
-) -> Result<T> {
-    let file = File::open(path).map_err(|e| LabError::io(path, e))?;
-    // polars-parquet 0.55 panics on some malformed metadata instead of returning an error
-    // (found by fuzzing: `expect("thrift bool field")` in its thrift reader), so a corrupt
-    // file would abort the whole run. Its panic becomes this file's error.
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        read(ParquetReader::new(file))
-    }));
-    match read {
-        Ok(df) => df.map_err(|e| LabError::file(path, format!("cannot read Parquet: {e}"))),
-        Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown reason".into());
-            Err(LabError::file(
-                path,
-                format!("cannot read Parquet: the reader failed on corrupt metadata ({why})"),
-            ))
-        }
-    }
-}
 
 /// Loads a Parquet corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
@@ -135,7 +102,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
         let label = labels.as_ref().and_then(|l| l.get(row));
         builder.push(row + 1, id.to_string(), text, label)?;
     }
-    let sha = super::reader::sha256_file(path)?;
+    let sha = neardup_dedup::input::checksummed::sha256_file(path)?;
     builder.finish(stem(path), path.display().to_string(), sha)
 }
 

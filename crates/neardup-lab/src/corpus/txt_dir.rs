@@ -40,7 +40,7 @@ pub fn load(dir: &Path, options: &LoadOptions) -> Result<Corpus> {
         builder.push(n + 1, id, &text, label.as_deref())?;
     }
     use sha2::Digest;
-    let sha = super::reader::hex(&listing.finalize());
+    let sha = neardup_dedup::input::checksummed::hex(&listing.finalize());
     let name = dir
         .file_name()
         .map(|n| n.to_string_lossy().to_string())

@@ -225,7 +225,7 @@ pub fn to_corpus(records: &[Record], name: &str, source: &str) -> Result<Corpus>
     b.finish(
         name.to_string(),
         source.to_string(),
-        crate::corpus::reader::hex(&sha.finalize()),
+        neardup_dedup::input::checksummed::hex(&sha.finalize()),
     )
 }
 

@@ -17,7 +17,7 @@ use sha2::Digest;
 use super::config::TruthSpec;
 use super::corpora::CorpusTruth;
 use crate::error::{LabError, Result};
-use crate::fsutil::write_bytes;
+use neardup_dedup::fsutil::write_bytes;
 
 /// Bump when the meaning of stored results changes.
 pub const CACHE_VERSION: u32 = 2;
@@ -136,7 +136,7 @@ struct KeyParts<'a> {
 }
 
 fn digest(json: &str) -> String {
-    crate::corpus::reader::hex(&sha2::Sha256::digest(json.as_bytes()))[..32].to_string()
+    neardup_dedup::input::checksummed::hex(&sha2::Sha256::digest(json.as_bytes()))[..32].to_string()
 }
 
 /// The cache key of a cell.

@@ -279,8 +279,11 @@ pub struct Experiment {
     pub description: Option<String>,
     /// Seeds.
     pub seeds: Vec<u64>,
-    /// Chart kinds.
+    /// Chart kinds (checked against the registry by [`Experiment::check_charts`]: the charts
+    /// draw experiments, so the grammar does not know them).
     pub charts: Vec<String>,
+    /// The line of each chart name in the file, for that check's error.
+    pub chart_lines: Vec<usize>,
     /// Ground-truth features.
     pub truth: TruthSpec,
     /// Datasets.
@@ -306,6 +309,23 @@ pub fn load(path: &Path) -> Result<Experiment> {
     parse(path, &text)
 }
 
+impl Experiment {
+    /// Checks that every chart it names is one of `known` (the chart registry's names); the
+    /// error names the file and the line of the first unknown one.
+    pub fn check_charts(&self, known: &[&str]) -> Result<()> {
+        for (name, &line) in self.charts.iter().zip(&self.chart_lines) {
+            if !known.contains(&name.as_str()) {
+                return Err(LabError::line(
+                    &self.path,
+                    line,
+                    format!("unknown chart `{name}`; charts: {}", known.join(", ")),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Parses and validates experiment TOML `text` (errors name `path` and the line).
 pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
     let at = |offset: usize, reason: String| LabError::line(path, line_of(text, offset), reason);
@@ -329,19 +349,6 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
             spec.seeds.span().start,
             "`seeds` is an empty list".into(),
         ));
-    }
-    let known_charts = crate::charts::names();
-    for c in &spec.charts {
-        if !known_charts.contains(&c.get_ref().as_str()) {
-            return Err(at(
-                c.span().start,
-                format!(
-                    "unknown chart `{}`; charts: {}",
-                    c.get_ref(),
-                    known_charts.join(", ")
-                ),
-            ));
-        }
     }
     let mut truth = TruthSpec::default();
     if let Some(t) = &spec.truth {
@@ -506,6 +513,11 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
         question: spec.question,
         description: spec.description,
         seeds: spec.seeds.into_inner(),
+        chart_lines: spec
+            .charts
+            .iter()
+            .map(|c| line_of(text, c.span().start))
+            .collect(),
         charts: spec.charts.into_iter().map(Spanned::into_inner).collect(),
         truth,
         datasets,

@@ -143,7 +143,7 @@ fn take_first(c: &Corpus, n: usize) -> Result<Corpus> {
     b.finish(
         c.name.clone(),
         format!("{} (first {n} documents)", c.source),
-        crate::corpus::reader::hex(&sha.finalize()),
+        neardup_dedup::input::checksummed::hex(&sha.finalize()),
     )
 }
 

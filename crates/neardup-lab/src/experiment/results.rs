@@ -307,21 +307,21 @@ pub fn write(dir: &Path, experiment: &str, rows: &[ResultRow]) -> Result<()> {
     let mut results = results_frame(experiment, rows).map_err(|e| to_err(dir, e))?;
     let mut timing = timing_frame(rows).map_err(|e| to_err(dir, e))?;
     let csv_path = dir.join("results.csv");
-    crate::fsutil::write_atomic(&csv_path, |w| {
+    neardup_dedup::fsutil::write_atomic(&csv_path, |w| {
         CsvWriter::new(w)
             .include_header(true)
             .finish(&mut results)
             .map_err(std::io::Error::other)
     })?;
     let pq_path = dir.join("results.parquet");
-    crate::fsutil::write_atomic(&pq_path, |w| {
+    neardup_dedup::fsutil::write_atomic(&pq_path, |w| {
         ParquetWriter::new(w)
             .finish(&mut results)
             .map(|_| ())
             .map_err(std::io::Error::other)
     })?;
     let timing_path = dir.join("timing.csv");
-    crate::fsutil::write_atomic(&timing_path, |w| {
+    neardup_dedup::fsutil::write_atomic(&timing_path, |w| {
         CsvWriter::new(w)
             .include_header(true)
             .finish(&mut timing)

@@ -84,7 +84,7 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
         * exp.edits.len()
         * exp.seeds.len()
         * exp.algorithms.iter().map(|a| a.builds.len()).sum::<usize>();
-    let bar = crate::progress::items(total_cells as u64, format!("{}: cells", exp.name));
+    let bar = neardup_dedup::progress::items(total_cells as u64, format!("{}: cells", exp.name));
     for dataset in &exp.datasets {
         let base = match base_corpus(dataset, &opts.data_dir)? {
             Ok(c) => c,

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use super::ExperimentReport;
 use crate::error::{LabError, Result};
-use crate::fsutil::write_bytes;
+use neardup_dedup::fsutil::write_bytes;
 
 /// HTML-escapes text.
 pub fn escape(s: &str) -> String {

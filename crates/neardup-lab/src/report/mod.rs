@@ -6,10 +6,7 @@
 //! Each experiment also leaves a `report.json` with the same content, from which the index is
 //! built, so the index never reruns anything.
 
-pub mod calibration_report;
-pub mod guide_measurements;
 pub mod index;
-pub mod parameter_guide;
 pub mod published_report;
 pub mod tables;
 
@@ -24,7 +21,7 @@ use crate::error::Result;
 use crate::experiment::config::Experiment;
 use crate::experiment::corpora::Unavailable;
 use crate::experiment::runner::RunOutcome;
-use crate::fsutil::write_bytes;
+use neardup_dedup::fsutil::write_bytes;
 pub use tables::Table;
 
 /// Where and on what a report was produced.

@@ -19,7 +19,7 @@ use neardup::text::Normalization;
 
 use crate::error::{LabError, Result};
 use crate::experiment::config::Experiment;
-use crate::fsutil::write_bytes;
+use neardup_dedup::fsutil::write_bytes;
 
 /// The experiment whose cells give the configuration rows.
 pub const CONFIG_EXPERIMENT: &str = "published-configs";

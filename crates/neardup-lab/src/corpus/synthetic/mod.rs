@@ -329,7 +329,7 @@ pub fn generate(spec: SyntheticSpec) -> Result<Corpus> {
             "embedded synthetic English (docs={}, seed={})",
             spec.docs, spec.seed
         ),
-        super::reader::hex(&sha.finalize()),
+        neardup_dedup::input::checksummed::hex(&sha.finalize()),
     )
 }
 

@@ -11,7 +11,6 @@
 //! (the S-curve at the duplicates' scores) show what banding costs.
 
 use std::io::Write;
-use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use neardup::detector::{Algorithm, Configured, ParamMap};
@@ -20,82 +19,12 @@ use neardup::features::FeatureParams;
 use neardup::minhash::banding;
 use neardup::pairs::{pack, unpack};
 
-use crate::calibration::{self, AtThreshold, Intervals, Objective};
-use crate::cli::ReportFormat;
-use crate::corpus::{self, Corpus, LoadOptions, pairs};
+use super::options::{HARD_NEGATIVE_JACCARD, Options, Outcome};
+use super::report as calibration_report;
+use super::statistics::{self as calibration, Objective};
+use crate::corpus::{self, Corpus, pairs};
+use crate::output_format::ReportFormat;
 use crate::params::render_params;
-use crate::report::calibration_report;
-
-/// Exact word 3-shingle Jaccard above which a cross-cluster pair is a "hard" non-duplicate.
-pub const HARD_NEGATIVE_JACCARD: f64 = 0.3;
-
-/// Options of one calibration run.
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The corpus file.
-    pub corpus: PathBuf,
-    /// How to read it.
-    pub load: LoadOptions,
-    /// Labelled pairs CSV (else the corpus's cluster labels).
-    pub pairs: Option<PathBuf>,
-    /// (algorithm, user parameters laid over every grid point).
-    pub algorithms: Vec<(String, ParamMap)>,
-    /// Highest recall at this precision instead of the highest F1.
-    pub target_precision: Option<f64>,
-    /// Share of pairs held out from the choice.
-    pub holdout: Option<f64>,
-    /// Bootstrap resamples.
-    pub bootstrap: usize,
-    /// Seed of the bootstrap, the holdout split and the negative sample.
-    pub seed: u64,
-    /// Report directory.
-    pub out: Option<PathBuf>,
-}
-
-/// One configuration's result (what the report shows of it: report/calibration_report.rs).
-#[derive(Debug, Clone)]
-pub(crate) struct Outcome {
-    pub(crate) algorithm: String,
-    /// Grid point with the user's parameters.
-    pub(crate) params: ParamMap,
-    /// Parameters realizing the threshold (`None`: decided by the algorithm's own query).
-    pub(crate) threshold_params: Option<ParamMap>,
-    pub(crate) chosen: Option<AtThreshold>,
-    pub(crate) roc_auc: Option<f64>,
-    pub(crate) intervals: Option<Intervals>,
-    pub(crate) holdout: Option<AtThreshold>,
-    /// minhash-lsh: (bands, rows, predicted recall with banding).
-    pub(crate) banding: Option<(usize, usize, f64)>,
-    pub(crate) observations: Vec<(bool, f64)>,
-    /// Their weights (corpus pairs each stands for).
-    pub(crate) weights: Vec<f64>,
-    /// Why no threshold was chosen (nothing scores above 0, or the target precision is out of
-    /// reach): a result, not a failure.
-    pub(crate) note: Option<String>,
-    pub(crate) error: Option<String>,
-}
-
-impl Outcome {
-    /// What the ranking sorts by: F1, or recall when the target precision is reached.
-    pub(crate) fn objective(&self, target: Option<f64>) -> f64 {
-        match (&self.chosen, target) {
-            (None, _) => -1.0,
-            (Some(_), _) if self.note.is_some() => -0.5,
-            (Some(c), None) => c.f1(),
-            (Some(c), Some(p)) if c.precision() >= p => c.recall(),
-            _ => -1.0,
-        }
-    }
-
-    /// Every parameter of the recommended command line.
-    pub(crate) fn all_params(&self) -> ParamMap {
-        let mut p = self.params.clone();
-        if let Some(t) = &self.threshold_params {
-            p.extend(t.clone());
-        }
-        p
-    }
-}
 
 /// Runs the calibration and prints the ranking (text or JSON).
 pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result<()> {
@@ -111,7 +40,7 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
     // Every configuration is checked before the corpus is read: a typo fails fast.
     let configs = expand(&opts.algorithms)?;
     if let Some(dir) = &opts.out {
-        crate::fsutil::check_dir(dir)?;
+        neardup_dedup::fsutil::check_dir(dir)?;
     }
     let corpus = corpus::load(&opts.corpus, &opts.load)?;
     let labelled = labelled_pairs(opts, &corpus)?;
@@ -144,7 +73,7 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
     );
     let (pair_units, unit_count) = units(opts, &corpus, &labelled);
     let texts = corpus.texts();
-    let bar = crate::progress::items(configs.len() as u64, "calibrate");
+    let bar = neardup_dedup::progress::items(configs.len() as u64, "calibrate");
     let mut outcomes = Vec::new();
     for (algorithm, params) in &configs {
         bar.set_message(format!("{algorithm} {}", render_params(params)));

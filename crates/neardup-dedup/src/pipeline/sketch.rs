@@ -10,57 +10,16 @@ use std::time::Instant;
 use neardup::streaming::{SignatureTable, SketchScratch, StreamingDetector};
 use rayon::prelude::*;
 
-use super::inputs::{self, Compression, FileFormat, InputFile, ReadPosition, Record};
+use super::documents::Documents;
+use super::options::{DedupOptions, Stage, StageReport};
 use super::spilled_join::ShardFiles;
 use super::stage_files::{
     self, Marker, SKETCH_ROWS_PER_GROUP, SketchShard, SketchWriter, finished, key, mark, stage_dir,
 };
-use super::{DedupOptions, Run, Stage, StageReport};
-use crate::error::{LabError, Result};
+use super::state::Run;
+use crate::error::{Error, Result};
 use crate::fsutil;
-
-/// Every document's place and signature, in document order.
-#[derive(Debug)]
-pub struct Documents {
-    /// Per input file: its documents.
-    pub shards: Vec<SketchShard>,
-    /// All signatures, in document order — empty when the join spills (`spill` is set):
-    /// then they are read from the shards on disk.
-    pub table: SignatureTable,
-    /// Index of each file's first document.
-    pub offsets: Vec<usize>,
-    /// Number of documents.
-    pub len: usize,
-    /// With a join that does not fit `--memory`: the shards it reads and the bytes of keys or
-    /// signatures it may hold at a time.
-    pub spill: Option<(ShardFiles, u64)>,
-}
-
-impl Documents {
-    /// Number of documents.
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    /// Whether there is none.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Document `doc`'s (file index, index within the file).
-    pub fn locate(&self, doc: usize) -> (usize, usize) {
-        let f = self.offsets.partition_point(|&o| o <= doc) - 1;
-        (f, doc - self.offsets[f])
-    }
-
-    /// Document `doc`'s id (its 0-based document number when it has none).
-    pub fn id(&self, doc: usize) -> String {
-        let (f, i) = self.locate(doc);
-        self.shards[f].ids[i]
-            .clone()
-            .unwrap_or_else(|| doc.to_string())
-    }
-}
+use crate::input::{self, Compression, FileFormat, InputFile, ReadPosition, Record};
 
 impl Run<'_> {
     /// The sketch stage: one shard per input file. Returns every file's key; the shards it
@@ -159,7 +118,7 @@ impl Run<'_> {
             .map(|i| self.files[i].path.display().to_string())
             .collect();
         if !missing.is_empty() {
-            return Err(LabError::file(
+            return Err(Error::file(
                 &self.options.output,
                 format!(
                     "{} of {} input files are not sketched yet (first: {}); run the sketch stage for every shard first",
@@ -177,13 +136,13 @@ impl Run<'_> {
             total += m.rows as usize;
         }
         if total == 0 {
-            return Err(LabError::file(
+            return Err(Error::file(
                 &self.options.inputs[0],
                 "the inputs hold no document",
             ));
         }
         if total > u32::MAX as usize {
-            return Err(LabError::file(
+            return Err(Error::file(
                 &self.options.output,
                 "more than 2^32 − 1 documents: split the corpus",
             ));
@@ -219,7 +178,7 @@ impl Run<'_> {
                 .collect::<Result<_>>()?;
             for (&(i, p, rows), piece) in chunk.iter().zip(read) {
                 if piece.len() as u64 != rows {
-                    return Err(LabError::file(
+                    return Err(Error::file(
                         &piece_path(&dir, i, p),
                         format!(
                             "holds {} documents, its marker says {rows}; delete it and rerun",
@@ -237,7 +196,7 @@ impl Run<'_> {
         }
         let read: usize = shards.iter().map(SketchShard::len).sum();
         if read != total {
-            return Err(LabError::file(
+            return Err(Error::file(
                 &dir,
                 format!("the sketch shards hold {read} documents, their markers {total}; rerun"),
             ));
@@ -327,7 +286,7 @@ impl Run<'_> {
             } else {
                 "a join against an index does not spill yet".to_string()
             };
-            return Err(LabError::file(
+            return Err(Error::file(
                 &self.options.output,
                 format!(
                     "the join needs about {} for {docs} documents{index}, more than --memory {}, \
@@ -343,7 +302,7 @@ impl Run<'_> {
         let fixed = docs as u64 * SPILLED_BYTES_PER_DOCUMENT;
         let budget = limit.saturating_sub(fixed) / 2;
         if budget < MIN_SPILL_BUDGET {
-            return Err(LabError::file(
+            return Err(Error::file(
                 &self.options.output,
                 format!(
                     "--memory {} is too small for {docs} documents even when the join spills: \
@@ -382,7 +341,7 @@ impl SketchJob<'_> {
         let dir = self.dir;
         let start = Instant::now();
         self.bar
-            .set_message(format!("sketch {}", crate::corpus::stem(&file.path)));
+            .set_message(format!("sketch {}", crate::input::stem(&file.path)));
         let done = finished_pieces(dir, i, &self.keys[i]);
         let from = done.last().and_then(|m| m.position);
         if let Some(from) = from {
@@ -569,7 +528,7 @@ impl InflatedCopy {
         if let Some((file, writer)) = self.file.take()
             && let Err(e) = writer
                 .finish()
-                .map_err(|e| LabError::io(&self.path, e))
+                .map_err(|e| Error::io(&self.path, e))
                 .and_then(|_| file.commit())
         {
             self.give_up(&e.to_string());
@@ -629,7 +588,9 @@ fn remove_piece_markers_from(dir: &Path, file: usize, piece: usize) -> Result<()
 }
 
 /// `NEARDUP_KILL_AFTER_PIECES=N`: the process exits at once after writing its Nth piece
-/// marker, as a kill there would leave it (tests of resuming inside a file).
+/// marker, as a kill there would leave it (tests of resuming inside a file). Compiled only with
+/// the `fault-injection` feature, which the CLI's tests turn on and no release or wheel does.
+#[cfg(feature = "fault-injection")]
 fn kill_after_pieces_for_tests() {
     static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let Some(n) = std::env::var("NEARDUP_KILL_AFTER_PIECES")
@@ -643,6 +604,9 @@ fn kill_after_pieces_for_tests() {
         std::process::exit(137);
     }
 }
+
+#[cfg(not(feature = "fault-injection"))]
+fn kill_after_pieces_for_tests() {}
 
 /// Sketches one input file: its documents' places, ids, lengths and signatures, and the text
 /// bytes read. (Also what the Python package's Ray pipeline runs per file.)
@@ -732,9 +696,9 @@ pub fn sketch_file_parts(
         Ok(())
     };
     // Blocks no larger than the checkpoint interval, so that checkpoints can be that close.
-    let block = inputs::BLOCK_BYTES.min(every.try_into().unwrap_or(usize::MAX));
+    let block = input::BLOCK_BYTES.min(every.try_into().unwrap_or(usize::MAX));
     let from = (from, block);
-    inputs::for_each_record_block_and_bytes(file, from, text_field, id_field, bytes, read)?;
+    input::for_each_record_block_and_bytes(file, from, text_field, id_field, bytes, read)?;
     tail(&mut part, previous.take())?;
     if !part.is_empty() {
         sink(part, None)?;

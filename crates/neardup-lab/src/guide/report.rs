@@ -11,12 +11,12 @@ use neardup::hamming::design::{best_for_join, examined_per_query, random_pairs_w
 use neardup::minhash::banding::{candidate_probability, tune};
 use neardup::resources::human_bytes;
 
-use super::guide_measurements::{
+use super::charts as guide_charts;
+use super::measurements::{
     Measured, Measurements, SEED, SIMHASH_DISTANCES, SIMHASH_LEVELS, measure_all,
 };
-use crate::charts::guide_charts;
 use crate::error::LabError;
-use crate::fsutil::write_bytes;
+use neardup_dedup::fsutil::write_bytes;
 
 /// Thresholds the guide tunes for.
 const THRESHOLDS: [f64; 8] = [0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
@@ -471,7 +471,7 @@ pub fn write(out: &Path, cache: &Path, sizes: &[usize], force: bool) -> anyhow::
     hamming_section(&dir, &mut s)?;
     let measured = measure_all(sizes, cache, force)?;
     measured_section(&dir, &mut s, &measured)?;
-    let info = super::RunInfo::current();
+    let info = crate::report::RunInfo::current();
     let _ = writeln!(s, "Revision `{}`, neardup {}.", info.revision, info.version);
     write_bytes(&dir.join("README.md"), s.as_bytes())?;
     Ok(())

@@ -8,8 +8,8 @@ use std::path::Path;
 use neardup::minhash::banding::{Tuned, candidate_probability};
 use plotters::prelude::*;
 
-use super::style::{self, Look};
-use super::{ChartFile, SIZE};
+use crate::charts::chart::{ChartFile, SIZE};
+use crate::charts::style::{self, Look};
 
 /// S-curves P(candidate | s) = 1 − (1 − s^r)^b of `tuned` (target threshold, banding), with
 /// each target marked by a vertical tick on its curve.
@@ -52,7 +52,7 @@ pub fn tuned_scurves(
                 .draw()?;
             for (i, (t, b)) in tuned.iter().enumerate() {
                 let look = Look::nth(i);
-                let curve = super::scurve::banding_curve(0.0, b.bands, b.rows);
+                let curve = crate::charts::scurve::banding_curve(0.0, b.bands, b.rows);
                 // Eight thresholds: within the ten solid looks, so no dashes are needed.
                 chart.draw_series(LineSeries::new(curve, look.stroke()))?;
                 let at = candidate_probability(*t, b.bands, b.rows);

@@ -12,7 +12,7 @@ use neardup::streaming::SignatureTable;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{LabError, Result};
+use crate::error::{Error, Result};
 use crate::fsutil;
 
 /// Version of the stage files' layout; part of every key, so files of an older layout are
@@ -42,7 +42,7 @@ pub struct Marker {
     pub pieces: Vec<u64>,
     /// A piece of an input file not finished yet: where the piece after it starts reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub position: Option<super::inputs::ReadPosition>,
+    pub position: Option<crate::input::ReadPosition>,
 }
 
 /// The marker at `path` if it exists, parses and carries `key`.
@@ -95,11 +95,11 @@ fn write_frame(path: &Path, df: &mut DataFrame) -> Result<()> {
 }
 
 fn read(path: &Path) -> Result<DataFrame> {
-    crate::corpus::parquet::read_frame(path)
+    crate::input::parquet::read_frame(path)
 }
 
-fn corrupt(path: &Path, what: impl std::fmt::Display) -> LabError {
-    LabError::file(
+fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
+    Error::file(
         path,
         format!("stage file is damaged ({what}); delete it and rerun to recompute it"),
     )
@@ -202,7 +202,7 @@ impl SketchWriter {
         let writer = ParquetWriter::new(pending.writer(direct)?)
             .with_compression(ParquetCompression::Uncompressed)
             .batched(&schema)
-            .map_err(|e| LabError::io(path, std::io::Error::other(e)))?;
+            .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
         Ok(SketchWriter {
             path: path.to_path_buf(),
             writer,
@@ -217,7 +217,7 @@ impl SketchWriter {
             let df = part.frame(from, to).map_err(|e| corrupt(&self.path, e))?;
             self.writer
                 .write_batch(&df)
-                .map_err(|e| LabError::io(&self.path, std::io::Error::other(e)))?;
+                .map_err(|e| Error::io(&self.path, std::io::Error::other(e)))?;
         }
         Ok(())
     }
@@ -226,7 +226,7 @@ impl SketchWriter {
     pub fn commit(self) -> Result<()> {
         self.writer
             .finish()
-            .map_err(|e| LabError::io(&self.path, std::io::Error::other(e)))?;
+            .map_err(|e| Error::io(&self.path, std::io::Error::other(e)))?;
         self.pending.commit()
     }
 }
@@ -254,13 +254,13 @@ pub fn read_sketch(path: &Path, width: usize) -> Result<SketchShard> {
 pub fn read_sketch_places(path: &Path, width: usize) -> Result<SketchShard> {
     let columns = ["line", "id", "bytes"].map(String::from).to_vec();
     let df =
-        crate::corpus::parquet::read_frame_with(path, |r| r.with_columns(Some(columns)).finish())?;
+        crate::input::parquet::read_frame_with(path, |r| r.with_columns(Some(columns)).finish())?;
     places(path, &df, width)
 }
 
 /// The row groups of a sketch shard: (first row, rows) of each.
 pub fn sketch_row_groups(path: &Path) -> Result<Vec<(usize, usize)>> {
-    crate::corpus::parquet::read_frame_with(path, |mut r| {
+    crate::input::parquet::read_frame_with(path, |mut r| {
         let mut first = 0;
         Ok(r.get_metadata()?
             .row_groups
@@ -281,7 +281,7 @@ pub fn read_sketch_signatures(
     (first, rows): (usize, usize),
 ) -> Result<SignatureTable> {
     let columns = ["empty", "signature"].map(String::from).to_vec();
-    let df = crate::corpus::parquet::read_frame_with(path, |r| {
+    let df = crate::input::parquet::read_frame_with(path, |r| {
         r.with_columns(Some(columns))
             .with_slice(Some((first, rows)))
             .finish()

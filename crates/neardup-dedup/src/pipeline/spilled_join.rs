@@ -24,7 +24,7 @@ use neardup::streaming::{SignatureTable, StreamingDetector};
 use rayon::prelude::*;
 
 use super::stage_files;
-use crate::error::{LabError, Result};
+use crate::error::{Error, Result};
 
 /// Bytes a spill file entry takes: the key and the document.
 const ENTRY_BYTES: usize = 12;
@@ -91,12 +91,12 @@ fn write_spill_files(
     files: &[PathBuf],
 ) -> Result<()> {
     let positions = stream.keys_per_doc();
-    std::fs::create_dir_all(spill_parent(files)).map_err(|e| LabError::io(&files[0], e))?;
+    std::fs::create_dir_all(spill_parent(files)).map_err(|e| Error::io(&files[0], e))?;
     let mut writers = files
         .iter()
         .map(|p| {
             crate::fsutil::refuse_non_regular(p)?;
-            let f = std::fs::File::create(p).map_err(|e| LabError::io(p, e))?;
+            let f = std::fs::File::create(p).map_err(|e| Error::io(p, e))?;
             Ok(BufWriter::with_capacity(SPILL_BUFFER, f))
         })
         .collect::<Result<Vec<_>>>()?;
@@ -122,7 +122,7 @@ fn write_spill_files(
                     entry[8..].copy_from_slice(&doc.to_le_bytes());
                     writers[file]
                         .write_all(&entry)
-                        .map_err(|e| LabError::io(&files[file], e))?;
+                        .map_err(|e| Error::io(&files[file], e))?;
                 }
             }
             bar.inc(table.len() as u64);
@@ -130,7 +130,7 @@ fn write_spill_files(
     }
     for (w, path) in writers.into_iter().zip(files) {
         w.into_inner()
-            .map_err(|e| LabError::io(path, e.into_error()))?;
+            .map_err(|e| Error::io(path, e.into_error()))?;
     }
     bar.finish_and_clear();
     Ok(())
@@ -149,10 +149,10 @@ fn bucket(key: u64, buckets: usize) -> usize {
 
 /// Reads one spill file back as (key, document).
 fn read_spill_file(path: &Path) -> Result<Vec<(u64, u32)>> {
-    let file = std::fs::File::open(path).map_err(|e| LabError::io(path, e))?;
-    let len = file.metadata().map_err(|e| LabError::io(path, e))?.len() as usize;
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len() as usize;
     if !len.is_multiple_of(ENTRY_BYTES) {
-        return Err(LabError::file(
+        return Err(Error::file(
             path,
             "spill file is truncated; delete the stage and rerun",
         ));
@@ -163,7 +163,7 @@ fn read_spill_file(path: &Path) -> Result<Vec<(u64, u32)>> {
     for _ in 0..len / ENTRY_BYTES {
         reader
             .read_exact(&mut entry)
-            .map_err(|e| LabError::io(path, e))?;
+            .map_err(|e| Error::io(path, e))?;
         let key = u64::from_le_bytes(entry[..8].try_into().expect("8 bytes"));
         let doc = u32::from_le_bytes(entry[8..].try_into().expect("4 bytes"));
         keyed.push((key, doc));
@@ -185,9 +185,9 @@ pub fn verify(
     let bar = crate::progress::items(candidates.len() as u64, "verify: candidates");
     let (mut pairs, mut scores) = (Vec::new(), Vec::new());
     for part in candidates.chunks(chunk) {
-        let rows = super::candidate_documents(part);
+        let rows = super::signature_checks::candidate_documents(part);
         let table = gather_rows(shards, &rows)?;
-        let (p, s) = super::verify_candidates(stream, &table, Some(&rows), part);
+        let (p, s) = super::signature_checks::verify_candidates(stream, &table, Some(&rows), part);
         pairs.extend(p);
         scores.extend(s);
         bar.inc(part.len() as u64);
@@ -221,7 +221,7 @@ pub fn gather_rows(shards: &ShardFiles, rows: &[u32]) -> Result<SignatureTable> 
         }
     }
     if table.len() != rows.len() {
-        return Err(LabError::file(
+        return Err(Error::file(
             &shards.paths[0],
             "the sketch shards hold fewer documents than the join expects; rerun the sketch stage",
         ));
@@ -232,7 +232,7 @@ pub fn gather_rows(shards: &ShardFiles, rows: &[u32]) -> Result<SignatureTable> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dedup::stage_files::{SketchShard, write_sketch};
+    use crate::pipeline::stage_files::{SketchShard, write_sketch};
     use neardup::pairs::unpack;
 
     /// 3,000 documents (a third near copies of another) sketched by MinHash-LSH, written as

@@ -14,7 +14,7 @@ use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{LabError, Result};
+use crate::error::{Error, Result};
 
 /// What kind of thing is at `path`, if it is not a regular file (`None`: a regular file or
 /// nothing at all).
@@ -49,7 +49,7 @@ fn not_a_regular_file(path: &Path) -> Option<&'static str> {
 /// The error for an output path that holds something other than a regular file.
 pub fn refuse_non_regular(path: &Path) -> Result<()> {
     match not_a_regular_file(path) {
-        Some(kind) => Err(LabError::file(
+        Some(kind) => Err(Error::file(
             path,
             format!("refusing to write here: it is {kind}; outputs only replace regular files"),
         )),
@@ -85,7 +85,7 @@ fn parent_dir(path: &Path) -> PathBuf {
 pub fn check_output(path: &Path, inputs: &[impl AsRef<Path>]) -> Result<()> {
     refuse_non_regular(path)?;
     if let Some(input) = inputs.iter().find(|i| same_file(path, i.as_ref())) {
-        return Err(LabError::file(
+        return Err(Error::file(
             path,
             format!(
                 "refusing to write the output over the input {}",
@@ -100,16 +100,16 @@ pub fn check_output(path: &Path, inputs: &[impl AsRef<Path>]) -> Result<()> {
 pub fn check_dir(dir: &Path) -> Result<()> {
     // (A symbolic link to a directory is a directory here.)
     if dir.exists() && !dir.is_dir() {
-        return Err(LabError::file(
+        return Err(Error::file(
             dir,
             "cannot write into it: it is a file, not a directory",
         ));
     }
     std::fs::create_dir_all(dir)
-        .map_err(|e| LabError::file(dir, format!("cannot create the output directory: {e}")))?;
+        .map_err(|e| Error::file(dir, format!("cannot create the output directory: {e}")))?;
     let probe = dir.join(format!(".neardup-probe.{}.tmp", std::process::id()));
     File::create(&probe)
-        .map_err(|e| LabError::file(dir, format!("cannot write into the output directory: {e}")))?;
+        .map_err(|e| Error::file(dir, format!("cannot write into the output directory: {e}")))?;
     let _ = std::fs::remove_file(&probe);
     Ok(())
 }
@@ -134,7 +134,7 @@ pub fn write_atomic_file(
     fill: impl FnOnce(&mut File) -> std::io::Result<()>,
 ) -> Result<()> {
     let mut pending = PendingFile::create(path)?;
-    fill(pending.file()).map_err(|e| LabError::io(path, e))?;
+    fill(pending.file()).map_err(|e| Error::io(path, e))?;
     pending.commit()
 }
 
@@ -292,7 +292,7 @@ fn set_direct(_file: &File, on: bool) -> bool {
 /// Removes `path` if it is there.
 pub fn remove_if_present(path: &Path) -> Result<()> {
     match std::fs::remove_file(path) {
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(LabError::io(path, e)),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(path, e)),
         _ => Ok(()),
     }
 }
@@ -315,13 +315,13 @@ impl PendingFile {
     pub fn create(path: &Path) -> Result<Self> {
         refuse_non_regular(path)?;
         let dir = parent_dir(path);
-        std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let name = path
             .file_name()
             .map(|n| n.to_string_lossy().to_string())
             .unwrap_or_default();
         let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-        let file = File::create(&tmp).map_err(|e| LabError::io(path, e))?;
+        let file = File::create(&tmp).map_err(|e| Error::io(path, e))?;
         Ok(Self {
             path: path.to_path_buf(),
             tmp,
@@ -335,7 +335,7 @@ impl PendingFile {
     /// [`commit`]: PendingFile::commit
     pub fn writer(&mut self, direct: bool) -> Result<DirectWriter<File>> {
         let clone = self.file().try_clone();
-        let clone = clone.map_err(|e| LabError::io(&self.path, e))?;
+        let clone = clone.map_err(|e| Error::io(&self.path, e))?;
         Ok(DirectWriter::with_direct(clone, direct))
     }
 
@@ -359,7 +359,7 @@ impl PendingFile {
         });
         result.map_err(|e| {
             let _ = std::fs::remove_file(&self.tmp);
-            LabError::io(&self.path, e)
+            Error::io(&self.path, e)
         })
     }
 }

@@ -78,7 +78,7 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                 text = Some(map.next_value::<TextValue<'de>>()?.0);
             } else if key.0 == self.id {
                 let v: serde_json::Value = map.next_value()?;
-                id = Some(crate::corpus::id_string(&v).ok_or_else(|| {
+                id = Some(id_string(&v).ok_or_else(|| {
                     A::Error::custom(format!(
                         "id field `{}` must be a string or integer, not {v}",
                         self.id
@@ -140,6 +140,15 @@ impl<'de, const NULLABLE: bool> Visitor<'de> for StrVisitor<NULLABLE> {
     }
     fn visit_none<E: serde::de::Error>(self) -> std::result::Result<Self::Value, E> {
         self.visit_unit()
+    }
+}
+
+/// Converts a JSON id (string or integer) into a string.
+pub fn id_string(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.clone()),
+        serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => Some(n.to_string()),
+        _ => None,
     }
 }
 

@@ -14,8 +14,10 @@ use std::path::{Path, PathBuf};
 use neardup::streaming::{SignatureTable, StreamingDetector};
 use rayon::prelude::*;
 
-use super::incremental_index::FORMAT_VERSION;
-use crate::error::{LabError, Result};
+use crate::error::{Error, Result};
+
+/// Version of the manifest and segment layout.
+pub const FORMAT_VERSION: u32 = 1;
 
 const MAGIC: &[u8; 8] = b"NDUPSEG\x01";
 
@@ -257,8 +259,8 @@ pub fn read_segment(
     width: usize,
     contents: Contents,
 ) -> Result<Segment> {
-    let file = File::open(path).map_err(|e| LabError::io(path, e))?;
-    let len = file.metadata().map_err(|e| LabError::io(path, e))?.len();
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
     decode_segment(
         path,
         BufReader::with_capacity(1 << 20, file),
@@ -280,7 +282,7 @@ pub fn decode_segment(
     width: usize,
     contents: Contents,
 ) -> Result<Segment> {
-    let bad = |what: &str| LabError::file(path, format!("corrupt index segment: {what}"));
+    let bad = |what: &str| Error::file(path, format!("corrupt index segment: {what}"));
     let mut r = HashingReader {
         inner: reader,
         hasher: xxhash_rust::xxh3::Xxh3::new(),
@@ -290,7 +292,7 @@ pub fn decode_segment(
         if e.kind() == std::io::ErrorKind::UnexpectedEof {
             bad("truncated")
         } else {
-            LabError::io(path, e)
+            Error::io(path, e)
         }
     };
     let mut magic = [0u8; 8];
@@ -417,13 +419,12 @@ pub fn fetch_rows(segments: &[Segment], docs: &[u32], width: usize) -> Result<Si
                 }
             } else {
                 let stored = s.stored_rows.as_ref().expect("a segment read from a file");
-                let mut file =
-                    File::open(&stored.path).map_err(|e| LabError::io(&stored.path, e))?;
+                let mut file = File::open(&stored.path).map_err(|e| Error::io(&stored.path, e))?;
                 for &d in wanted {
                     let at = stored.offset + (local(d) * width * 4) as u64;
                     file.seek(SeekFrom::Start(at))
                         .and_then(|_| file.read_exact(&mut bytes))
-                        .map_err(|e| LabError::io(&stored.path, e))?;
+                        .map_err(|e| Error::io(&stored.path, e))?;
                     for (w, c) in row.iter_mut().zip(bytes.chunks_exact(4)) {
                         *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
                     }
@@ -499,7 +500,7 @@ pub(super) mod tests {
     use neardup::detector::ParamMap;
 
     /// minhash-lsh with 32 permutations and threshold 0.5 (the index tests' detector).
-    pub(in crate::dedup) fn stream() -> Box<dyn StreamingDetector> {
+    pub(crate) fn stream() -> Box<dyn StreamingDetector> {
         let mut p = ParamMap::new();
         p.insert("num_perm".into(), serde_json::json!(32));
         p.insert("threshold".into(), serde_json::json!(0.5));

@@ -33,7 +33,7 @@ use anyhow::Result;
 use crate::error::LabError;
 use crate::experiment::config::TruthSpec;
 use crate::experiment::corpora::shingle_sets_of;
-use crate::fsutil::write_bytes;
+use neardup_dedup::fsutil::write_bytes;
 
 /// Corpus sizes measured by `neardup reproduce` (documents, approximately: the sources plus
 /// their copies).

@@ -7,9 +7,9 @@ use std::path::Path;
 
 use plotters::prelude::*;
 
-use super::style::{self, Look};
-use super::{ChartFile, label_font};
-use crate::calibration::{AtThreshold, at, sweep};
+use super::statistics::{AtThreshold, at, sweep};
+use crate::charts::chart::{ChartFile, label_font};
+use crate::charts::style::{self, Look};
 
 /// One configuration's labelled observations and chosen threshold.
 #[derive(Debug, Clone)]

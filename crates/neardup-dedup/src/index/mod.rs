@@ -34,12 +34,13 @@ use neardup::streaming::StreamingDetector;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use super::index_segment::{Contents, Segment, encode_segment, key_tables, read_segment, without};
-use crate::error::{LabError, Result};
+use crate::error::{Error, Result};
 use crate::fsutil;
+use segment::{Contents, Segment, encode_segment, key_tables, read_segment, without};
 
-/// Version of the manifest and segment layout.
-pub const FORMAT_VERSION: u32 = 1;
+pub mod segment;
+
+pub use segment::FORMAT_VERSION;
 const FORMAT_NAME: &str = "neardup-index";
 const MANIFEST: &str = "index.json";
 
@@ -112,7 +113,7 @@ impl IncrementalIndex {
         };
         let m = &index.manifest;
         if m.sketch_key != sketch_key || m.width != stream.width() {
-            return Err(LabError::file(
+            return Err(Error::file(
                 &index.manifest_path(),
                 format!(
                     "the index holds {} signatures made with other parameters ({}) than this run's ({}): \
@@ -129,7 +130,7 @@ impl IncrementalIndex {
     /// Opens an existing index whatever its signatures (`neardup index` commands).
     pub fn open_existing(dir: &Path) -> Result<Self> {
         if !dir.join(MANIFEST).is_file() {
-            return Err(LabError::file(
+            return Err(Error::file(
                 dir,
                 format!("no index here (no {MANIFEST}); `neardup dedup --index` creates one"),
             ));
@@ -156,9 +157,9 @@ impl IncrementalIndex {
             .truncate(false)
             .write(true)
             .open(&lock_path)
-            .map_err(|e| LabError::io(&lock_path, e))?;
+            .map_err(|e| Error::io(&lock_path, e))?;
         if lock.try_lock().is_err() {
-            return Err(LabError::file(
+            return Err(Error::file(
                 dir,
                 "the index is in use by another neardup process (its lock is held); wait for it to finish",
             ));
@@ -167,11 +168,11 @@ impl IncrementalIndex {
         if !path.exists() {
             return Ok((lock, None));
         }
-        let bytes = std::fs::read(&path).map_err(|e| LabError::io(&path, e))?;
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
         let manifest: Manifest = serde_json::from_slice(&bytes)
-            .map_err(|e| LabError::file(&path, format!("not an index manifest: {e}")))?;
+            .map_err(|e| Error::file(&path, format!("not an index manifest: {e}")))?;
         if manifest.format != FORMAT_NAME || manifest.version != FORMAT_VERSION {
-            return Err(LabError::file(
+            return Err(Error::file(
                 &path,
                 format!(
                     "index format {} version {}; this neardup reads {FORMAT_NAME} version {FORMAT_VERSION}",
@@ -225,7 +226,7 @@ impl IncrementalIndex {
             .filter(|s| s.source != source)
             .map(|s| (s.file.as_str(), s.checksum.as_str()))
             .collect();
-        super::stage_files::key(&(&self.manifest.sketch_key, parts))
+        crate::pipeline::stage_files::key(&(&self.manifest.sketch_key, parts))
     }
 
     /// Reads the key tables of the segments not from `source` (`Contents::KeysOnly`),
@@ -257,7 +258,7 @@ impl IncrementalIndex {
         let path = self.segment_path(&entry.file);
         let segment = read_segment(&path, &entry.checksum, self.manifest.width, contents)?;
         if segment.len() as u64 != entry.documents {
-            return Err(LabError::file(
+            return Err(Error::file(
                 &path,
                 format!(
                     "holds {} documents, the manifest says {}",
@@ -361,8 +362,8 @@ impl IncrementalIndex {
 
 #[cfg(test)]
 mod tests {
+    use super::segment::tests::stream;
     use super::*;
-    use crate::dedup::index_segment::tests::stream;
     use neardup::detector::ParamMap;
     use neardup::streaming::SignatureTable;
 

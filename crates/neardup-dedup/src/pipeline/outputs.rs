@@ -17,11 +17,12 @@ use neardup::detector::Detector;
 use polars::prelude::*;
 use serde::Serialize;
 
-use super::inputs::{self, Compression, FileFormat, InputFile};
+use super::documents::Documents;
+use super::options::{DedupOptions, Keep, StageReport};
 use super::stage_files::{self, Marker, finished, key, mark, stage_dir};
-use super::{DedupOptions, Documents, Keep, StageReport};
-use crate::error::{LabError, Result};
+use crate::error::{Error, Result};
 use crate::fsutil;
+use crate::input::{self, Compression, FileFormat, InputFile};
 
 /// What `summary.json` holds.
 #[derive(Debug, Clone, Serialize)]
@@ -243,7 +244,7 @@ pub fn write_all(
         pairs,
         stages: reports.clone(),
         seconds: started.elapsed().as_secs_f64(),
-        peak_rss_bytes: crate::memory::peak_rss_bytes(),
+        peak_rss_bytes: crate::machine::peak_rss_bytes(),
         threads: rayon::current_num_threads(),
         deduplicated,
     };
@@ -294,7 +295,7 @@ fn write_clusters(
             Column::new("kept".into(), kept),
         ],
     )
-    .map_err(|e| LabError::file(path, e.to_string()))?;
+    .map_err(|e| Error::file(path, e.to_string()))?;
     fsutil::write_atomic(path, |w| {
         ParquetWriter::new(w)
             .with_compression(ParquetCompression::Zstd(None))
@@ -317,12 +318,12 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
     if file.format == FileFormat::Jsonl && file.compression == Compression::None {
         return copy_jsonl_spans(file, target, &mut is_removed);
     }
-    let mut failure: Option<LabError> = None;
+    let mut failure: Option<Error> = None;
     let result = fsutil::write_atomic(target, |w| {
         let r = match file.format {
             FileFormat::Jsonl => {
                 let mut out = Vec::new();
-                inputs::for_each_line_block(file, |block| {
+                input::for_each_line_block(file, |block| {
                     out.clear();
                     for (n, line) in block.lines() {
                         if !is_removed(n) {
@@ -330,7 +331,7 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
                             out.push(b'\n');
                         }
                     }
-                    w.write_all(&out).map_err(|e| LabError::io(target, e))
+                    w.write_all(&out).map_err(|e| Error::io(target, e))
                 })
             }
             FileFormat::Csv => copy_csv(file, w, &mut is_removed, target),
@@ -347,7 +348,7 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
 }
 
 /// An uncompressed JSONL file without its removed lines and what is not a record
-/// (`inputs::line_record`) — what the block copy of a compressed file writes. The file is
+/// (`input::line_record`) — what the block copy of a compressed file writes. The file is
 /// read into one reused buffer and the kept runs of lines are gathered into the aligned
 /// buffer of a [`fsutil::DirectWriter`], which writes them past the page cache. (Through the
 /// block reader the text was copied four times, into fresh buffers that page-faulted;
@@ -359,8 +360,8 @@ fn copy_jsonl_spans(
     is_removed: &mut dyn FnMut(u64) -> bool,
 ) -> Result<()> {
     use std::io::Read;
-    let mut input = std::fs::File::open(&file.path).map_err(|e| LabError::io(&file.path, e))?;
-    let mut failure: Option<LabError> = None;
+    let mut input = std::fs::File::open(&file.path).map_err(|e| Error::io(&file.path, e))?;
+    let mut failure: Option<Error> = None;
     let result = fsutil::write_atomic_file(target, |pending| {
         let mut out = fsutil::DirectWriter::new(pending);
         let mut buf = vec![0u8; 4 << 20];
@@ -377,7 +378,7 @@ fn copy_jsonl_spans(
                 Ok(n) => n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(e) => {
-                    failure = Some(LabError::io(&file.path, e));
+                    failure = Some(Error::io(&file.path, e));
                     return Err(std::io::Error::other("read failed"));
                 }
             };
@@ -398,7 +399,7 @@ fn copy_jsonl_spans(
             while start < end {
                 let newline = memchr::memchr(b'\n', &data[start..end]).map(|i| start + i);
                 let (content_end, stop) = newline.map_or((end, end), |i| (i, i + 1));
-                let record = inputs::line_record(&data[start..content_end], line);
+                let record = input::line_record(&data[start..content_end], line);
                 if let Some(record) = record.filter(|_| !is_removed(line)) {
                     // The record ends the line's content (only a mark before it is cut).
                     let from = content_end - record.len();
@@ -432,30 +433,30 @@ fn copy_csv(
     is_removed: &mut dyn FnMut(u64) -> bool,
     target: &Path,
 ) -> Result<()> {
-    let mut reader = csv::ReaderBuilder::new().from_reader(inputs::open(file)?);
+    let mut reader = csv::ReaderBuilder::new().from_reader(input::open(file)?);
     let mut writer = csv::Writer::from_writer(w);
     let headers = reader
         .byte_headers()
-        .map_err(|e| LabError::file(&file.path, e.to_string()))?
+        .map_err(|e| Error::file(&file.path, e.to_string()))?
         .clone();
     writer
         .write_byte_record(&headers)
-        .map_err(|e| LabError::file(target, e.to_string()))?;
+        .map_err(|e| Error::file(target, e.to_string()))?;
     let mut record = csv::ByteRecord::new();
     loop {
         match reader.read_byte_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) => return Err(LabError::file(&file.path, format!("malformed CSV: {e}"))),
+            Err(e) => return Err(Error::file(&file.path, format!("malformed CSV: {e}"))),
         }
         let line = record.position().map_or(0, |p| p.line());
         if !is_removed(line) {
             writer
                 .write_byte_record(&record)
-                .map_err(|e| LabError::file(target, e.to_string()))?;
+                .map_err(|e| Error::file(target, e.to_string()))?;
         }
     }
-    writer.flush().map_err(|e| LabError::io(target, e))
+    writer.flush().map_err(|e| Error::io(target, e))
 }
 
 fn copy_parquet(
@@ -464,19 +465,19 @@ fn copy_parquet(
     is_removed: &mut dyn FnMut(u64) -> bool,
     target: &Path,
 ) -> Result<()> {
-    let df = crate::corpus::parquet::read_frame(&file.path)?;
+    let df = crate::input::parquet::read_frame(&file.path)?;
     let mask: BooleanChunked = (1..=df.height() as u64)
         .map(|row| Some(!is_removed(row)))
         .collect();
     let mut kept = df
         .filter(&mask)
-        .map_err(|e| LabError::file(target, e.to_string()))?;
+        .map_err(|e| Error::file(target, e.to_string()))?;
     drop(df); // before writing: one copy of the file's rows at a time
     ParquetWriter::new(w)
         .with_compression(ParquetCompression::Zstd(None))
         .finish(&mut kept)
         .map(|_| ())
-        .map_err(|e| LabError::file(target, e.to_string()))
+        .map_err(|e| Error::file(target, e.to_string()))
 }
 
 fn readme(s: &Summary) -> String {

@@ -8,10 +8,10 @@ use std::path::Path;
 use anyhow::Result;
 use serde_json::{Value, json};
 
-use crate::calibration::{self, Intervals};
-use crate::charts::threshold_curves::{Panel, Series};
-use crate::cli::ReportFormat;
-use crate::commands::calibrate::{HARD_NEGATIVE_JACCARD, Options, Outcome};
+use super::charts::{Panel, Series};
+use super::options::{HARD_NEGATIVE_JACCARD, Options, Outcome};
+use super::statistics::{self as calibration, Intervals};
+use crate::output_format::ReportFormat;
 use crate::params::{render_params, render_value};
 
 /// Prints the ranking (best first) in `format`.
@@ -287,7 +287,7 @@ pub(crate) fn write(
         }
     }
     panels.sort_by(|a, b| a.algorithm.cmp(&b.algorithm));
-    let charts = crate::charts::threshold_curves::draw(&panels, dir)?;
+    let charts = super::charts::draw(&panels, dir)?;
     let positives = labelled.iter().filter(|p| p.1).count();
     let holdout = opts.holdout.is_some();
     let mut md = String::new();
@@ -387,12 +387,12 @@ pub(crate) fn write(
             c.title, c.title, c.png, c.caption
         ));
     }
-    crate::fsutil::write_bytes(&dir.join("README.md"), md.as_bytes())?;
+    neardup_dedup::fsutil::write_bytes(&dir.join("README.md"), md.as_bytes())?;
     let rows: Vec<Value> = outcomes
         .iter()
         .map(|o| to_json(o, &recommended_command(opts, o)))
         .collect();
-    crate::fsutil::write_bytes(
+    neardup_dedup::fsutil::write_bytes(
         &dir.join("calibration.json"),
         serde_json::to_string_pretty(&rows)?.as_bytes(),
     )?;

@@ -20,14 +20,19 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::json_fields::parse_json_line;
-use crate::error::{LabError, Result};
+pub mod checksummed;
+pub mod json_fields;
+pub mod parquet;
+
+use crate::error::{Error, Result};
+pub use json_fields::id_string;
+use json_fields::parse_json_line;
 
 /// Bytes of whole lines handed to the parser at a time.
 pub const BLOCK_BYTES: usize = 8 << 20;
 
-/// The UTF-8 byte-order mark.
-const BOM: &[u8] = b"\xEF\xBB\xBF";
+/// The UTF-8 byte-order mark (skipped at the start of a file by every reader).
+pub const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// A corpus file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,15 +114,23 @@ impl ReadPosition {
     };
 }
 
+/// A corpus name from a path: the file name without its extensions.
+pub fn stem(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_default();
+    name.split('.').next().unwrap_or(&name).to_string()
+}
+
 /// Format and compression from a file name, if it is a corpus file.
 pub fn detect(path: &Path) -> Option<(FileFormat, Compression)> {
     let name = path.file_name()?.to_str()?.to_ascii_lowercase();
-    let (stem, compression) = if let Some(s) = name.strip_suffix(".gz") {
-        (s, Compression::Gzip)
-    } else if let Some(s) = name.strip_suffix(".zst") {
-        (s, Compression::Zstd)
-    } else {
-        (name.as_str(), Compression::None)
+    let compression = compression_of(path);
+    let stem = match compression {
+        Compression::Gzip => name.strip_suffix(".gz")?,
+        Compression::Zstd => name.strip_suffix(".zst")?,
+        Compression::None => name.as_str(),
     };
     let format = if stem.ends_with(".jsonl") || stem.ends_with(".json") || stem.ends_with(".ndjson")
     {
@@ -141,13 +154,13 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
         let text = input.to_string_lossy();
         if !input.exists() && text.contains(['*', '?', '[']) {
             let matches = glob::glob(&text)
-                .map_err(|e| LabError::file(input, format!("not a valid glob pattern: {e}")))?;
+                .map_err(|e| Error::file(input, format!("not a valid glob pattern: {e}")))?;
             let mut found: Vec<PathBuf> = matches
                 .filter_map(|m| m.ok())
                 .filter(|p| p.is_file() && detect(p).is_some())
                 .collect();
             if found.is_empty() {
-                return Err(LabError::file(input, "the pattern matches no corpus file"));
+                return Err(Error::file(input, "the pattern matches no corpus file"));
             }
             found.sort();
             paths.extend(found);
@@ -155,7 +168,7 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
             let mut found = Vec::new();
             walk(input, &mut found)?;
             if found.is_empty() {
-                return Err(LabError::file(
+                return Err(Error::file(
                     input,
                     "the directory holds no corpus file (.jsonl, .json, .csv, .parquet, optionally .gz / .zst)",
                 ));
@@ -164,7 +177,7 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
             paths.extend(found);
         } else if input.is_file() {
             if detect(input).is_none() {
-                return Err(LabError::file(
+                return Err(Error::file(
                     input,
                     "unknown format: expected .jsonl, .json, .ndjson, .csv (each optionally .gz or .zst) or .parquet",
                 ));
@@ -172,7 +185,7 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
             paths.push(input.clone());
         } else {
             // An I/O error, so that callers (the Python package) can tell it from bad data.
-            return Err(LabError::Io {
+            return Err(Error::Io {
                 path: input.clone(),
                 io: std::io::Error::new(std::io::ErrorKind::NotFound, "no such file or directory"),
             });
@@ -183,7 +196,7 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
     paths
         .into_iter()
         .map(|path| {
-            let meta = std::fs::metadata(&path).map_err(|e| LabError::io(&path, e))?;
+            let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
             let mtime_ns = meta
                 .modified()
                 .ok()
@@ -202,8 +215,8 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in std::fs::read_dir(dir).map_err(|e| LabError::io(dir, e))? {
-        let path = entry.map_err(|e| LabError::io(dir, e))?.path();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let path = entry.map_err(|e| Error::io(dir, e))?.path();
         let hidden = path
             .file_name()
             .and_then(|n| n.to_str())
@@ -221,8 +234,33 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 
 /// Opens a file's content, decompressed.
 pub fn open(file: &InputFile) -> Result<Box<dyn BufRead + Send>> {
-    let raw = File::open(&file.path).map_err(|e| LabError::io(&file.path, e))?;
-    Ok(match file.compression {
+    let raw = File::open(&file.path).map_err(|e| Error::io(&file.path, e))?;
+    decompressed(raw, file.compression, &file.path)
+}
+
+/// The compression a file name says (`.gz`, `.zst`; case-insensitive).
+pub fn compression_of(path: &Path) -> Compression {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if name.ends_with(".gz") {
+        Compression::Gzip
+    } else if name.ends_with(".zst") {
+        Compression::Zstd
+    } else {
+        Compression::None
+    }
+}
+
+/// `raw` decompressed and buffered: the one place every reader of a corpus file (the pipeline's
+/// and the lab's loaders) gets its decompressor.
+pub fn decompressed<R: Read + Send + 'static>(
+    raw: R,
+    compression: Compression,
+    path: &Path,
+) -> Result<Box<dyn BufRead + Send>> {
+    Ok(match compression {
         Compression::None => Box::new(BufReader::with_capacity(1 << 20, raw)),
         Compression::Gzip => Box::new(BufReader::with_capacity(
             1 << 20,
@@ -230,7 +268,7 @@ pub fn open(file: &InputFile) -> Result<Box<dyn BufRead + Send>> {
         )),
         Compression::Zstd => Box::new(BufReader::with_capacity(
             1 << 20,
-            zstd::stream::read::Decoder::new(raw).map_err(|e| LabError::io(&file.path, e))?,
+            zstd::stream::read::Decoder::new(raw).map_err(|e| Error::io(path, e))?,
         )),
     })
 }
@@ -242,21 +280,21 @@ fn open_at(file: &InputFile, byte: u64) -> Result<Box<dyn BufRead + Send>> {
         return open(file);
     }
     let shorter = || {
-        LabError::file(
+        Error::file(
             &file.path,
             format!("shorter than byte {byte}, where an earlier sketch of it stopped"),
         )
     };
     if file.compression == Compression::None {
-        let mut raw = File::open(&file.path).map_err(|e| LabError::io(&file.path, e))?;
+        let mut raw = File::open(&file.path).map_err(|e| Error::io(&file.path, e))?;
         let len = raw
             .seek(SeekFrom::End(0))
-            .map_err(|e| LabError::io(&file.path, e))?;
+            .map_err(|e| Error::io(&file.path, e))?;
         if len < byte {
             return Err(shorter());
         }
         raw.seek(SeekFrom::Start(byte))
-            .map_err(|e| LabError::io(&file.path, e))?;
+            .map_err(|e| Error::io(&file.path, e))?;
         return Ok(Box::new(BufReader::with_capacity(1 << 20, raw)));
     }
     let mut reader = open(file)?;
@@ -421,8 +459,8 @@ fn continue_reading_line(
     }
 }
 
-fn read_error(path: &Path, e: std::io::Error) -> LabError {
-    LabError::file(
+fn read_error(path: &Path, e: std::io::Error) -> Error {
+    Error::file(
         path,
         format!("cannot read (damaged or truncated file?): {e}"),
     )
@@ -479,7 +517,7 @@ pub fn for_each_record_block_and_bytes(
                                 id: f.id,
                                 text: f.text,
                             })
-                            .map_err(|reason| LabError::line(&file.path, line as usize, reason))
+                            .map_err(|reason| Error::line(&file.path, line as usize, reason))
                     })
                     .collect::<Result<Vec<_>>>()?;
                 records += parsed.len() as u64;
@@ -505,7 +543,7 @@ fn for_each_csv_block(
         .from_reader(open(file)?);
     let headers = reader
         .headers()
-        .map_err(|e| LabError::file(path, format!("cannot read the CSV header: {e}")))?
+        .map_err(|e| Error::file(path, format!("cannot read the CSV header: {e}")))?
         .clone();
     let column = |name: &str| {
         headers
@@ -513,7 +551,7 @@ fn for_each_csv_block(
             .position(|h| h.trim_start_matches('\u{feff}') == name)
     };
     let text_col = column(text_field).ok_or_else(|| {
-        LabError::line(
+        Error::line(
             path,
             1,
             format!("no text column `{text_field}` in the header"),
@@ -538,7 +576,7 @@ fn for_each_csv_block(
             Ok(true) => {}
             Err(e) => {
                 let line = e.position().map_or(0, |p| p.line() as usize);
-                return Err(LabError::line(path, line, format!("malformed CSV: {e}")));
+                return Err(Error::line(path, line, format!("malformed CSV: {e}")));
             }
         }
         records += 1;
@@ -576,7 +614,7 @@ fn for_each_parquet_block(
 ) -> Result<()> {
     use polars::prelude::*;
     let path = &file.path;
-    let (groups, names) = crate::corpus::parquet::read_frame_with(path, |mut r| {
+    let (groups, names) = crate::input::parquet::read_frame_with(path, |mut r| {
         let names: Vec<String> = r.schema()?.iter_names().map(|n| n.to_string()).collect();
         let groups: Vec<u64> = r
             .get_metadata()?
@@ -587,10 +625,7 @@ fn for_each_parquet_block(
         Ok((groups, names))
     })?;
     if !names.iter().any(|n| n == text_field) {
-        return Err(LabError::file(
-            path,
-            format!("no text column `{text_field}`"),
-        ));
+        return Err(Error::file(path, format!("no text column `{text_field}`")));
     }
     let has_id = names.iter().any(|n| n == id_field);
     let mut columns = vec![text_field.to_string()];
@@ -605,7 +640,7 @@ fn for_each_parquet_block(
         if start >= end {
             continue;
         }
-        let df = crate::corpus::parquet::read_frame_with(path, |r| {
+        let df = crate::input::parquet::read_frame_with(path, |r| {
             r.with_columns(Some(columns.clone()))
                 .with_slice(Some((start as usize, (end - start) as usize)))
                 .finish()
@@ -613,24 +648,22 @@ fn for_each_parquet_block(
         let text = df
             .column(text_field)
             .and_then(|c| c.cast(&DataType::String))
-            .map_err(|e| LabError::file(path, format!("text column `{text_field}`: {e}")))?;
-        let text = text
-            .str()
-            .map_err(|e| LabError::file(path, e.to_string()))?;
+            .map_err(|e| Error::file(path, format!("text column `{text_field}`: {e}")))?;
+        let text = text.str().map_err(|e| Error::file(path, e.to_string()))?;
         let ids = match has_id {
             true => Some(
                 df.column(id_field)
                     .and_then(|c| c.cast(&DataType::String))
-                    .map_err(|e| LabError::file(path, format!("id column `{id_field}`: {e}")))?,
+                    .map_err(|e| Error::file(path, format!("id column `{id_field}`: {e}")))?,
             ),
             false => None,
         };
         let ids = ids
             .as_ref()
-            .map(|c| c.str().map_err(|e| LabError::file(path, e.to_string())))
+            .map(|c| c.str().map_err(|e| Error::file(path, e.to_string())))
             .transpose()?;
         if text.len() as u64 != end - start {
-            return Err(LabError::file(
+            return Err(Error::file(
                 path,
                 format!(
                     "read {} rows from row {start}, expected {}",

@@ -1,16 +1,17 @@
-//! Opening input files: gzip by extension, SHA-256 of the raw bytes computed while reading,
-//! a progress bar on the bytes read.
+//! Opening a corpus file whole for the lab's loaders: decompressed by its extension (gzip,
+//! zstd: the same decompressors as the pipeline's), the SHA-256 of the raw bytes computed while
+//! reading, a progress bar on the bytes read.
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, Read};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use flate2::read::MultiGzDecoder;
 use indicatif::ProgressBar;
 use sha2::{Digest, Sha256};
 
-use crate::error::{LabError, Result};
+use super::Compression;
+use crate::error::{Error, Result};
 
 /// Hashes and counts every byte read through it.
 struct Tee<R> {
@@ -33,8 +34,8 @@ impl<R: Read> Read for Tee<R> {
 pub struct Input {
     /// The content.
     pub reader: Box<dyn BufRead>,
-    /// Whether the content is gzip-decompressed.
-    pub gzip: bool,
+    /// How the file is compressed.
+    pub compression: Compression,
     hasher: Arc<Mutex<Sha256>>,
     bar: ProgressBar,
 }
@@ -46,9 +47,9 @@ impl std::fmt::Debug for Input {
 }
 
 impl Input {
-    /// Opens `path`, decompressing `.gz`.
+    /// Opens `path`, decompressing `.gz` and `.zst`.
     pub fn open(path: &Path) -> Result<Input> {
-        let file = File::open(path).map_err(|e| LabError::io(path, e))?;
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
         let len = file.metadata().map(|m| m.len()).unwrap_or(0);
         let hasher = Arc::new(Mutex::new(Sha256::new()));
         let bar = crate::progress::bytes(len, format!("reading {}", super::stem(path)));
@@ -57,20 +58,11 @@ impl Input {
             hasher: Arc::clone(&hasher),
             bar: bar.clone(),
         };
-        let gz = path
-            .extension()
-            .is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-        let reader: Box<dyn BufRead> = if gz {
-            Box::new(BufReader::with_capacity(
-                1 << 16,
-                MultiGzDecoder::new(BufReader::new(tee)),
-            ))
-        } else {
-            Box::new(BufReader::with_capacity(1 << 16, tee))
-        };
+        let compression = super::compression_of(path);
+        let reader = super::decompressed(tee, compression, path)?;
         Ok(Input {
             reader,
-            gzip: gz,
+            compression,
             hasher,
             bar,
         })
@@ -80,8 +72,8 @@ impl Input {
     /// SHA-256 of the raw bytes.
     pub fn finish(mut self) -> io::Result<String> {
         io::copy(&mut self.reader, &mut io::sink()).map_err(|e| {
-            if self.gzip {
-                io::Error::new(e.kind(), format!("corrupt gzip data ({e})"))
+            if let Some(kind) = self.compressed() {
+                io::Error::new(e.kind(), format!("corrupt {kind} data ({e})"))
             } else {
                 e
             }
@@ -93,27 +85,36 @@ impl Input {
 }
 
 impl Input {
-    /// A read error on `path`, called what it is for gzip input.
-    pub fn read_error(&self, path: &Path, e: io::Error) -> LabError {
-        if self.gzip {
-            LabError::file(path, format!("corrupt gzip data ({e})"))
+    /// The compression's name in error messages, if the content is decompressed.
+    pub fn compressed(&self) -> Option<&'static str> {
+        match self.compression {
+            Compression::None => None,
+            Compression::Gzip => Some("gzip"),
+            Compression::Zstd => Some("zstd"),
+        }
+    }
+
+    /// A read error on `path`, called what it is for compressed input.
+    pub fn read_error(&self, path: &Path, e: io::Error) -> Error {
+        if let Some(kind) = self.compressed() {
+            Error::file(path, format!("corrupt {kind} data ({e})"))
         } else {
-            LabError::io(path, e)
+            Error::io(path, e)
         }
     }
 }
 
-/// A malformed record in a gzip input may be the damage of a corrupt stream: read the rest,
+/// A malformed record in a compressed input may be the damage of a corrupt stream: read the rest,
 /// and when the decompressor fails, report the stream, not the record. Returns `record_error`
 /// otherwise.
-pub fn damaged_or(input: &mut Input, path: &Path, record_error: LabError) -> LabError {
-    if !input.gzip {
+pub fn damaged_or(input: &mut Input, path: &Path, record_error: Error) -> Error {
+    let Some(kind) = input.compressed() else {
         return record_error;
-    }
+    };
     match io::copy(&mut input.reader, &mut io::sink()) {
-        Err(e) => LabError::file(
+        Err(e) => Error::file(
             path,
-            format!("corrupt gzip data ({e}); {record_error} is likely part of the damage"),
+            format!("corrupt {kind} data ({e}); {record_error} is likely part of the damage"),
         ),
         Ok(_) => record_error,
     }
@@ -126,11 +127,11 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// SHA-256 of a whole file, streamed.
 pub fn sha256_file(path: &Path) -> Result<String> {
-    let mut file = File::open(path).map_err(|e| LabError::io(path, e))?;
+    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
-        let n = file.read(&mut buf).map_err(|e| LabError::io(path, e))?;
+        let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
         if n == 0 {
             break;
         }

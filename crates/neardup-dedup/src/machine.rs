@@ -1,0 +1,25 @@
+//! What the machine and this process have, read from Linux's `/proc`: physical memory, and the
+//! process' peak resident memory (the figure `summary.json` reports).
+
+/// The machine's physical memory in bytes (Linux: /proc/meminfo), if known.
+pub fn physical_bytes() -> Option<u64> {
+    proc_kb("/proc/meminfo", "MemTotal:")
+}
+
+/// Peak resident memory of this process in bytes (Linux: `VmHWM`), if known.
+pub fn peak_rss_bytes() -> Option<u64> {
+    proc_kb("/proc/self/status", "VmHWM:")
+}
+
+/// A `Key:   N kB` line of a /proc file, in bytes.
+fn proc_kb(path: &str, key: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let kb: u64 = text
+        .lines()
+        .find(|l| l.starts_with(key))?
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()?;
+    Some(kb * 1024)
+}

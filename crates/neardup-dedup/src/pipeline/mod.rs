@@ -1,0 +1,137 @@
+//! `neardup dedup`: deduplicate a real corpus in stages.
+//!
+//! ```text
+//! inputs ──sketch (one shard per input file, streamed)──▶ stages/sketch/NNNNN.parquet
+//!        ──candidates (band keys → pairs, per band)─────▶ stages/candidates/pairs.parquet
+//!        ──verify (full-signature estimate)─────────────▶ stages/verify/pairs.parquet
+//!        ──components (union–find)───────────────────────▶ stages/components/clusters.parquet
+//!        ──outputs──▶ clusters.parquet, removed.txt, deduplicated.<ext>, summary.json, README.md
+//! ```
+//!
+//! Each stage is skipped when its marker carries the key of its current inputs (input files'
+//! size and modification time, the parameters it depends on, the keys of the stages before),
+//! so a rerun after a kill resumes from the last finished shard or stage, and a rerun with a
+//! new threshold reuses the signatures. Documents are numbered by input file, then by record,
+//! whatever the sharding or thread count, so every output is byte-identical across runs.
+//!
+//! With `--index DIR` (`incremental_index`), the new documents are joined with each other and
+//! with every indexed document (by key lookup, not a join of the whole index), the components
+//! span both, a new document whose cluster holds an indexed one is removed, and the new
+//! documents are then added to the index.
+//!
+//! Algorithms with a streamable split (`neardup::streaming`) never hold texts: the sketch
+//! stage keeps one block of lines in memory. When the signatures do not fit `--memory`, the
+//! candidates and verify stages run as an external join over the sketch shards
+//! (`spilled_join`), with the same output. The others read every text into memory in the
+//! verify stage and run `build` + `query`.
+
+mod candidates;
+mod components;
+mod documents;
+pub mod options;
+pub mod outputs;
+mod signature_checks;
+mod sketch;
+pub mod spilled_join;
+mod stage;
+pub mod stage_files;
+mod state;
+mod verify;
+
+pub use documents::Documents;
+pub use options::{DEFAULT_CHECKPOINT_BYTES, DedupOptions, Keep, Stage, StageReport};
+pub use sketch::sketch_file;
+
+use std::path::Path;
+use std::time::Instant;
+
+use crate::error::Error;
+use crate::input;
+use stage_files::key;
+use state::Run;
+
+/// Runs `neardup dedup`; returns the summary written to `summary.json` (`None` when only a
+/// sketch shard or one stage ran).
+pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
+    let files = input::expand(&options.inputs)?;
+    crate::fsutil::check_dir(&options.output)?;
+    let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+    for name in [
+        "clusters.parquet",
+        "removed.txt",
+        "summary.json",
+        "README.md",
+    ] {
+        crate::fsutil::check_output(&options.output.join(name), &inputs)?;
+    }
+    let detector = neardup::registry::detector(&options.algorithm, &options.params)?;
+    let stream = detector.streaming();
+    if let (Some(index), None) = (&options.index, &stream) {
+        return Err(Error::file(
+            index,
+            format!(
+                "--index needs an algorithm that streams (fixed-size signatures); `{}` runs in memory \
+                 (`neardup algorithms` says which stream)",
+                options.algorithm
+            ),
+        )
+        .into());
+    }
+    let mut run = Run {
+        options,
+        files,
+        detector,
+        stream,
+        reports: Vec::new(),
+        fresh: Default::default(),
+        indexed: None,
+    };
+    let started = Instant::now();
+    let only = options.stage;
+    let wants = |s: Stage| only.is_none_or(|o| o == s);
+
+    let sketch_keys = run.sketch_stage(wants(Stage::Sketch))?;
+    if options.shard.is_some() || only == Some(Stage::Sketch) {
+        return Ok(None);
+    }
+    let mut docs = run.load_documents(&sketch_keys)?;
+    run.open_index(&sketch_keys, docs.len())?;
+    let mut candidates_key = key(&(
+        &sketch_keys,
+        run.detector.build_params(),
+        run.detector.query_params(),
+    ));
+    if let Some(indexed) = &run.indexed {
+        candidates_key = key(&(candidates_key, "index", &indexed.fingerprint));
+    }
+    let candidates = run.candidates_stage(&docs, &candidates_key, wants(Stage::Candidates))?;
+    if only == Some(Stage::Candidates) {
+        return Ok(None);
+    }
+    let verify_key = key(&("verify", &candidates_key));
+    let verified = run.verify_stage(&docs, candidates, &verify_key, wants(Stage::Verify))?;
+    if only == Some(Stage::Verify) {
+        return Ok(None);
+    }
+    let components_key = key(&("components", &verify_key));
+    let labels = run.components_stage(&docs, verified, &components_key)?;
+    if only == Some(Stage::Components) {
+        return Ok(None);
+    }
+    // Before the outputs: a rerun joins against every segment but its own, so adding first
+    // loses nothing if the outputs are then interrupted.
+    run.add_to_index(&mut docs)?;
+    let summary = outputs::write_all(
+        &run.options.output,
+        &run.files,
+        &docs,
+        &labels,
+        options,
+        run.detector.as_ref(),
+        run.stream.is_some(),
+        &mut run.reports,
+        &components_key,
+        started,
+    )?;
+    Ok(Some(summary))
+}

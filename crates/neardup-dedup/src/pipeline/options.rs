@@ -1,0 +1,145 @@
+//! What a run is asked ([`DedupOptions`], with [`Keep`] and the [`Stage`]s) and what it
+//! reports of each stage ([`StageReport`]).
+
+use std::path::PathBuf;
+
+use neardup::detector::ParamMap;
+use serde::Serialize;
+
+/// Which document of a cluster is kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Keep {
+    /// The first in input order.
+    First,
+    /// The longest text (the first among equals).
+    Longest,
+}
+
+/// The stages, in order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stage {
+    /// Text → signatures, one shard per input file.
+    Sketch,
+    /// Signatures → candidate pairs.
+    Candidates,
+    /// Candidates → verified pairs.
+    Verify,
+    /// Verified pairs → clusters.
+    Components,
+    /// Clusters → clusters.parquet, removed.txt, the deduplicated corpus, summary.
+    Outputs,
+}
+
+impl Keep {
+    /// Every choice, in the order `--help` lists them.
+    pub const ALL: [Keep; 2] = [Keep::First, Keep::Longest];
+
+    /// Its name on the command line and in `summary.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Keep::First => "first",
+            Keep::Longest => "longest",
+        }
+    }
+}
+
+impl std::str::FromStr for Keep {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        parse_named(s, &Keep::ALL, |k| k.name())
+    }
+}
+
+impl std::str::FromStr for Stage {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        parse_named(s, &Stage::ALL, |k| k.name())
+    }
+}
+
+/// The member of `all` called `s`, or an error listing the names.
+fn parse_named<T: Copy>(
+    s: &str,
+    all: &[T],
+    name: fn(T) -> &'static str,
+) -> std::result::Result<T, String> {
+    all.iter().copied().find(|&v| name(v) == s).ok_or_else(|| {
+        let names: Vec<&str> = all.iter().map(|&v| name(v)).collect();
+        format!("`{s}` is not one of {}", names.join(", "))
+    })
+}
+
+impl Stage {
+    /// Every stage, in order.
+    pub const ALL: [Stage; 5] = [
+        Stage::Sketch,
+        Stage::Candidates,
+        Stage::Verify,
+        Stage::Components,
+        Stage::Outputs,
+    ];
+
+    /// Its directory name under `stages/`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Sketch => "sketch",
+            Stage::Candidates => "candidates",
+            Stage::Verify => "verify",
+            Stage::Components => "components",
+            Stage::Outputs => "outputs",
+        }
+    }
+}
+
+/// What `neardup dedup` was asked to do.
+#[derive(Debug, Clone)]
+pub struct DedupOptions {
+    /// Files, directories and globs.
+    pub inputs: Vec<PathBuf>,
+    /// The output directory.
+    pub output: PathBuf,
+    /// Registered algorithm name.
+    pub algorithm: String,
+    /// Its parameters.
+    pub params: ParamMap,
+    /// The text field (JSONL) or column (CSV, Parquet).
+    pub text_field: String,
+    /// The id field or column (optional in the data: row numbers when absent).
+    pub id_field: String,
+    /// Which member of a cluster is kept.
+    pub keep: Keep,
+    /// Memory the in-memory stages may use (signatures, band keys, pairs).
+    pub memory: Option<u64>,
+    /// Run only this stage.
+    pub stage: Option<Stage>,
+    /// Sketch only shard `i` of `n` (input files `i`, `i + n`, …).
+    pub shard: Option<(usize, usize)>,
+    /// The persistent index to deduplicate against and add to.
+    pub index: Option<PathBuf>,
+    /// Keep compressed JSONL inputs inflated between the sketch and outputs stages.
+    pub inflated_copy: bool,
+    /// Text bytes of an input file the sketch stage reads between two checkpoints (a killed
+    /// run resumes inside the file from the last one).
+    pub checkpoint_bytes: u64,
+}
+
+/// The default of `--checkpoint-every`: about a second or two of sketching per core, one
+/// extra Parquet file and marker per 256 MiB of text.
+pub const DEFAULT_CHECKPOINT_BYTES: u64 = 256 << 20;
+
+/// Time and size of one stage in this run.
+#[derive(Debug, Clone, Serialize)]
+pub struct StageReport {
+    /// Stage name.
+    pub stage: &'static str,
+    /// Wall seconds spent in this run (0 when skipped).
+    pub seconds: f64,
+    /// Whether the stored result was reused.
+    pub reused: bool,
+    /// Rows produced (documents, pairs, clusters).
+    pub rows: u64,
+}

@@ -1,0 +1,150 @@
+//! The shared state of one run ([`Run`]): its options, input files, detector, stage reports
+//! and, with `--index`, the index it joins against ([`Indexed`]). Each stage is a method of
+//! `Run` in its own file; this file holds what they share.
+
+use std::time::Instant;
+
+use neardup::detector::Detector;
+use neardup::streaming::StreamingDetector;
+
+use super::documents::Documents;
+use super::options::{DedupOptions, StageReport};
+use super::stage_files::{SketchShard, key};
+use crate::error::{Error, Result};
+use crate::index::IncrementalIndex;
+use crate::index::segment::{self, Segment};
+use crate::input::InputFile;
+
+/// The shared state of one run.
+pub(super) struct Run<'a> {
+    pub(super) options: &'a DedupOptions,
+    pub(super) files: Vec<InputFile>,
+    pub(super) detector: Box<dyn Detector>,
+    pub(super) stream: Option<Box<dyn StreamingDetector>>,
+    pub(super) reports: Vec<StageReport>,
+    /// Shards sketched by this run, by file index.
+    pub(super) fresh: std::collections::HashMap<usize, SketchShard>,
+    /// The index, with `--index`.
+    pub(super) indexed: Option<Indexed>,
+}
+
+/// The index of an `--index` run and what this run reads from it.
+pub(super) struct Indexed {
+    pub(super) index: IncrementalIndex,
+    /// Key of this run's inputs: the segment they become.
+    pub(super) source: String,
+    /// Key of the join parameters the key tables depend on.
+    pub(super) tables_key: String,
+    /// Key of the segments joined against (every one but `source`'s).
+    pub(super) fingerprint: String,
+    /// Documents in them.
+    pub(super) documents: usize,
+    /// Their contents, read when a stage first needs them.
+    pub(super) segments: Option<Vec<Segment>>,
+}
+
+impl Run<'_> {
+    /// Opens `--index` (locking it) for a join of `new_documents` documents.
+    pub(super) fn open_index(
+        &mut self,
+        sketch_keys: &[String],
+        new_documents: usize,
+    ) -> Result<()> {
+        let (Some(dir), Some(stream)) = (&self.options.index, &self.stream) else {
+            return Ok(());
+        };
+        let index = IncrementalIndex::open_for(dir, stream.as_ref())?;
+        let source = key(&("index source", sketch_keys));
+        let documents = index.documents_excluding(&source) as usize;
+        if self.plan_join(new_documents, documents)?.is_some() {
+            return Err(Error::file(
+                dir,
+                "the new documents' signatures do not fit --memory, and a join against an index \
+                 does not spill yet: raise --memory or add the corpus in smaller batches",
+            ));
+        }
+        if documents + new_documents > u32::MAX as usize {
+            return Err(Error::file(
+                dir,
+                "the index and the new documents hold more than 2^32 − 1 documents: start a new index",
+            ));
+        }
+        self.indexed = Some(Indexed {
+            tables_key: key(&(
+                self.sketch_key_base(),
+                self.detector.build_params(),
+                self.detector.query_params(),
+            )),
+            fingerprint: index.fingerprint_excluding(&source),
+            documents,
+            source,
+            index,
+            segments: None,
+        });
+        Ok(())
+    }
+
+    /// The indexed segments this run joins against (read on first use).
+    pub(super) fn index_segments<'i>(
+        indexed: &'i mut Indexed,
+        stream: &dyn StreamingDetector,
+    ) -> Result<&'i [Segment]> {
+        if indexed.segments.is_none() {
+            let segments =
+                indexed
+                    .index
+                    .load_excluding(&indexed.source, stream, &indexed.tables_key)?;
+            indexed.segments = Some(segments);
+        }
+        Ok(indexed.segments.as_deref().unwrap_or_default())
+    }
+
+    /// Adds this run's documents to the index (once per source); reported as stage `index`.
+    pub(super) fn add_to_index(&mut self, docs: &mut Documents) -> Result<()> {
+        let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) else {
+            return Ok(());
+        };
+        let t = Instant::now();
+        let added = if indexed.index.contains_source(&indexed.source) {
+            false
+        } else {
+            // The signatures move into the segment and back (no copy); ids first, while
+            // `docs` still counts its documents by its table.
+            let ids = (0..docs.len()).map(|d| docs.id(d)).collect();
+            let table = std::mem::take(&mut docs.table);
+            let segment = Segment {
+                ids,
+                tables: segment::key_tables(stream.as_ref(), &table),
+                table,
+                tables_key: indexed.tables_key.clone(),
+                stored_rows: None,
+            };
+            let added = indexed.index.add(&indexed.source, &segment);
+            docs.table = segment.table;
+            added?
+        };
+        self.reports.push(StageReport {
+            stage: "index",
+            seconds: t.elapsed().as_secs_f64(),
+            reused: !added,
+            rows: if added { docs.len() as u64 } else { 0 },
+        });
+        Ok(())
+    }
+
+    /// Documents the components span: the new ones, then the indexed ones.
+    pub(super) fn all_documents(&self, docs: &Documents) -> usize {
+        docs.len() + self.indexed.as_ref().map_or(0, |i| i.documents)
+    }
+
+    pub(super) fn width(&self) -> usize {
+        self.stream.as_ref().map_or(0, |s| s.width())
+    }
+
+    pub(super) fn sketch_key_base(&self) -> String {
+        match &self.stream {
+            Some(s) => format!("{}:{}", s.name(), s.sketch_key()),
+            None => "documents only".to_string(),
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! Candidates → verified pairs with their scores: each candidate's full signatures compared
+//! (`StreamingDetector::verify`), or, for algorithms without a streamable split, every text
+//! read into memory and run through `build` + `query`.
+
+use neardup::detector::ParamMap;
+use neardup::streaming::SignatureTable;
+
+use super::documents::Documents;
+use super::options::{DedupOptions, Stage};
+use super::signature_checks::{candidate_documents, verify_candidates};
+use super::spilled_join;
+use super::stage::{pairs_path, run_stage};
+use super::stage_files;
+use super::state::Run;
+use crate::error::{Error, Result};
+use crate::index::segment;
+use crate::input::{self, InputFile};
+
+impl Run<'_> {
+    /// Candidates → verified pairs with their scores; in memory (`build` + `query` over every
+    /// text) for algorithms without a streamable split.
+    pub(super) fn verify_stage(
+        &mut self,
+        docs: &Documents,
+        candidates: Option<Vec<u64>>,
+        stage_key: &str,
+        run_it: bool,
+    ) -> Result<Option<Vec<u64>>> {
+        let (out, stream) = (&self.options.output, &self.stream);
+        let (files, options, detector) = (&self.files, self.options, &self.detector);
+        let indexed = &mut self.indexed;
+        run_stage(
+            out,
+            &mut self.reports,
+            Stage::Verify,
+            stage_key,
+            run_it,
+            |dir| {
+                let (pairs, scores): (Vec<u64>, Vec<f64>) = match stream {
+                    Some(stream) => {
+                        let candidates = match candidates {
+                            Some(c) => c,
+                            None => stage_files::read_pairs(&pairs_path(out, Stage::Candidates))?.0,
+                        };
+                        match (&docs.spill, indexed) {
+                            (Some((shards, budget)), _) => {
+                                spilled_join::verify(stream.as_ref(), shards, &candidates, *budget)?
+                            }
+                            (None, Some(indexed)) => {
+                                // A table of the candidates' signatures only — the new
+                                // documents' from memory, the indexed ones' read from the
+                                // segment files — so verification holds no more rows than there
+                                // are candidates. New documents are numbered below n, indexed
+                                // ones from n, so the table's rows follow `rows`' order.
+                                let n = docs.len() as u32;
+                                let rows = candidate_documents(&candidates);
+                                let split = rows.partition_point(|&d| d < n);
+                                let mut t = SignatureTable::new(stream.width());
+                                t.reserve_exact(rows.len());
+                                for &d in &rows[..split] {
+                                    t.push(
+                                        docs.table.row(d as usize),
+                                        docs.table.is_empty_doc(d as usize),
+                                    );
+                                }
+                                let indexed_rows: Vec<u32> =
+                                    rows[split..].iter().map(|&d| d - n).collect();
+                                let segments = Self::index_segments(indexed, stream.as_ref())?;
+                                t.extend(&segment::fetch_rows(
+                                    segments,
+                                    &indexed_rows,
+                                    stream.width(),
+                                )?);
+                                verify_candidates(stream.as_ref(), &t, Some(&rows), &candidates)
+                            }
+                            (None, None) => {
+                                verify_candidates(stream.as_ref(), &docs.table, None, &candidates)
+                            }
+                        }
+                    }
+                    None => {
+                        let texts = read_texts(files, options, docs)?;
+                        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                        let index = detector.build(&refs)?;
+                        drop(refs);
+                        index
+                            .query(&ParamMap::new())?
+                            .into_iter()
+                            .map(|p| (neardup::pairs::pack(p.a, p.b), p.score))
+                            .unzip()
+                    }
+                };
+                stage_files::write_pairs(&dir.join("pairs.parquet"), &pairs, Some(&scores))?;
+                let rows = pairs.len() as u64;
+                Ok((pairs, rows))
+            },
+        )
+    }
+}
+
+/// Every document's text, in document order (algorithms that run in memory).
+fn read_texts(
+    files: &[InputFile],
+    options: &DedupOptions,
+    docs: &Documents,
+) -> Result<Vec<String>> {
+    let mut texts = Vec::with_capacity(docs.len());
+    for file in files {
+        input::for_each_record_block(file, &options.text_field, &options.id_field, |block| {
+            texts.extend(block.into_iter().map(|r| r.text.into_owned()));
+            Ok(())
+        })?;
+    }
+    if texts.len() != docs.len() {
+        return Err(Error::file(
+            &options.output,
+            "the inputs changed while dedup ran (a different number of documents); rerun",
+        ));
+    }
+    Ok(texts)
+}

@@ -1,0 +1,13 @@
+//! `neardup calibrate`: parameters chosen on a user's own labelled pairs. One folder for the
+//! whole feature: what it is asked and finds ([`options`]), the statistics it rests on
+//! ([`statistics`]: threshold sweeps, bootstrap intervals, holdout, the weighted pair sample),
+//! the run ([`run`]), what it prints and writes ([`report`]) and its charts ([`charts`]).
+
+pub mod charts;
+pub mod options;
+pub mod report;
+pub mod run;
+pub mod statistics;
+
+pub use options::Options;
+pub use run::run;
