@@ -43,6 +43,14 @@ impl Keep {
             Keep::Longest => "longest",
         }
     }
+
+    /// What it keeps, for `--help`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Keep::First => "The first in input order",
+            Keep::Longest => "The longest text (the first among equals)",
+        }
+    }
 }
 
 impl std::str::FromStr for Keep {
@@ -82,6 +90,19 @@ impl Stage {
         Stage::Components,
         Stage::Outputs,
     ];
+
+    /// What it does, for `--help`.
+    pub fn description(self) -> &'static str {
+        match self {
+            Stage::Sketch => "Text → signatures, one shard per input file",
+            Stage::Candidates => "Signatures → candidate pairs",
+            Stage::Verify => "Candidates → verified pairs",
+            Stage::Components => "Verified pairs → clusters",
+            Stage::Outputs => {
+                "Clusters → clusters.parquet, removed.txt, the deduplicated corpus, summary"
+            }
+        }
+    }
 
     /// Its directory name under `stages/`.
     pub fn name(self) -> &'static str {

@@ -6,6 +6,8 @@ use anyhow::Result;
 
 use crate::params::render_params;
 
+use super::invocation::{Invocation, Run};
+
 /// Prints `NAME  build params | query params  # summary [dedup: …]` for every algorithm; the
 /// bracket says whether `neardup dedup` streams it with default parameters or reads every text
 /// into memory (and, for an algorithm that streams only when configured so, how).
@@ -29,4 +31,14 @@ pub fn run(out: &mut impl Write) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// List every registered algorithm with its default parameters, one line each.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        run(&mut invocation.out)
+    }
 }

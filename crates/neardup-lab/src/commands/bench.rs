@@ -23,6 +23,10 @@ use serde_json::{Value, json};
 
 use super::bench_tasks::{BenchOptions, tasks};
 use crate::corpus::{self, Corpus, LoadOptions, pairs};
+use std::path::PathBuf;
+
+use super::args::parse_size;
+use super::invocation::{Invocation, Run};
 
 /// The peers' shingles: `text.lower().split()`, 5 words.
 pub fn peer_features() -> FeatureParams {
@@ -307,4 +311,60 @@ fn line(
     let obj = rec.as_object_mut().expect("object");
     obj.extend(extra);
     rec
+}
+
+/// Time one task on a corpus; print one JSON line in the peer benchmark kit's schema
+/// (tool, task, docs, mb, seconds, docs_per_s, …), so neardup and its peers compare in one
+/// file.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Corpus (JSONL with `id` and `text`).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// Task: shingle_word5, minhash128_sketch, minhash128_end_to_end,
+    /// minhash128_oph_end_to_end, lsh_insert_query, simhash64_end_to_end,
+    /// hamming_all_pairs, dedup_end_to_end (`neardup dedup` in a child process, file in →
+    /// outputs written, default parameters at --threshold, peak RSS and CPU from
+    /// getrusage), or a registered algorithm's name (build + query, defaults).
+    #[arg(long)]
+    pub task: String,
+    /// hamming_all_pairs only: this many random 64-bit fingerprints (1 % planted
+    /// neighbours) instead of the corpus's SimHashes.
+    #[arg(long)]
+    pub fingerprints: Option<usize>,
+    /// Planted pairs CSV (`id_a,id_b`): adds recall and precision to LSH and algorithm tasks.
+    #[arg(long)]
+    pub truth: Option<PathBuf>,
+    /// Best of this many runs (at least 1).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeat: u64,
+    /// Jaccard threshold the LSH banding is tuned for.
+    #[arg(long, default_value_t = 0.8)]
+    pub threshold: f64,
+    /// dedup_end_to_end only: `key=value` passed to `neardup dedup --param` (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// dedup_end_to_end only: a name for this configuration in the JSON line (`config`).
+    #[arg(long)]
+    pub label: Option<String>,
+    /// dedup_end_to_end only: passed to `neardup dedup --memory` (the spilled join).
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub dedup_memory: Option<u64>,
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        let options = BenchOptions {
+            corpus: self.corpus,
+            task: self.task,
+            truth: self.truth,
+            repeat: self.repeat as usize,
+            threshold: self.threshold,
+            fingerprints: self.fingerprints,
+            params: self.params,
+            label: self.label,
+            dedup_memory: self.dedup_memory,
+        };
+        run(&options, &mut invocation.out)
+    }
 }

@@ -11,6 +11,9 @@ use anyhow::{Context, Result, bail};
 use serde_json::Value;
 
 use neardup_dedup::fsutil::write_bytes;
+use std::path::PathBuf;
+
+use super::invocation::{Invocation, Run};
 
 /// One measured line.
 #[derive(Debug, Clone)]
@@ -261,4 +264,23 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     write_bytes(&out.join("README.md"), s.as_bytes())?;
     Ok(())
+}
+
+/// Write the side-by-side performance report from `scripts/bench-peers.sh`'s JSON lines.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// JSON lines of the peers and of `neardup bench`.
+    pub results: PathBuf,
+    /// The peer kit's stderr (its `# {...}` header names the corpus and versions).
+    #[arg(long)]
+    pub peers_header: Option<PathBuf>,
+    /// Report directory.
+    #[arg(long, default_value = "reports/performance")]
+    pub out: PathBuf,
+}
+
+impl Run for Args {
+    fn run(self, _invocation: &mut Invocation<'_>) -> Result<()> {
+        run(&self.results, self.peers_header.as_deref(), &self.out)
+    }
 }

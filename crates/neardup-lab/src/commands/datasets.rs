@@ -7,6 +7,12 @@ use anyhow::{Result, bail};
 
 use crate::corpus::manifest::{self, Manifest};
 use neardup_dedup::input::checksummed::sha256_file;
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+use super::invocation::{Invocation, Run};
+use crate::corpus::manifest::data_dir;
 
 /// Lists the manifests and whether each file is present in `data_dir`.
 pub fn list(data_dir: &Path, out: &mut impl Write) -> Result<()> {
@@ -86,4 +92,37 @@ pub fn verify(data_dir: &Path, names: &[String], out: &mut impl Write) -> Result
         );
     }
     Ok(())
+}
+
+/// The real corpora the project knows (manifests in datasets/*.toml).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Data directory (default: $NEARDUP_DATA_DIR, else datasets/cache).
+    #[arg(long, global = true)]
+    pub data_dir: Option<PathBuf>,
+    /// What to do.
+    #[command(subcommand)]
+    pub command: DatasetsCommand,
+}
+
+/// `neardup datasets …`
+#[derive(Debug, Subcommand)]
+pub enum DatasetsCommand {
+    /// List the manifests and whether each file is in the data directory.
+    List,
+    /// Check the SHA-256 of the files present (or of the named datasets).
+    Verify {
+        /// Dataset names (default: every present file).
+        names: Vec<String>,
+    },
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        let dir = data_dir(self.data_dir.as_deref());
+        match self.command {
+            DatasetsCommand::List => list(&dir, &mut invocation.out),
+            DatasetsCommand::Verify { names } => verify(&dir, &names, &mut invocation.out),
+        }
+    }
 }

@@ -5,6 +5,12 @@ use std::io::Write;
 use anyhow::Result;
 
 use neardup_dedup::pipeline::{DedupOptions, run as run_stages};
+use std::path::PathBuf;
+
+use neardup_dedup::{Keep, Stage};
+
+use super::args::{named_choice, parse_shard, parse_size};
+use super::invocation::{Invocation, Run};
 
 /// Runs `neardup dedup` and prints the summary (or what a partial run did).
 pub fn run(options: &DedupOptions, out: &mut impl Write) -> Result<()> {
@@ -33,4 +39,100 @@ pub fn run(options: &DedupOptions, out: &mut impl Write) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Deduplicate a corpus: near-duplicate clusters, the ids removed, and the corpus without
+/// them, in stages that stream, resume and can be split across processes.
+///
+/// Inputs: JSONL (.jsonl, .json, .ndjson), CSV and Parquet files, optionally .gz / .zst
+/// (not Parquet); directories (recursively) and glob patterns. Ids are optional (the
+/// document number when absent). Default: minhash-lsh, word 5-shingles, threshold 0.8, a
+/// tuned banding, candidates verified on the full signature.
+///
+/// Stages write under DIR/stages/ and are skipped on rerun while their inputs and
+/// parameters are unchanged: sketch (one shard per input file) → candidates → verify →
+/// components → outputs. Outputs: clusters.parquet (id, cluster, cluster_size, kept),
+/// removed.txt, deduplicated.<ext> (deduplicated/ for several inputs), summary.json,
+/// README.md. `neardup algorithms` says which algorithms stream; the others read every
+/// text into memory in the verify stage.
+///
+/// Incremental: with --index DIR, the inputs are deduplicated against every document
+/// indexed before (and each other) and then added to the index; `neardup index remove`
+/// takes documents out. Give documents ids (--id-field) to remove them later.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Input files, directories or glob patterns.
+    #[arg(required = true, value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+    /// Output directory.
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Algorithm.
+    #[arg(long, default_value = "minhash-lsh", value_name = "NAME")]
+    pub algorithm: String,
+    /// `key=value` parameter of the algorithm (repeatable), e.g. threshold=0.7.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Text field (JSONL) or column (CSV, Parquet).
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Id field or column (document numbers when a record has none).
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// Which document of a cluster is kept.
+    #[arg(long, default_value = "first", value_parser = named_choice(&Keep::ALL, Keep::name, Keep::description))]
+    pub keep: Keep,
+    /// Memory the run may use (4GiB, 500MB…): each file is sketched a row group at a time,
+    /// and a join whose signatures do not fit spills its keys to disk and reads candidates'
+    /// signatures back from the sketch shards (same output). Not below a few hundred MB.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    pub memory: Option<u64>,
+    /// Run only this stage (the stages before it must have finished).
+    #[arg(long, value_parser = named_choice(&Stage::ALL, Stage::name, Stage::description))]
+    pub stage: Option<Stage>,
+    /// Sketch only shard I of N (input files I, I + N, …; 0-based), then stop: several
+    /// processes or machines sharing DIR split the sketch stage.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<(usize, usize)>,
+    /// A persistent index (created if missing): deduplicate against the documents indexed
+    /// before, then add the inputs to it. Needs an algorithm that streams.
+    #[arg(long, value_name = "DIR")]
+    pub index: Option<PathBuf>,
+    /// Do not keep compressed JSONL inputs inflated under DIR/stages/ between the sketch and
+    /// outputs stages (the copy takes as much disk as the inflated text, until the outputs
+    /// are written; without it the outputs stage inflates the inputs again).
+    #[arg(long)]
+    pub no_inflated_copy: bool,
+    /// How much text of an input file the sketch stage reads between checkpoints (each
+    /// closes a piece of the file's shard): a killed run resumes at the last checkpoint
+    /// instead of the file's start.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
+    pub checkpoint_every: u64,
+}
+
+impl Args {
+    /// The options of `neardup_dedup::run` (parameters parsed).
+    pub fn options(self) -> anyhow::Result<DedupOptions> {
+        Ok(DedupOptions {
+            inputs: self.inputs,
+            output: self.output,
+            algorithm: self.algorithm,
+            params: crate::params::parse_params(&self.params)?,
+            text_field: self.text_field,
+            id_field: self.id_field,
+            keep: self.keep,
+            memory: self.memory,
+            stage: self.stage,
+            shard: self.shard,
+            index: self.index,
+            inflated_copy: !self.no_inflated_copy,
+            checkpoint_bytes: self.checkpoint_every.max(1),
+        })
+    }
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        run(&self.options()?, &mut invocation.out)
+    }
 }

@@ -11,6 +11,10 @@ use crate::corpus::{self, LoadOptions};
 use crate::edits::EditModel;
 use crate::edits::derive::{DeriveOptions, derive_each};
 use crate::error::LabError;
+use std::path::PathBuf;
+
+use super::args::CorpusArgs;
+use super::invocation::{Invocation, Run};
 
 /// Runs the edit command; returns a one-line summary for stderr.
 pub fn run(
@@ -45,4 +49,49 @@ pub fn run(
         derive_options.seed,
         output.display()
     ))
+}
+
+/// Derive edited copies of a corpus's documents with exact ground truth (JSONL output).
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The source corpus.
+    pub input: PathBuf,
+    /// Edit model: `kind=rate[,kind=rate…]`, applied in order (the kinds are listed
+    /// below).
+    #[arg(long)]
+    pub edits: String,
+    /// Seed of the edits and of the choice of sources.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Output JSONL (written atomically).
+    #[arg(long)]
+    pub output: PathBuf,
+    /// Edited copies per chosen source.
+    #[arg(long, default_value_t = 1)]
+    pub copies: usize,
+    /// Fraction of sources that get copies.
+    #[arg(long, default_value_t = 1.0)]
+    pub fraction: f64,
+    /// How to read the corpus.
+    #[command(flatten)]
+    pub input_args: CorpusArgs,
+}
+
+impl Run for Args {
+    fn run(self, _invocation: &mut Invocation<'_>) -> Result<()> {
+        let options = DeriveOptions {
+            copies: self.copies,
+            fraction: self.fraction,
+            seed: self.seed,
+        };
+        let summary = run(
+            &self.input,
+            &self.input_args.options(),
+            &self.edits,
+            options,
+            &self.output,
+        )?;
+        eprintln!("neardup: {summary}");
+        Ok(())
+    }
 }

@@ -10,6 +10,10 @@ use crate::corpus::{self, LoadOptions, pairs};
 use crate::eval::{self, Config};
 use crate::params::parse_params;
 use crate::truth::Truth;
+use std::path::PathBuf;
+
+use super::args::CorpusArgs;
+use super::invocation::{Invocation, Run};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -106,4 +110,54 @@ pub fn run(
         );
     }
     Ok(())
+}
+
+/// Score algorithms on a corpus: one CSV row per algorithm configuration.
+///
+/// Columns: algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,f1,ari,roc_auc,
+/// seconds,docs_per_s,error (empty where a metric does not apply). Each --param applies to
+/// the --algorithm before it; with no --algorithm every registered one runs with defaults.
+/// Rows are printed as configurations finish; a failing one gets its error in `error`, the
+/// others still run, and the exit status says that something failed.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The corpus (JSONL[.gz], CSV[.gz], Parquet, or a directory of .txt files).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Labelled pairs CSV `id_a,id_b[,label]`: score only these pairs.
+    #[arg(long)]
+    pub pairs: Option<PathBuf>,
+    /// Algorithm to run (repeatable).
+    #[arg(long = "algorithm", value_name = "NAME")]
+    pub algorithms: Vec<String>,
+    /// `key=value` parameter of the preceding --algorithm (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Csv)]
+    pub format: OutputFormat,
+    /// Seed of the negative-pair sample behind roc_auc.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// How to read the corpus.
+    #[command(flatten)]
+    pub input: CorpusArgs,
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        let configs = configs(
+            &invocation.positioned(&["eval"], "algorithms"),
+            &invocation.positioned(&["eval"], "params"),
+        )?;
+        run(
+            &self.corpus,
+            &self.input.options(),
+            self.pairs.as_deref(),
+            &configs,
+            self.format,
+            self.seed,
+            &mut invocation.out,
+        )
+    }
 }

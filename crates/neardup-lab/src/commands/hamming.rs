@@ -12,6 +12,10 @@ use neardup::hamming::design::{
 use neardup::resources::human_bytes;
 
 use crate::output_format::ReportFormat;
+use clap::Subcommand;
+
+use super::args::{parse_count, parse_size};
+use super::invocation::{Invocation, Run};
 
 fn check_fingerprints(fingerprints: f64) -> Result<()> {
     if !(fingerprints >= 1.0 && fingerprints.is_finite()) {
@@ -157,4 +161,58 @@ fn group(x: f64) -> String {
         return format!("{x:.2}");
     }
     crate::charts::style::whole(&x)
+}
+
+/// Hamming search design.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to compute.
+    #[command(subcommand)]
+    pub command: HammingCommand,
+}
+
+/// `neardup hamming …`
+#[derive(Debug, Subcommand)]
+pub enum HammingCommand {
+    /// Permuted-table designs (Manku et al. §3.1.1) for N fingerprints: tables, memory,
+    /// fingerprints examined per query, the cheapest design within `--memory`, and how many
+    /// unrelated pairs fall within k by chance.
+    Tune {
+        /// Fingerprint width f (32, 64, 128, 192, 256, 384, 512).
+        #[arg(long)]
+        bits: u32,
+        /// Hamming distance k to guarantee.
+        #[arg(long)]
+        distance: u32,
+        /// Number of fingerprints N (a number or 2^D).
+        #[arg(long, value_parser = parse_count)]
+        fingerprints: f64,
+        /// Memory the tables may take (16GiB, 2TB…); the recommendation is the design that
+        /// examines the fewest fingerprints per query within it (default: no limit).
+        #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+        memory: Option<u64>,
+        /// Output: a readable table with the recommendation, CSV, or JSON.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+    },
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        let HammingCommand::Tune {
+            bits,
+            distance,
+            fingerprints,
+            memory,
+            format,
+        } = self.command;
+        tune(
+            bits,
+            distance,
+            fingerprints,
+            memory,
+            format,
+            &mut invocation.out,
+        )
+    }
 }

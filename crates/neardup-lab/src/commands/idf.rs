@@ -16,6 +16,10 @@ use neardup::features::statistics::StatisticsFeatures;
 
 use crate::corpus::{self, LoadOptions};
 use crate::eval::Config;
+use clap::Subcommand;
+
+use super::args::CorpusArgs;
+use super::invocation::{Invocation, Run};
 
 /// Counts of one section so far.
 struct Counting {
@@ -165,4 +169,71 @@ pub fn show(path: &Path, out: &mut impl Write) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// Collection statistics of a reference corpus, for the algorithms' `idf_from`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: IdfCommand,
+}
+
+/// `neardup idf …`
+#[derive(Debug, Subcommand)]
+pub enum IdfCommand {
+    /// Count document frequencies of the features that algorithms weigh or filter by, over
+    /// one or more corpora, into a table for `--param idf_from=TABLE`.
+    ///
+    /// One section per kind of feature the chosen configurations read (I-Match and Tianwang:
+    /// terms; tf-idf SimHash: its shingles; SpotSigs: spots). Without --algorithm: every
+    /// algorithm that reads statistics, at its defaults. An algorithm refuses a table without
+    /// a section for its own parameters.
+    Build {
+        /// Corpora to count (JSONL[.gz], CSV[.gz], Parquet, or a directory of .txt files).
+        #[arg(required = true)]
+        corpora: Vec<PathBuf>,
+        /// The table to write (atomically).
+        #[arg(long)]
+        output: PathBuf,
+        /// Algorithm whose statistics to count (repeatable).
+        #[arg(long = "algorithm", value_name = "NAME")]
+        algorithms: Vec<String>,
+        /// `key=value` parameter of the preceding --algorithm (repeatable).
+        #[arg(long = "param", value_name = "KEY=VALUE")]
+        params: Vec<String>,
+        /// How to read the corpora.
+        #[command(flatten)]
+        input: CorpusArgs,
+    },
+    /// Describe a table: its sources and sections.
+    Show {
+        /// The table.
+        table: PathBuf,
+    },
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        match self.command {
+            IdfCommand::Build {
+                corpora,
+                output,
+                input,
+                ..
+            } => {
+                let algorithms = invocation.positioned(&["idf", "build"], "algorithms");
+                let params = invocation.positioned(&["idf", "build"], "params");
+                let configs = if algorithms.is_empty() && params.is_empty() {
+                    default_configs()
+                } else {
+                    super::eval::configs(&algorithms, &params)?
+                };
+                let summary = build(&corpora, &input.options(), &configs, &output)?;
+                eprintln!("neardup: {summary}");
+                Ok(())
+            }
+            IdfCommand::Show { table } => show(&table, &mut invocation.out),
+        }
+    }
 }

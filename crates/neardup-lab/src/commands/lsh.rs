@@ -6,6 +6,9 @@ use anyhow::Result;
 use neardup::minhash::banding;
 
 use crate::output_format::ReportFormat;
+use clap::Subcommand;
+
+use super::invocation::{Invocation, Run};
 
 /// `similarity,probability` for s = 0.00, 0.05, …, 1.00 under `bands` × `rows`.
 pub fn scurve(bands: usize, rows: usize, out: &mut impl Write) -> Result<()> {
@@ -77,4 +80,62 @@ pub fn tune(
         }
     }
     Ok(())
+}
+
+/// LSH banding math.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to compute.
+    #[command(subcommand)]
+    pub command: LshCommand,
+}
+
+/// `neardup lsh …`
+#[derive(Debug, Subcommand)]
+pub enum LshCommand {
+    /// Print the S-curve 1 − (1 − s^r)^b as CSV `similarity,probability` for s = 0, 0.05, …, 1.
+    Scurve {
+        /// Number of bands b.
+        #[arg(long)]
+        bands: usize,
+        /// Rows per band r.
+        #[arg(long)]
+        rows: usize,
+    },
+    /// Choose (b, r) with b·r ≤ num_perm for a target threshold (datasketch's weighted areas),
+    /// with P(candidate) around the threshold and the permutations the banding leaves unused.
+    Tune {
+        /// Target Jaccard threshold in (0, 1].
+        #[arg(long)]
+        threshold: f64,
+        /// Signature length available.
+        #[arg(long)]
+        num_perm: usize,
+        /// Weight of the false-positive area in [0, 1]; false negatives get 1 − W.
+        #[arg(long, default_value_t = 0.5)]
+        false_positive_weight: f64,
+        /// Output: one `key=value` line followed by the probabilities, or JSON.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+        format: ReportFormat,
+    },
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        match self.command {
+            LshCommand::Scurve { bands, rows } => scurve(bands, rows, &mut invocation.out),
+            LshCommand::Tune {
+                threshold,
+                num_perm,
+                false_positive_weight,
+                format,
+            } => tune(
+                threshold,
+                num_perm,
+                false_positive_weight,
+                format,
+                &mut invocation.out,
+            ),
+        }
+    }
 }

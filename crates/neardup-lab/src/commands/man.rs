@@ -4,6 +4,9 @@
 use std::path::Path;
 
 use anyhow::Result;
+use std::path::PathBuf;
+
+use super::invocation::{Invocation, Run};
 
 /// Writes the pages of `cmd` and its subcommands into `dir`; returns how many.
 pub fn write(cmd: &clap::Command, dir: &Path) -> Result<usize> {
@@ -20,4 +23,23 @@ pub fn write(cmd: &clap::Command, dir: &Path) -> Result<usize> {
         }
     }
     Ok(written)
+}
+
+/// Write the manual pages (neardup.1 and one per subcommand) into a directory.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Where to write them (created if missing).
+    #[arg(long, default_value = "man")]
+    pub output: PathBuf,
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        let pages = write(&invocation.definition(), &self.output)?;
+        eprintln!(
+            "neardup: wrote {pages} manual pages to {}",
+            self.output.display()
+        );
+        Ok(())
+    }
 }

@@ -13,6 +13,9 @@ use crate::experiment::{RunOptions, STANDARD_EXPERIMENTS, results, runner};
 use crate::report::index::write_index;
 use crate::report::{ExperimentReport, RunInfo};
 
+use super::invocation::{Invocation, Run};
+use crate::corpus::manifest::data_dir;
+
 fn say(s: &Summary, seconds: f64) {
     let skipped = if s.unavailable.is_empty() {
         String::new()
@@ -201,4 +204,36 @@ pub fn run_and_report(exp: &Experiment, opts: &RunOptions) -> Result<Summary> {
         unavailable,
         written: true,
     })
+}
+
+/// Run an experiment: build every cell not already cached, then write results, charts and
+/// a report.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The experiment TOML.
+    pub experiment: PathBuf,
+    /// Report directory (default: reports/<experiment name>).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Recompute cells even when cached.
+    #[arg(long)]
+    pub force: bool,
+    /// Raw-result cache (one subfolder per experiment).
+    #[arg(long, default_value = ".neardup-cache")]
+    pub cache: PathBuf,
+    /// Data directory for real corpora (default: $NEARDUP_DATA_DIR, else datasets/cache).
+    #[arg(long)]
+    pub data_dir: Option<PathBuf>,
+}
+
+impl Run for Args {
+    fn run(self, _invocation: &mut Invocation<'_>) -> Result<()> {
+        run(
+            &self.experiment,
+            self.out.as_deref(),
+            &self.cache,
+            &data_dir(self.data_dir.as_deref()),
+            self.force,
+        )
+    }
 }

@@ -9,6 +9,9 @@ use neardup::detector::ParamMap;
 use neardup::features::FeatureParams;
 use neardup::features::similarity::{cosine, jaccard, multiset_resemblance};
 use neardup::text::{Normalization, Tokenizer};
+use std::path::PathBuf;
+
+use super::invocation::{Invocation, Run};
 
 /// Prints `name=value` lines: exact measures on word `shingle`-shingles (default 5), then
 /// each registered algorithm's score of the pair (with `k = shingle` when given, and
@@ -81,4 +84,33 @@ fn term_frequencies(text: &str) -> Vec<(u64, u32)> {
     });
     hashes.sort_unstable();
     neardup::features::counts(&hashes)
+}
+
+/// Exact similarities and every estimator's score for two text files.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// First file (UTF-8 text).
+    pub file_a: PathBuf,
+    /// Second file (UTF-8 text).
+    pub file_b: PathBuf,
+    /// Shingle size k for the exact measures and every estimator that has one.
+    #[arg(long)]
+    pub shingle: Option<usize>,
+    /// Collection statistics for the algorithms that read them (a table written by
+    /// `neardup idf build`); without it they count two documents, and those that cannot
+    /// score two lone documents print `n/a`.
+    #[arg(long, value_name = "TABLE")]
+    pub idf_from: Option<PathBuf>,
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        run(
+            &self.file_a,
+            &self.file_b,
+            self.shingle,
+            self.idf_from.as_deref(),
+            &mut invocation.out,
+        )
+    }
 }

@@ -9,6 +9,11 @@ use anyhow::Result;
 
 use crate::error::LabError;
 use neardup_dedup::index::IncrementalIndex;
+use std::path::PathBuf;
+
+use clap::Subcommand;
+
+use super::invocation::{Invocation, Run};
 
 /// Removes every indexed document whose id is a line of `ids_file`.
 pub fn remove(index: &Path, ids_file: &Path, out: &mut impl Write) -> Result<()> {
@@ -67,4 +72,41 @@ pub fn show(index: &Path, out: &mut impl Write) -> Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// The persistent index of `neardup dedup --index`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: IndexCommand,
+}
+
+/// `neardup index …`
+#[derive(Debug, Subcommand)]
+pub enum IndexCommand {
+    /// Remove documents from an index by id (every indexed document with that id).
+    Remove {
+        /// The index directory.
+        #[arg(long)]
+        index: PathBuf,
+        /// A file of ids, one per line (`removed.txt` of a dedup run is one).
+        #[arg(long)]
+        ids: PathBuf,
+    },
+    /// Describe an index: algorithm, signatures, segments and where they came from.
+    Show {
+        /// The index directory.
+        #[arg(long)]
+        index: PathBuf,
+    },
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        match self.command {
+            IndexCommand::Remove { index, ids } => remove(&index, &ids, &mut invocation.out),
+            IndexCommand::Show { index } => show(&index, &mut invocation.out),
+        }
+    }
 }

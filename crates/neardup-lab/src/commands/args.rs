@@ -1,0 +1,129 @@
+//! Arguments that several subcommands share: how to read a corpus, and the parsers of sizes,
+//! counts, shards and named choices.
+
+use clap::Args;
+
+use crate::corpus::{Fields, Format, LoadOptions};
+
+/// How to read a corpus file.
+#[derive(Debug, Clone, Args)]
+pub struct CorpusArgs {
+    /// Input format (default: guessed from the name).
+    #[arg(long = "input-format", value_enum)]
+    pub input_format: Option<FormatArg>,
+    /// Field holding the document id.
+    #[arg(long, default_value = "id")]
+    pub id_field: String,
+    /// Field holding the text.
+    #[arg(long, default_value = "text")]
+    pub text_field: String,
+    /// Field holding the cluster label (null = unlabelled). Every record must have it when
+    /// given explicitly; by default `cluster`, optional.
+    #[arg(long)]
+    pub label_field: Option<String>,
+    /// Ignore labels: treat the corpus as unlabelled.
+    #[arg(long, conflicts_with = "label_field")]
+    pub no_labels: bool,
+    /// Skip malformed records (counted and reported) instead of stopping at the first.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// Read at most this many documents (at least 1).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub limit: Option<u64>,
+}
+
+/// Input formats on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FormatArg {
+    /// JSON Lines.
+    Jsonl,
+    /// CSV with a header.
+    Csv,
+    /// Parquet.
+    Parquet,
+    /// Directory of .txt files.
+    Txt,
+}
+
+impl CorpusArgs {
+    /// The load options these arguments describe.
+    pub fn options(&self) -> LoadOptions {
+        LoadOptions {
+            format: self.input_format.map(|f| match f {
+                FormatArg::Jsonl => Format::Jsonl,
+                FormatArg::Csv => Format::Csv,
+                FormatArg::Parquet => Format::Parquet,
+                FormatArg::Txt => Format::Txt,
+            }),
+            fields: Fields {
+                id: self.id_field.clone(),
+                text: self.text_field.clone(),
+                label: if self.no_labels {
+                    None
+                } else {
+                    Some(self.label_field.clone().unwrap_or_else(|| "cluster".into()))
+                },
+            },
+            label_required: self.label_field.is_some(),
+            skip_invalid: self.skip_invalid,
+            limit: self.limit.map(|l| l as usize),
+            keep: Vec::new(),
+        }
+    }
+}
+
+/// A size with an optional unit (`4GiB`, `500MB`, bytes).
+pub fn parse_size(s: &str) -> Result<u64, String> {
+    neardup::resources::parse_bytes(s)
+}
+
+/// A parser for a choice among named values (the pipeline's enums know their names and
+/// descriptions; clap stays out of the pipeline crate), listing them in `--help` as
+/// `value_enum` would.
+pub fn named_choice<T: Copy + Send + Sync + 'static>(
+    all: &'static [T],
+    name: fn(T) -> &'static str,
+    description: fn(T) -> &'static str,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = all
+        .iter()
+        .map(|&v| PossibleValue::new(name(v)).help(description(v)));
+    PossibleValuesParser::new(values).map(move |s| {
+        *all.iter()
+            .find(|&&v| name(v) == s)
+            .expect("clap accepts only the listed names")
+    })
+}
+
+/// `I/N` with 0 ≤ I < N.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("`{s}` is not a shard: expected I/N with 0 <= I < N, e.g. 0/4");
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n): (usize, usize) = (
+        i.trim().parse().map_err(|_| bad())?,
+        n.trim().parse().map_err(|_| bad())?,
+    );
+    if i >= n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+/// Parses `N` or `2^D`.
+pub fn parse_count(s: &str) -> Result<f64, String> {
+    let s = s.trim();
+    if let Some((base, exp)) = s.split_once('^') {
+        let (b, e): (f64, i32) = (
+            base.trim()
+                .parse()
+                .map_err(|_| format!("bad base in `{s}`"))?,
+            exp.trim()
+                .parse()
+                .map_err(|_| format!("bad exponent in `{s}`"))?,
+        );
+        return Ok(b.powi(e));
+    }
+    s.parse::<f64>()
+        .map_err(|_| format!("`{s}` is not a number (or 2^D)"))
+}

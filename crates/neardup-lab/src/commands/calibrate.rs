@@ -1,0 +1,81 @@
+//! `neardup calibrate`'s command line (the feature itself is `crate::calibrate`).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::args::CorpusArgs;
+use super::invocation::{Invocation, Run};
+use crate::output_format::ReportFormat;
+
+/// Choose parameters from your own labelled pairs: sweep each algorithm's grid (shingles,
+/// signature length, variants), pick the threshold with the best F1 (or the best recall at
+/// --target-precision) with 95 % bootstrap intervals, rank the configurations and print the
+/// recommended command.
+///
+/// Labels: --pairs FILE (id_a,id_b[,label]) or, without it, the corpus's cluster labels:
+/// every pair inside a cluster plus as many non-duplicates, the most similar cross-cluster
+/// pairs (exact word 3-shingle Jaccard ≥ 0.3) and uniformly random ones.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The corpus (JSONL[.gz], CSV[.gz], Parquet, or a directory of .txt files).
+    #[arg(long)]
+    pub corpus: PathBuf,
+    /// Labelled pairs CSV `id_a,id_b[,label]` (default: pairs from the cluster labels).
+    #[arg(long)]
+    pub pairs: Option<PathBuf>,
+    /// Algorithm to calibrate (repeatable; default: every registered one).
+    #[arg(long = "algorithm", value_name = "NAME")]
+    pub algorithms: Vec<String>,
+    /// `key=value` fixed for every grid point of the preceding --algorithm (repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// Highest recall among thresholds with at least this precision, instead of the
+    /// highest F1.
+    #[arg(long, value_name = "P")]
+    pub target_precision: Option<f64>,
+    /// Choose on the other pairs and report the chosen setting on this fraction (e.g. 0.3),
+    /// split per class with --seed.
+    #[arg(long, value_name = "FRACTION")]
+    pub holdout: Option<f64>,
+    /// Bootstrap resamples behind the 95 % intervals.
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// Seed of the bootstrap, the holdout split and the sampled non-duplicates.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Write a report here: README.md, calibration.json, charts/.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Output: a ranking table with the recommendation, CSV, or JSON (one object per
+    /// configuration).
+    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
+    /// How to read the corpus.
+    #[command(flatten)]
+    pub input: CorpusArgs,
+}
+
+impl Run for Args {
+    fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
+        let configs = super::eval::configs(
+            &invocation.positioned(&["calibrate"], "algorithms"),
+            &invocation.positioned(&["calibrate"], "params"),
+        )?;
+        let options = crate::calibrate::Options {
+            corpus: self.corpus,
+            load: self.input.options(),
+            pairs: self.pairs,
+            algorithms: configs
+                .into_iter()
+                .map(|c| (c.algorithm, c.params))
+                .collect(),
+            target_precision: self.target_precision,
+            holdout: self.holdout,
+            bootstrap: self.bootstrap,
+            seed: self.seed,
+            out: self.out,
+        };
+        crate::calibrate::run(&options, self.format, &mut invocation.out)
+    }
+}
