@@ -31,6 +31,7 @@ impl Run<'_> {
             Stage::Candidates,
             stage_key,
             run_it,
+            || true,
             |dir| {
                 let pairs = if let Some((shards, budget)) = &docs.spill {
                     let spill_dir = dir.join("spill");

@@ -25,6 +25,7 @@ impl Run<'_> {
             Stage::Components,
             stage_key,
             true,
+            || true,
             |dir| {
                 let pairs = match verified {
                     Some(p) => p,

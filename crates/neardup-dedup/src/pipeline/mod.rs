@@ -28,6 +28,7 @@
 mod candidates;
 mod components;
 mod documents;
+mod memory_plan;
 pub mod options;
 pub mod outputs;
 mod signature_checks;
@@ -42,50 +43,15 @@ pub use documents::Documents;
 pub use options::{DEFAULT_CHECKPOINT_BYTES, DedupOptions, Keep, Stage, StageReport};
 pub use sketch::sketch_file;
 
-use std::path::Path;
 use std::time::Instant;
 
-use crate::error::Error;
-use crate::input;
 use stage_files::key;
 use state::Run;
 
 /// Runs `neardup dedup`; returns the summary written to `summary.json` (`None` when only a
 /// sketch shard or one stage ran).
 pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
-    let files = input::expand(&options.inputs)?;
-    crate::fsutil::check_dir(&options.output)?;
-    let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
-    for name in [
-        "clusters.parquet",
-        "removed.txt",
-        "summary.json",
-        "README.md",
-    ] {
-        crate::fsutil::check_output(&options.output.join(name), &inputs)?;
-    }
-    let detector = neardup::registry::detector(&options.algorithm, &options.params)?;
-    let stream = detector.streaming();
-    if let (Some(index), None) = (&options.index, &stream) {
-        return Err(Error::file(
-            index,
-            format!(
-                "--index needs an algorithm that streams (fixed-size signatures); `{}` runs in memory \
-                 (`neardup algorithms` says which stream)",
-                options.algorithm
-            ),
-        )
-        .into());
-    }
-    let mut run = Run {
-        options,
-        files,
-        detector,
-        stream,
-        reports: Vec::new(),
-        fresh: Default::default(),
-        indexed: None,
-    };
+    let mut run = Run::open(options)?;
     let started = Instant::now();
     let only = options.stage;
     let wants = |s: Stage| only.is_none_or(|o| o == s);
@@ -96,14 +62,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     }
     let mut docs = run.load_documents(&sketch_keys)?;
     run.open_index(&sketch_keys, docs.len())?;
-    let mut candidates_key = key(&(
-        &sketch_keys,
-        run.detector.build_params(),
-        run.detector.query_params(),
-    ));
-    if let Some(indexed) = &run.indexed {
-        candidates_key = key(&(candidates_key, "index", &indexed.fingerprint));
-    }
+    let candidates_key = run.candidates_key(&sketch_keys);
     let candidates = run.candidates_stage(&docs, &candidates_key, wants(Stage::Candidates))?;
     if only == Some(Stage::Candidates) {
         return Ok(None);
@@ -121,17 +80,6 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     // Before the outputs: a rerun joins against every segment but its own, so adding first
     // loses nothing if the outputs are then interrupted.
     run.add_to_index(&mut docs)?;
-    let summary = outputs::write_all(
-        &run.options.output,
-        &run.files,
-        &docs,
-        &labels,
-        options,
-        run.detector.as_ref(),
-        run.stream.is_some(),
-        &mut run.reports,
-        &components_key,
-        started,
-    )?;
+    let summary = run.outputs_stage(&docs, &labels, &components_key, started)?;
     Ok(Some(summary))
 }

@@ -13,13 +13,14 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use neardup::detector::Detector;
 use polars::prelude::*;
 use serde::Serialize;
 
 use super::documents::Documents;
-use super::options::{DedupOptions, Keep, StageReport};
-use super::stage_files::{self, Marker, finished, key, mark, stage_dir};
+use super::options::{Keep, Stage, StageReport};
+use super::stage::run_stage;
+use super::stage_files::{self, key};
+use super::state::Run;
 use crate::error::{Error, Result};
 use crate::fsutil;
 use crate::input::{self, Compression, FileFormat, InputFile};
@@ -92,166 +93,220 @@ pub fn kept(labels: &[u32], bytes: impl Fn(usize) -> u32, keep: Keep) -> Vec<boo
     kept
 }
 
-/// Writes every output (skipped when the outputs stage finished with the same key and its
-/// files exist) and returns the summary. `labels` holds the new documents' labels, then the
-/// indexed documents' (`--index`).
-#[allow(clippy::too_many_arguments)]
-pub fn write_all(
+/// Which documents stay and how large their clusters are, from the cluster labels.
+struct Decisions {
+    /// Members per cluster of the new documents (with `--index`: indexed members included).
+    sizes: Vec<u32>,
+    /// Per new document: whether it is kept.
+    kept: Vec<bool>,
+    /// New documents removed because their cluster holds an indexed document.
+    duplicates_of_index: u64,
+    /// Indexed documents the components spanned.
+    indexed: usize,
+}
+
+impl Decisions {
+    /// `labels` holds the new documents' labels, then the indexed documents' (`--index`).
+    /// Clusters are numbered by first member and new documents come first, so the clusters
+    /// holding a new document are `0..clusters`.
+    fn new(docs: &Documents, labels: &[u32], keep: Keep) -> Decisions {
+        let bytes = |doc: usize| {
+            let (f, i) = docs.locate(doc);
+            docs.shards[f].bytes[i]
+        };
+        let (labels, indexed_labels) = labels.split_at(docs.len());
+        let clusters = labels.iter().max().map_or(0, |&m| m as usize + 1);
+        let mut sizes = vec![0u32; clusters];
+        for &c in labels {
+            sizes[c as usize] += 1;
+        }
+        let mut holds_indexed = vec![false; clusters];
+        for &c in indexed_labels.iter().filter(|&&c| (c as usize) < clusters) {
+            sizes[c as usize] += 1;
+            holds_indexed[c as usize] = true;
+        }
+        let mut kept = kept(labels, bytes, keep);
+        let mut duplicates_of_index = 0u64;
+        for (k, &c) in kept.iter_mut().zip(labels) {
+            if holds_indexed[c as usize] {
+                *k = false;
+                duplicates_of_index += 1;
+            }
+        }
+        Decisions {
+            sizes,
+            kept,
+            duplicates_of_index,
+            indexed: indexed_labels.len(),
+        }
+    }
+
+    fn removed(&self) -> u64 {
+        self.kept.iter().filter(|&&k| !k).count() as u64
+    }
+}
+
+impl Run<'_> {
+    /// Clusters → `clusters.parquet`, `removed.txt` and the deduplicated corpus (skipped when
+    /// the outputs stage finished with the same key and its files exist), then `summary.json`
+    /// and `README.md`, which it returns. `labels` holds the new documents' labels, then the
+    /// indexed documents'.
+    pub(super) fn outputs_stage(
+        &mut self,
+        docs: &Documents,
+        labels: &[u32],
+        components_key: &str,
+        started: Instant,
+    ) -> Result<Summary> {
+        let output = &self.options.output;
+        let deduplicated = deduplicated_names(&self.files);
+        let stage_key = key(&("outputs", components_key, self.options.keep, &deduplicated));
+        let decisions = Decisions::new(docs, labels, self.options.keep);
+        let present = || {
+            ["clusters.parquet", "removed.txt"]
+                .into_iter()
+                .chain(deduplicated.iter().map(String::as_str))
+                .all(|f| output.join(f).is_file())
+        };
+        let files = &self.files;
+        run_stage(
+            output,
+            &mut self.reports,
+            Stage::Outputs,
+            &stage_key,
+            true,
+            present,
+            |_| {
+                write_outputs(
+                    output,
+                    files,
+                    docs,
+                    &labels[..docs.len()],
+                    &decisions,
+                    &deduplicated,
+                )?;
+                Ok(((), decisions.removed()))
+            },
+        )?;
+        // The inflated copies have served (and a rerun that finds the outputs done has no use
+        // for them either): their disk is given back.
+        for f in 0..self.files.len() {
+            fsutil::remove_if_present(&stage_files::inflated_copy_path(output, f))?;
+        }
+        let summary = self.summary(docs, labels, &decisions, deduplicated, started);
+        let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
+        fsutil::write_bytes(&output.join("summary.json"), &json)?;
+        fsutil::write_bytes(&output.join("README.md"), readme(&summary).as_bytes())?;
+        Ok(summary)
+    }
+
+    /// What `summary.json` says of this run.
+    fn summary(
+        &self,
+        docs: &Documents,
+        labels: &[u32],
+        decisions: &Decisions,
+        deduplicated: Vec<String>,
+        started: Instant,
+    ) -> Summary {
+        let labels = &labels[..docs.len()];
+        let sizes = &decisions.sizes;
+        let removed = decisions.removed();
+        let pairs = self
+            .reports
+            .iter()
+            .find(|r| r.stage == "verify")
+            .map_or(0, |r| r.rows);
+        Summary {
+            version: crate::VERSION.to_string(),
+            inputs: self
+                .files
+                .iter()
+                .map(|f| f.path.display().to_string())
+                .collect(),
+            algorithm: self.detector.name().to_string(),
+            params: {
+                let mut p = self.detector.build_params();
+                p.extend(self.detector.query_params());
+                p
+            },
+            streamed: self.stream.is_some(),
+            spilled: docs.spill.is_some(),
+            keep: self.options.keep,
+            documents: docs.len() as u64,
+            indexed_documents: decisions.indexed as u64,
+            duplicates_of_index: decisions.duplicates_of_index,
+            text_bytes: docs
+                .shards
+                .iter()
+                .flat_map(|s| s.bytes.iter())
+                .map(|&b| b as u64)
+                .sum(),
+            clusters: sizes.iter().filter(|&&s| s > 1).count() as u64,
+            documents_in_clusters: labels.iter().filter(|&&c| sizes[c as usize] > 1).count() as u64,
+            removed,
+            kept: docs.len() as u64 - removed,
+            pairs,
+            stages: self.reports.clone(),
+            seconds: started.elapsed().as_secs_f64(),
+            peak_rss_bytes: crate::machine::peak_rss_bytes(),
+            threads: rayon::current_num_threads(),
+            deduplicated,
+        }
+    }
+}
+
+/// Writes `clusters.parquet` and `removed.txt` while the deduplicated corpus is copied: the
+/// cluster table is CPU (ids and compression), the copy I/O.
+fn write_outputs(
     output: &Path,
     files: &[InputFile],
     docs: &Documents,
     labels: &[u32],
-    options: &DedupOptions,
-    detector: &dyn Detector,
-    streamed: bool,
-    reports: &mut Vec<StageReport>,
-    stage_key: &str,
-    started: Instant,
-) -> Result<Summary> {
-    let t = Instant::now();
-    let dir = stage_dir(output, "outputs");
-    let marker = dir.join("done.json");
-    let deduplicated = deduplicated_names(files);
-    let stage_key = key(&("outputs", stage_key, options.keep, &deduplicated));
-    let done = finished(&marker, &stage_key).is_some()
-        && ["clusters.parquet", "removed.txt"]
-            .into_iter()
-            .chain(deduplicated.iter().map(String::as_str))
-            .all(|f| output.join(f).is_file());
-    let bytes = |doc: usize| {
-        let (f, i) = docs.locate(doc);
-        docs.shards[f].bytes[i]
-    };
-    // Clusters are numbered by first member and new documents come first, so the clusters
-    // holding a new document are 0..clusters.
-    let (labels, indexed_labels) = labels.split_at(docs.len());
-    let clusters = labels.iter().max().map_or(0, |&m| m as usize + 1);
-    let mut sizes = vec![0u32; clusters];
-    for &c in labels {
-        sizes[c as usize] += 1;
-    }
-    let mut holds_indexed = vec![false; clusters];
-    for &c in indexed_labels.iter().filter(|&&c| (c as usize) < clusters) {
-        sizes[c as usize] += 1;
-        holds_indexed[c as usize] = true;
-    }
-    let mut kept = kept(labels, bytes, options.keep);
-    let mut duplicates_of_index = 0u64;
-    for (k, &c) in kept.iter_mut().zip(labels) {
-        if holds_indexed[c as usize] {
-            *k = false;
-            duplicates_of_index += 1;
-        }
-    }
-    if !done {
-        // The cluster table (CPU: ids and compression) is written while the deduplicated
-        // corpus is copied (I/O).
-        let (tables, corpus) = rayon::join(
-            || -> Result<()> {
-                write_clusters(
-                    &output.join("clusters.parquet"),
-                    docs,
-                    labels,
-                    &sizes,
-                    &kept,
-                )?;
-                fsutil::write_atomic(&output.join("removed.txt"), |w| {
-                    for (doc, &k) in kept.iter().enumerate() {
-                        if !k {
-                            writeln!(w, "{}", docs.id(doc))?;
-                        }
-                    }
-                    Ok(())
-                })
-            },
-            || -> Result<()> {
-                for (f, file) in files.iter().enumerate() {
-                    let removed: Vec<u64> = (0..docs.shards[f].len())
-                        .filter(|&i| !kept[docs.offsets[f] + i])
-                        .map(|i| docs.shards[f].lines[i])
-                        .collect();
-                    let target = output.join(&deduplicated[f]);
-                    fsutil::check_output(&target, &[file.path.as_path()])?;
-                    let inflated = stage_files::inflated_copy_path(output, f);
-                    if inflated.is_file() {
-                        // The sketch stage's inflated copy of a compressed file: the same
-                        // bytes, read without inflating them again.
-                        write_deduplicated(&file.inflated(inflated), &target, &removed)?;
-                    } else {
-                        write_deduplicated(file, &target, &removed)?;
+    decisions: &Decisions,
+    deduplicated: &[String],
+) -> Result<()> {
+    let kept = &decisions.kept;
+    let (tables, corpus) = rayon::join(
+        || -> Result<()> {
+            write_clusters(
+                &output.join("clusters.parquet"),
+                docs,
+                labels,
+                &decisions.sizes,
+                kept,
+            )?;
+            fsutil::write_atomic(&output.join("removed.txt"), |w| {
+                for (doc, &k) in kept.iter().enumerate() {
+                    if !k {
+                        writeln!(w, "{}", docs.id(doc))?;
                     }
                 }
                 Ok(())
-            },
-        );
-        tables?;
-        corpus?;
-    }
-    let seconds = t.elapsed().as_secs_f64();
-    let removed = kept.iter().filter(|&&k| !k).count() as u64;
-    if !done {
-        mark(
-            &marker,
-            &Marker {
-                key: stage_key,
-                rows: removed,
-                seconds,
-                ..Marker::default()
-            },
-        )?;
-    }
-    // The inflated copies have served (and a rerun that finds the outputs done has no use
-    // for them either): their disk is given back.
-    for f in 0..files.len() {
-        fsutil::remove_if_present(&stage_files::inflated_copy_path(output, f))?;
-    }
-    reports.push(StageReport {
-        stage: "outputs",
-        seconds: if done { 0.0 } else { seconds },
-        reused: done,
-        rows: removed,
-    });
-    let in_clusters = labels.iter().filter(|&&c| sizes[c as usize] > 1).count() as u64;
-    let pairs = reports
-        .iter()
-        .find(|r| r.stage == "verify")
-        .map_or(0, |r| r.rows);
-    let summary = Summary {
-        version: crate::VERSION.to_string(),
-        inputs: files.iter().map(|f| f.path.display().to_string()).collect(),
-        algorithm: detector.name().to_string(),
-        params: {
-            let mut p = detector.build_params();
-            p.extend(detector.query_params());
-            p
+            })
         },
-        streamed,
-        spilled: docs.spill.is_some(),
-        keep: options.keep,
-        documents: docs.len() as u64,
-        indexed_documents: indexed_labels.len() as u64,
-        duplicates_of_index,
-        text_bytes: docs
-            .shards
-            .iter()
-            .flat_map(|s| s.bytes.iter())
-            .map(|&b| b as u64)
-            .sum(),
-        clusters: sizes.iter().filter(|&&s| s > 1).count() as u64,
-        documents_in_clusters: in_clusters,
-        removed,
-        kept: docs.len() as u64 - removed,
-        pairs,
-        stages: reports.clone(),
-        seconds: started.elapsed().as_secs_f64(),
-        peak_rss_bytes: crate::machine::peak_rss_bytes(),
-        threads: rayon::current_num_threads(),
-        deduplicated,
-    };
-    let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
-    fsutil::write_bytes(&output.join("summary.json"), &json)?;
-    fsutil::write_bytes(&output.join("README.md"), readme(&summary).as_bytes())?;
-    Ok(summary)
+        || -> Result<()> {
+            for (f, file) in files.iter().enumerate() {
+                let removed: Vec<u64> = (0..docs.shards[f].len())
+                    .filter(|&i| !kept[docs.offsets[f] + i])
+                    .map(|i| docs.shards[f].lines[i])
+                    .collect();
+                let target = output.join(&deduplicated[f]);
+                fsutil::check_output(&target, &[file.path.as_path()])?;
+                let inflated = stage_files::inflated_copy_path(output, f);
+                if inflated.is_file() {
+                    // The sketch stage's inflated copy of a compressed file: the same bytes,
+                    // read without inflating them again.
+                    write_deduplicated(&file.inflated(inflated), &target, &removed)?;
+                } else {
+                    write_deduplicated(file, &target, &removed)?;
+                }
+            }
+            Ok(())
+        },
+    );
+    tables?;
+    corpus
 }
 
 /// Names of the deduplicated files, relative to the output directory.

@@ -69,16 +69,13 @@ impl Run<'_> {
             options: self.options,
             stream: self.stream.as_deref(),
             width: self.width(),
-            // Three quarters of the limit: the sketch's own blocks and buffers (100–200 MB)
-            // come on top of what is kept. (Keeping up to the whole limit, 5·10^6 documents
-            // with `--memory 1GiB` peaked at 1,142 MB before the join spilled.)
             keep: self
                 .options
                 .shard
                 .is_none()
-                .then(|| self.options.memory.map_or(u64::MAX, |m| m / 4 * 3)),
+                .then(|| self.memory.keep_for_join()),
             kept_bytes: &kept_bytes,
-            join_bytes_per_doc: self.join_bytes_per_doc(),
+            join_bytes_per_doc: self.memory.join_bytes_per_doc(),
             bar: &bar,
         };
         let results: Vec<Result<(usize, u64, Option<SketchShard>)>> = mine
@@ -147,7 +144,7 @@ impl Run<'_> {
                 "more than 2^32 − 1 documents: split the corpus",
             ));
         }
-        let spill_budget = self.plan_join(total, 0)?;
+        let spill_budget = self.memory.join(total, 0, &self.options.output)?;
         let mut fresh = std::mem::take(&mut self.fresh);
         if spill_budget.is_some() {
             // Kept while they fitted; the spilled join reads the signatures from the pieces.
@@ -250,71 +247,6 @@ impl Run<'_> {
             spill: None,
         })
     }
-
-    /// Memory the in-memory join needs per document: its signature, one band's (key, doc) per
-    /// worker, and its place and id (about 48 bytes).
-    pub(super) fn join_bytes_per_doc(&self) -> u64 {
-        let width = self.width().max(1) as u64;
-        width * 4 + 16 * rayon::current_num_threads() as u64 + 48
-    }
-
-    /// How the join runs within `--memory`: `None` in memory (no limit, or the signatures of
-    /// `docs` new documents and the key tables of `indexed` ones fit), else the bytes the
-    /// spilled join may hold at a time (`spilled_join`). Refuses what cannot fit either way.
-    pub(super) fn plan_join(&self, docs: usize, indexed: usize) -> Result<Option<u64>> {
-        let Some(limit) = self.options.memory else {
-            return Ok(None);
-        };
-        let need = docs as u64 * self.join_bytes_per_doc();
-        let keys = self.stream.as_ref().map_or(0, |s| s.keys_per_doc()) as u64;
-        let index_need = indexed as u64 * (keys * 12 + 1);
-        if need + index_need <= limit {
-            return Ok(None);
-        }
-        let human = neardup::resources::human_bytes;
-        if indexed > 0 || self.stream.is_none() {
-            let index = if indexed > 0 {
-                format!(
-                    " and the key tables of {indexed} indexed documents ({})",
-                    human(index_need)
-                )
-            } else {
-                String::new()
-            };
-            let why = if self.stream.is_none() {
-                format!("`{}` runs in memory", self.options.algorithm)
-            } else {
-                "a join against an index does not spill yet".to_string()
-            };
-            return Err(Error::file(
-                &self.options.output,
-                format!(
-                    "the join needs about {} for {docs} documents{index}, more than --memory {}, \
-                     and {why}: raise --memory or split the corpus",
-                    human(need + index_need),
-                    human(limit)
-                ),
-            ));
-        }
-        // Spilled, memory still holds every document's place, id and length (about 64 bytes
-        // with a short id) and the union–find; the rest is split between the join's pieces
-        // and what the pieces' readers allocate besides (Parquet pages, the pairs).
-        let fixed = docs as u64 * SPILLED_BYTES_PER_DOCUMENT;
-        let budget = limit.saturating_sub(fixed) / 2;
-        if budget < MIN_SPILL_BUDGET {
-            return Err(Error::file(
-                &self.options.output,
-                format!(
-                    "--memory {} is too small for {docs} documents even when the join spills: \
-                     their places and ids alone take about {}; give at least {}",
-                    human(limit),
-                    human(fixed),
-                    human(fixed + 2 * MIN_SPILL_BUDGET)
-                ),
-            ));
-        }
-        Ok(Some(budget))
-    }
 }
 
 /// What sketching one input file needs from the run.
@@ -329,7 +261,7 @@ struct SketchJob<'a> {
     keep: Option<u64>,
     /// What the join would need for the documents kept so far, over every file.
     kept_bytes: &'a AtomicU64,
-    /// See [`Run::join_bytes_per_doc`].
+    /// See [`super::memory_plan::MemoryPlan::join_bytes_per_doc`].
     join_bytes_per_doc: u64,
     bar: &'a indicatif::ProgressBar,
 }
@@ -459,17 +391,6 @@ impl SketchJob<'_> {
         Ok((rows, kept))
     }
 }
-
-/// Memory per document a spilled join keeps: its line (8 bytes), length (4), id (24 and the
-/// id's bytes) and cluster label and union–find entries (12).
-const SPILLED_BYTES_PER_DOCUMENT: u64 = 64;
-
-/// The least a spilled join's pieces may use. (Whatever the budget, reading one row group of a
-/// shard holds about 2 × `SKETCH_ROWS_PER_GROUP` signatures — 16 MB at 128 permutations — and
-/// the input's line blocks about 32 MB more, so a `--memory` below about 128 MB is not kept to
-/// (200k documents with `--memory 64MiB` peaked at 104 MB); tests use tiny limits to force
-/// many pieces.)
-const MIN_SPILL_BUDGET: u64 = 64 << 10;
 
 /// The inflated bytes of a compressed JSONL input, kept while it is sketched so that the
 /// outputs stage copies the kept lines from them instead of inflating the input a second time

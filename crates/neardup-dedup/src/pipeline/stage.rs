@@ -1,5 +1,8 @@
-//! The one way a join stage runs (candidates, verify, components): skipped when its marker
-//! carries the key of what it depends on, else computed, its files written, then its marker.
+//! The one way a stage after the sketch runs (candidates, verify, components, outputs):
+//! skipped when its marker carries the key of what it depends on and its files are still
+//! there, else computed, its files written, then its marker. (The sketch stage marks each
+//! input file's pieces with the same markers, per file, so that a killed run resumes inside
+//! a file.)
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -8,21 +11,24 @@ use super::options::{Stage, StageReport};
 use super::stage_files::{Marker, finished, mark, stage_dir};
 use crate::error::{Error, Result};
 
-/// Runs one join stage unless its marker carries `stage_key`: `compute` writes the stage's
-/// files into its directory and returns its result and row count; then the marker is written
-/// and the stage reported. A finished stage is reported as reused and gives `None` (its files
-/// are read by whoever needs them); an unfinished one that may not run is an error.
+/// Runs one stage unless its marker carries `stage_key` and `present()` says its files are
+/// still there: `compute` writes the stage's files (into its directory, or the outputs into
+/// `output`) and returns its result and row count; then the marker is written and the stage
+/// reported. A finished stage is reported as reused and gives `None` (its files are read by
+/// whoever needs them); an unfinished one that may not run is an error.
+#[allow(clippy::too_many_arguments)]
 pub(super) fn run_stage<T>(
     output: &Path,
     reports: &mut Vec<StageReport>,
     stage: Stage,
     stage_key: &str,
     run_it: bool,
+    present: impl FnOnce() -> bool,
     compute: impl FnOnce(&Path) -> Result<(T, u64)>,
 ) -> Result<Option<T>> {
     let dir = stage_dir(output, stage.name());
     let marker = dir.join("done.json");
-    if let Some(m) = finished(&marker, stage_key) {
+    if let Some(m) = finished(&marker, stage_key).filter(|_| present()) {
         reports.push(StageReport {
             stage: stage.name(),
             seconds: 0.0,

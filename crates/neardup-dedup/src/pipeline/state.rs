@@ -2,24 +2,28 @@
 //! and, with `--index`, the index it joins against ([`Indexed`]). Each stage is a method of
 //! `Run` in its own file; this file holds what they share.
 
+use std::path::Path;
 use std::time::Instant;
 
 use neardup::detector::Detector;
 use neardup::streaming::StreamingDetector;
 
 use super::documents::Documents;
+use super::memory_plan::MemoryPlan;
 use super::options::{DedupOptions, StageReport};
 use super::stage_files::{SketchShard, key};
 use crate::error::{Error, Result};
 use crate::index::IncrementalIndex;
 use crate::index::segment::{self, Segment};
-use crate::input::InputFile;
+use crate::input::{self, InputFile};
 
 /// The shared state of one run.
 pub(super) struct Run<'a> {
     pub(super) options: &'a DedupOptions,
     pub(super) files: Vec<InputFile>,
     pub(super) detector: Box<dyn Detector>,
+    /// How the run uses `--memory`.
+    pub(super) memory: MemoryPlan,
     pub(super) stream: Option<Box<dyn StreamingDetector>>,
     pub(super) reports: Vec<StageReport>,
     /// Shards sketched by this run, by file index.
@@ -43,6 +47,63 @@ pub(super) struct Indexed {
     pub(super) segments: Option<Vec<Segment>>,
 }
 
+impl<'a> Run<'a> {
+    /// Everything a run checks before any work: the inputs exist and have known formats, the
+    /// outputs can be written, the algorithm and its parameters are valid (and stream, with
+    /// `--index`).
+    pub(super) fn open(options: &'a DedupOptions) -> Result<Run<'a>> {
+        let files = input::expand(&options.inputs)?;
+        crate::fsutil::check_dir(&options.output)?;
+        let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+        for name in [
+            "clusters.parquet",
+            "removed.txt",
+            "summary.json",
+            "README.md",
+        ] {
+            crate::fsutil::check_output(&options.output.join(name), &inputs)?;
+        }
+        let detector = neardup::registry::detector(&options.algorithm, &options.params)?;
+        let stream = detector.streaming();
+        if let (Some(index), None) = (&options.index, &stream) {
+            return Err(Error::file(
+                index,
+                format!(
+                    "--index needs an algorithm that streams (fixed-size signatures); `{}` runs in memory \
+                     (`neardup algorithms` says which stream)",
+                    options.algorithm
+                ),
+            ));
+        }
+        let memory = MemoryPlan::new(options.memory, stream.as_deref(), &options.algorithm);
+        Ok(Run {
+            options,
+            files,
+            detector,
+            memory,
+            stream,
+            reports: Vec::new(),
+            fresh: Default::default(),
+            indexed: None,
+        })
+    }
+
+    /// The key of the candidates stage: the sketches, the parameters of the join and, with
+    /// `--index`, the segments joined against. (Each later stage's key is its name and the
+    /// key before it.)
+    pub(super) fn candidates_key(&self, sketch_keys: &[String]) -> String {
+        let own = key(&(
+            sketch_keys,
+            self.detector.build_params(),
+            self.detector.query_params(),
+        ));
+        match &self.indexed {
+            Some(indexed) => key(&(own, "index", &indexed.fingerprint)),
+            None => own,
+        }
+    }
+}
+
 impl Run<'_> {
     /// Opens `--index` (locking it) for a join of `new_documents` documents.
     pub(super) fn open_index(
@@ -56,7 +117,11 @@ impl Run<'_> {
         let index = IncrementalIndex::open_for(dir, stream.as_ref())?;
         let source = key(&("index source", sketch_keys));
         let documents = index.documents_excluding(&source) as usize;
-        if self.plan_join(new_documents, documents)?.is_some() {
+        if self
+            .memory
+            .join(new_documents, documents, &self.options.output)?
+            .is_some()
+        {
             return Err(Error::file(
                 dir,
                 "the new documents' signatures do not fit --memory, and a join against an index \

@@ -35,6 +35,7 @@ impl Run<'_> {
             Stage::Verify,
             stage_key,
             run_it,
+            || true,
             |dir| {
                 let (pairs, scores): (Vec<u64>, Vec<f64>) = match stream {
                     Some(stream) => {
