@@ -76,18 +76,37 @@ fn parse(path: &Path) -> Result<Vec<Line>> {
 /// Writes `out/README.md`.
 pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()> {
     let lines = parse(results)?;
-    let header: Option<Value> = match peers_header {
-        Some(p) => {
-            let t =
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-            t.lines().find_map(|l| {
-                l.strip_prefix("# ")
-                    .and_then(|j| serde_json::from_str(j).ok())
-            })
-        }
-        None => None,
-    };
-    let get = |tool: &str, task: &str| lines.iter().find(|l| l.tool == tool && l.task == task);
+    let header = peers_header.map(read_header).transpose()?.flatten();
+    let mut s = introduction(header.as_ref());
+    measurements_table(&mut s, &lines);
+    ratios_table(&mut s, &lines);
+    targets_table(&mut s, &lines);
+    s.push_str(
+        "\n## Commands\n\n```sh\njust bench-peers            # = bash scripts/bench-peers.sh 20000\n# which runs:\npython3 ../shared/peers/make_corpus.py --docs 20000 --edit-rate 0.02 --seed 42 --out corpus.jsonl\n\
+         ../shared/peers/run.sh --corpus corpus.jsonl --truth corpus.truth.csv\nneardup bench --corpus corpus.jsonl --truth corpus.truth.csv --task TASK   # each neardup task\n\
+         neardup bench --task hamming_all_pairs --fingerprints 1000000\nneardup bench-report results.jsonl --peers-header peers.header --out reports/performance\n```\n",
+    );
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    write_bytes(&out.join("README.md"), s.as_bytes())?;
+    Ok(())
+}
+
+/// The peer kit's `# {...}` header line (corpus, versions), if its stderr has one.
+fn read_header(path: &Path) -> Result<Option<Value>> {
+    let t = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    Ok(t.lines().find_map(|l| {
+        l.strip_prefix("# ")
+            .and_then(|j| serde_json::from_str(j).ok())
+    }))
+}
+
+/// The line of `tool` for `task`.
+fn find<'l>(lines: &'l [Line], tool: &str, task: &str) -> Option<&'l Line> {
+    lines.iter().find(|l| l.tool == tool && l.task == task)
+}
+
+/// Title, how it was measured, the corpus and the machine.
+fn introduction(header: Option<&Value>) -> String {
     let mut s = String::from("# Performance: neardup against datasketch and rensa\n\n");
     let _ = writeln!(
         s,
@@ -96,7 +115,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
          runs. Ratios from one run are steadier than absolute figures (the kit's README saw absolute figures move by up to \
          17 % between runs).\n"
     );
-    if let Some(h) = &header {
+    if let Some(h) = header {
         let _ = writeln!(
             s,
             "Corpus `{}`: {} documents, {} MB, sha256 `{}`, {} planted pairs. Python {}, datasketch {}, rensa {}, numpy {}; {} \
@@ -120,8 +139,13 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
         env!("CARGO_PKG_VERSION"),
         crate::report::RunInfo::current().revision
     );
+    s
+}
+
+/// Every line of the run.
+fn measurements_table(s: &mut String, lines: &[Line]) {
     s.push_str("## All measurements\n\n| tool | task | docs | seconds | docs/s | MB/s | notes |\n|---|---|---:|---:|---:|---:|---|\n");
-    for l in &lines {
+    for l in lines {
         let notes: Vec<String> = [
             "bands",
             "rows",
@@ -156,6 +180,11 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
             notes.join(" ")
         );
     }
+}
+
+/// neardup ÷ each peer, per task.
+fn ratios_table(s: &mut String, lines: &[Line]) {
+    let get = |tool: &str, task: &str| find(lines, tool, task);
     // Ratios per task.
     let mut ratios: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for l in lines.iter().filter(|l| l.tool == "neardup") {
@@ -172,6 +201,11 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
     for (task, r) in &ratios {
         let _ = writeln!(s, "| {task} | {} |", r.join(", "));
     }
+}
+
+/// The performance targets, measured and met or not.
+fn targets_table(s: &mut String, lines: &[Line]) {
+    let get = |tool: &str, task: &str| find(lines, tool, task);
     // The targets of the performance issue.
     s.push_str("\n## Targets\n\n| target | measured | met |\n|---|---|---|\n");
     let target =
@@ -188,7 +222,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
         };
     let e2e = get("neardup", "minhash128_end_to_end").map(|l| l.docs_per_s);
     target(
-        &mut s,
+        s,
         "MinHash-128 end to end ÷ rensa pre-shingled sketch",
         e2e.zip(get("rensa", "minhash128_sketch"))
             .map(|(a, b)| a / b.docs_per_s),
@@ -197,7 +231,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
         true,
     );
     target(
-        &mut s,
+        s,
         "MinHash-128 end to end ÷ rensa end to end",
         e2e.zip(get("rensa", "minhash128_end_to_end"))
             .map(|(a, b)| a / b.docs_per_s),
@@ -206,7 +240,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
         true,
     );
     target(
-        &mut s,
+        s,
         "MinHash-128 end to end ÷ datasketch end to end",
         e2e.zip(get("datasketch", "minhash128_end_to_end"))
             .map(|(a, b)| a / b.docs_per_s),
@@ -215,7 +249,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
         true,
     );
     target(
-        &mut s,
+        s,
         "LSH insert + query ÷ rensa",
         get("neardup", "lsh_insert_query")
             .zip(get("rensa", "lsh_insert_query"))
@@ -235,7 +269,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
         _ => None,
     };
     target(
-        &mut s,
+        s,
         "SimHash-64 end to end",
         get("neardup", "simhash64_end_to_end").map(|l| l.mb_per_s),
         300.0,
@@ -243,7 +277,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
         true,
     );
     target(
-        &mut s,
+        s,
         "Hamming all pairs, 1,000,000 fingerprints, k = 3",
         lines
             .iter()
@@ -256,14 +290,6 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
     if let Some(l) = recall_line {
         let _ = writeln!(s, "{l}");
     }
-    s.push_str(
-        "\n## Commands\n\n```sh\njust bench-peers            # = bash scripts/bench-peers.sh 20000\n# which runs:\npython3 ../shared/peers/make_corpus.py --docs 20000 --edit-rate 0.02 --seed 42 --out corpus.jsonl\n\
-         ../shared/peers/run.sh --corpus corpus.jsonl --truth corpus.truth.csv\nneardup bench --corpus corpus.jsonl --truth corpus.truth.csv --task TASK   # each neardup task\n\
-         neardup bench --task hamming_all_pairs --fingerprints 1000000\nneardup bench-report results.jsonl --peers-header peers.header --out reports/performance\n```\n",
-    );
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    write_bytes(&out.join("README.md"), s.as_bytes())?;
-    Ok(())
 }
 
 /// Write the side-by-side performance report from `scripts/bench-peers.sh`'s JSON lines.

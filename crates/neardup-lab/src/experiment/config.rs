@@ -333,25 +333,65 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
         let line = e.span().map_or(1, |s| line_of(text, s.start));
         LabError::line(path, line, e.message().to_string())
     })?;
-    let name = spec.name.get_ref().trim().to_string();
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
-        return Err(at(
-            spec.name.span().start,
-            format!("`name` must be a non-empty [A-Za-z0-9_-] word, not {name:?}"),
-        ));
-    }
+    let name = experiment_name(&spec.name, &at)?;
     if spec.seeds.get_ref().is_empty() {
         return Err(at(
             spec.seeds.span().start,
             "`seeds` is an empty list".into(),
         ));
     }
+    let truth = truth_spec(spec.truth.as_ref(), &at)?;
+    let base_dir = path.parent().unwrap_or(Path::new("."));
+    let datasets = dataset_specs(spec.datasets, base_dir, &at)?;
+    let edits = edit_grid(spec.edits, &at)?;
+    let algorithms = algorithm_grids(spec.algorithms, &at)?;
+    Ok(Experiment {
+        path: path.to_path_buf(),
+        source: text.to_string(),
+        name,
+        title: spec.title,
+        question: spec.question,
+        description: spec.description,
+        seeds: spec.seeds.into_inner(),
+        chart_lines: spec
+            .charts
+            .iter()
+            .map(|c| line_of(text, c.span().start))
+            .collect(),
+        charts: spec.charts.into_iter().map(Spanned::into_inner).collect(),
+        truth,
+        datasets,
+        edits,
+        algorithms,
+    })
+}
+
+/// The experiment's `name`: a word that names its report folder.
+fn experiment_name(
+    name: &Spanned<String>,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<String> {
+    let trimmed = name.get_ref().trim().to_string();
+    if trimmed.is_empty()
+        || !trimmed
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(at(
+            name.span().start,
+            format!("`name` must be a non-empty [A-Za-z0-9_-] word, not {trimmed:?}"),
+        ));
+    }
+    Ok(trimmed)
+}
+
+/// `[truth]`: the features and floor of the exact ground truth, defaults where not given.
+fn truth_spec(
+    spec: Option<&TruthFileSpec>,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<TruthSpec> {
     let mut truth = TruthSpec::default();
-    if let Some(t) = &spec.truth {
+    if let Some(t) = spec {
         if let Some(shingle) = t.shingle {
             truth.shingle = shingle;
         }
@@ -377,16 +417,24 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
             }
         }
     }
-    if spec.datasets.get_ref().is_empty() {
+    Ok(truth)
+}
+
+/// `[[datasets]]`: each a named dataset or a user's file, labels distinct.
+fn dataset_specs(
+    specs: Spanned<Vec<Spanned<DatasetFileSpec>>>,
+    base_dir: &Path,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Vec<DatasetSpec>> {
+    if specs.get_ref().is_empty() {
         return Err(at(
-            spec.datasets.span().start,
+            specs.span().start,
             "`datasets` is empty: name at least one dataset".into(),
         ));
     }
     let manifests = crate::corpus::manifest::all();
     let mut datasets = Vec::new();
-    let base_dir = path.parent().unwrap_or(Path::new("."));
-    for d in spec.datasets.into_inner() {
+    for d in specs.into_inner() {
         let table = d.span().start;
         let d = d.into_inner();
         // Errors point at the `name` or `path` line, else at the table.
@@ -396,100 +444,122 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
             .map(|n| n.span().start)
             .or(d.path.as_ref().map(|p| p.span().start))
             .unwrap_or(table);
-        let (n, file) = match (&d.name, &d.path) {
-            (Some(_), Some(_)) | (None, None) => {
+        let d = dataset_spec(d, start, &manifests, base_dir, at)?;
+        if datasets.iter().any(|x: &DatasetSpec| x.label == d.label) {
+            return Err(at(
+                start,
+                format!(
+                    "two datasets are labelled `{}`: give each a distinct `label`",
+                    d.label
+                ),
+            ));
+        }
+        datasets.push(d);
+    }
+    Ok(datasets)
+}
+
+/// One `[[datasets]]` table (errors point at offset `start`).
+fn dataset_spec(
+    d: DatasetFileSpec,
+    start: usize,
+    manifests: &[crate::corpus::manifest::Manifest],
+    base_dir: &Path,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<DatasetSpec> {
+    let (n, file) = match (&d.name, &d.path) {
+        (Some(_), Some(_)) | (None, None) => {
+            return Err(at(
+                start,
+                "a dataset takes either `name` (default or a manifest) or `path` (a corpus \
+                 file), not both or neither"
+                    .into(),
+            ));
+        }
+        (None, Some(p)) => {
+            let file = base_dir.join(p.get_ref());
+            let stem = file
+                .file_name()
+                .map(|f| {
+                    f.to_string_lossy()
+                        .split('.')
+                        .next()
+                        .unwrap_or("")
+                        .to_string()
+                })
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "corpus".into());
+            (stem, Some(file))
+        }
+        (Some(n), None) => {
+            let n = n.get_ref().clone();
+            if n != "default" && !manifests.iter().any(|m| m.name == n) {
                 return Err(at(
                     start,
-                    "a dataset takes either `name` (default or a manifest) or `path` (a corpus \
-                     file), not both or neither"
-                        .into(),
+                    format!(
+                        "unknown dataset `{n}`; known: default, {} (or give `path` for a \
+                         corpus file)",
+                        manifests
+                            .iter()
+                            .map(|m| m.name.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
                 ));
             }
-            (None, Some(p)) => {
-                let file = base_dir.join(p.get_ref());
-                let stem = file
-                    .file_name()
-                    .map(|f| {
-                        f.to_string_lossy()
-                            .split('.')
-                            .next()
-                            .unwrap_or("")
-                            .to_string()
-                    })
-                    .filter(|s| !s.is_empty())
-                    .unwrap_or_else(|| "corpus".into());
-                (stem, Some(file))
+            if d.text_field.is_some() || d.id_field.is_some() || d.cluster_field.is_some() {
+                return Err(at(
+                    start,
+                    format!(
+                        "dataset `{n}`: text_field, id_field and cluster_field apply to \
+                         `path` corpora only"
+                    ),
+                ));
             }
-            (Some(n), None) => {
-                let n = n.get_ref().clone();
-                if n != "default" && !manifests.iter().any(|m| m.name == n) {
-                    return Err(at(
-                        start,
-                        format!(
-                            "unknown dataset `{n}`; known: default, {} (or give `path` for a \
-                             corpus file)",
-                            manifests
-                                .iter()
-                                .map(|m| m.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    ));
-                }
-                if d.text_field.is_some() || d.id_field.is_some() || d.cluster_field.is_some() {
-                    return Err(at(
-                        start,
-                        format!(
-                            "dataset `{n}`: text_field, id_field and cluster_field apply to \
-                             `path` corpora only"
-                        ),
-                    ));
-                }
-                (n, None)
-            }
-        };
-        let defaults = crate::corpus::Fields::default();
-        let fields = crate::corpus::Fields {
-            id: d.id_field.clone().unwrap_or(defaults.id),
-            text: d.text_field.clone().unwrap_or(defaults.text),
-            label: d.cluster_field.clone().or(defaults.label),
-        };
-        let n = &n;
-        if !(0.0..=1.0).contains(&d.fraction) || d.docs == Some(0) {
-            return Err(at(
-                start,
-                format!("dataset `{n}`: fraction must be in [0, 1] and docs ≥ 1"),
-            ));
+            (n, None)
         }
-        let label = d.label.clone().unwrap_or_else(|| n.clone());
-        if datasets.iter().any(|x: &DatasetSpec| x.label == label) {
-            return Err(at(
-                start,
-                format!("two datasets are labelled `{label}`: give each a distinct `label`"),
-            ));
-        }
-        datasets.push(DatasetSpec {
-            name: n.clone(),
-            path: file,
-            fields,
-            label,
-            docs: d.docs,
-            seed: d.seed,
-            copies: d.copies,
-            fraction: d.fraction,
-        });
-    }
-    let edits = edit_grid(spec.edits, &at)?;
-    if spec.algorithms.get_ref().is_empty() {
+    };
+    let defaults = crate::corpus::Fields::default();
+    let fields = crate::corpus::Fields {
+        id: d.id_field.clone().unwrap_or(defaults.id),
+        text: d.text_field.clone().unwrap_or(defaults.text),
+        label: d.cluster_field.clone().or(defaults.label),
+    };
+    let n = &n;
+    if !(0.0..=1.0).contains(&d.fraction) || d.docs == Some(0) {
         return Err(at(
-            spec.algorithms.span().start,
+            start,
+            format!("dataset `{n}`: fraction must be in [0, 1] and docs ≥ 1"),
+        ));
+    }
+    let label = d.label.clone().unwrap_or_else(|| n.clone());
+    Ok(DatasetSpec {
+        name: n.clone(),
+        path: file,
+        fields,
+        label,
+        docs: d.docs,
+        seed: d.seed,
+        copies: d.copies,
+        fraction: d.fraction,
+    })
+}
+
+/// `[[algorithms]]`: one grid each; a published `recall_relative_to` names one above it.
+fn algorithm_grids(
+    specs: Spanned<Vec<AlgorithmFileSpec>>,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Vec<AlgorithmGrid>> {
+    if specs.get_ref().is_empty() {
+        return Err(at(
+            specs.span().start,
             "`algorithms` is empty: name at least one algorithm".into(),
         ));
     }
     let mut algorithms = Vec::new();
-    for a in spec.algorithms.into_inner() {
+    for a in specs.into_inner() {
         let start = a.name.span().start;
-        let grid = algorithm_grid(a, &at)?;
+        let grid = algorithm_grid(a, at)?;
         if let Some(base) = grid
             .published
             .as_ref()
@@ -505,25 +575,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
         }
         algorithms.push(grid);
     }
-    Ok(Experiment {
-        path: path.to_path_buf(),
-        source: text.to_string(),
-        name,
-        title: spec.title,
-        question: spec.question,
-        description: spec.description,
-        seeds: spec.seeds.into_inner(),
-        chart_lines: spec
-            .charts
-            .iter()
-            .map(|c| line_of(text, c.span().start))
-            .collect(),
-        charts: spec.charts.into_iter().map(Spanned::into_inner).collect(),
-        truth,
-        datasets,
-        edits,
-        algorithms,
-    })
+    Ok(algorithms)
 }
 
 fn edit_grid(

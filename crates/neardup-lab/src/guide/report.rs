@@ -256,6 +256,30 @@ fn f1(m: &Measured) -> f64 {
 }
 
 fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Result<()> {
+    measured_corpora(s, m);
+    let largest = m.rows.iter().map(|r| r.docs).max().unwrap_or(0);
+    measured_minhash(dir, s, m)?;
+    run_below_the_level(s, m, largest);
+    measured_simhash(dir, s, m, largest)?;
+    let _ = writeln!(
+        s,
+        "### More measurements\n\n\
+         - [SimHash k and random projection's agreement](../simhash-k/README.md): precision \
+           and recall of k = 0 … 10 at f = 64 and 128 on 1,000 documents with planted edits.\n\
+         - [LSH S-curves](../scurves/README.md): the share of pairs that become candidates \
+           at each true Jaccard similarity, for the (b, r) people use, against the formula.\n\
+         - [Real corpora](../real-corpora/README.md) and [published \
+           configurations](../published/README.md): what the usual settings find on \
+           translations and license variants.\n\
+         - Your own labelled pairs: `neardup calibrate --corpus FILE --pairs FILE` sweeps \
+           the build grid, picks the threshold with bootstrap intervals and prints the \
+           command line to use.\n"
+    );
+    Ok(())
+}
+
+/// What was measured: the corpora and their exact joins.
+fn measured_corpora(s: &mut String, m: &Measurements) {
     let _ = writeln!(
         s,
         "## What do t and k report on a corpus of 10^4–10^6 documents?\n\n\
@@ -285,7 +309,10 @@ fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Res
             group(pairs)
         );
     }
-    let largest = m.rows.iter().map(|r| r.docs).max().unwrap_or(0);
+}
+
+/// MinHash-LSH at each threshold t against Jaccard ≥ t: table and chart.
+fn measured_minhash(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Result<()> {
     let minhash: Vec<&Measured> = m
         .rows
         .iter()
@@ -316,6 +343,12 @@ fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Res
             .into(),
     )?;
     let _ = writeln!(s, "{}", chart.markdown());
+    Ok(())
+}
+
+/// At the largest corpus, each threshold against each level: to find more of the pairs above
+/// a level, run below it.
+fn run_below_the_level(s: &mut String, m: &Measurements, largest: usize) {
     // Running below the level you care about: the cross table at the largest corpus.
     let cross: Vec<&Measured> = m
         .rows
@@ -375,6 +408,15 @@ fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Res
     }
     let _ = write!(s, "\n{}", advice.join(" "));
     s.push_str("\n\n");
+}
+
+/// SimHash at each distance k against the Jaccard levels: tables, best F1, chart.
+fn measured_simhash(
+    dir: &Path,
+    s: &mut String,
+    m: &Measurements,
+    largest: usize,
+) -> anyhow::Result<()> {
     let _ = writeln!(
         s,
         "### SimHash: distance k against Jaccard levels\n\n\
@@ -436,20 +478,6 @@ fn measured_section(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Res
         ),
     )?;
     let _ = writeln!(s, "{}", chart.markdown());
-    let _ = writeln!(
-        s,
-        "### More measurements\n\n\
-         - [SimHash k and random projection's agreement](../simhash-k/README.md): precision \
-           and recall of k = 0 … 10 at f = 64 and 128 on 1,000 documents with planted edits.\n\
-         - [LSH S-curves](../scurves/README.md): the share of pairs that become candidates \
-           at each true Jaccard similarity, for the (b, r) people use, against the formula.\n\
-         - [Real corpora](../real-corpora/README.md) and [published \
-           configurations](../published/README.md): what the usual settings find on \
-           translations and license variants.\n\
-         - Your own labelled pairs: `neardup calibrate --corpus FILE --pairs FILE` sweeps \
-           the build grid, picks the threshold with bootstrap intervals and prints the \
-           command line to use.\n"
-    );
     Ok(())
 }
 

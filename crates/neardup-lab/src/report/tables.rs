@@ -129,29 +129,95 @@ fn mark_edges(
 /// without ground truth, what each configuration reports in counts; and, with several edit
 /// kinds, mean recall per edit kind. Columns come from the metric registry's headlines.
 pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
-    let quality = headline(Kind::Quality);
-    let counts = headline(Kind::Count);
-    // With a few edit models each gets its own rows; with a grid of them, they are pooled.
-    let per_edit = exp.edits.len() <= 4;
-    let group = |r: &ResultRow| {
-        if per_edit {
+    let grouping = Grouping::new(exp, rows);
+    let (best, unlabelled, any_edge) = best_configurations(exp, rows, &grouping);
+    let mut tables = Vec::new();
+    if !best.is_empty() {
+        tables.push(best_table(exp, &grouping, best, any_edge));
+    }
+    if !unlabelled.is_empty() {
+        tables.push(unlabelled_table(&grouping, unlabelled));
+    }
+    tables.extend(recall_by_edit_kind(exp, rows));
+    tables
+}
+
+/// How result rows are grouped into table rows: per dataset · edit model with a few edit
+/// models, pooled per dataset with a grid of them; and which groups have ground truth.
+struct Grouping {
+    per_edit: bool,
+    /// A group has ground truth when any of its corpora has a true pair.
+    labelled: BTreeMap<String, bool>,
+    /// The algorithms' labels in the experiment's order.
+    order: Vec<String>,
+}
+
+impl Grouping {
+    fn new(exp: &Experiment, rows: &[ResultRow]) -> Grouping {
+        let mut g = Grouping {
+            per_edit: exp.edits.len() <= 4,
+            labelled: BTreeMap::new(),
+            order: exp.algorithms.iter().map(|a| a.label.clone()).collect(),
+        };
+        for r in rows.iter().filter(|r| r.error.is_none()) {
+            let has_truth = r.metric("true_pairs").unwrap_or(0.0) > 0.0;
+            *g.labelled.entry(g.group(r)).or_default() |= has_truth;
+        }
+        g
+    }
+
+    fn group(&self, r: &ResultRow) -> String {
+        if self.per_edit {
             format!("{} · {}", r.cell.dataset, r.cell.edit_spec)
         } else {
             r.cell.dataset.clone()
         }
-    };
-    // A group has ground truth when any of its corpora has a true pair.
-    let mut labelled: BTreeMap<String, bool> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.error.is_none()) {
-        *labelled.entry(group(r)).or_default() |= r.metric("true_pairs").unwrap_or(0.0) > 0.0;
     }
-    let order: Vec<&str> = exp.algorithms.iter().map(|a| a.label.as_str()).collect();
+
+    /// The position of an algorithm's label in the experiment (rows sort by it).
+    fn position(&self, label: &str) -> usize {
+        self.order
+            .iter()
+            .position(|l| l == label)
+            .unwrap_or(usize::MAX)
+    }
+
+    /// The first columns of a table of configurations.
+    fn columns(&self) -> Vec<String> {
+        [
+            if self.per_edit { "corpus" } else { "dataset" },
+            "algorithm",
+            "build",
+            "query",
+        ]
+        .map(String::from)
+        .to_vec()
+    }
+}
+
+/// (group, algorithm position, label) → (build, query, column means) of its best grid point.
+type BestRows = BTreeMap<(String, usize, String), (String, String, Vec<Option<f64>>)>;
+
+/// The best grid point (highest mean F1) of each group and algorithm with ground truth, the
+/// count rows of every configuration of the groups without, and whether a best value lies at
+/// the edge of its grid.
+fn best_configurations(
+    exp: &Experiment,
+    rows: &[ResultRow],
+    grouping: &Grouping,
+) -> (BestRows, Vec<(usize, Vec<String>)>, bool) {
+    let quality = headline(Kind::Quality);
+    let counts = headline(Kind::Count);
     // (group, label, build, query) → column → values, and a representative row
     type Acc<'r> = (Vec<Vec<f64>>, &'r ResultRow);
     let mut configs: BTreeMap<(String, String, String, String), Acc> = BTreeMap::new();
     for r in rows.iter().filter(|r| r.error.is_none()) {
-        let g = group(r);
-        let cols = if labelled[&g] { &quality } else { &counts };
+        let g = grouping.group(r);
+        let cols = if grouping.labelled[&g] {
+            &quality
+        } else {
+            &counts
+        };
         let e = configs
             .entry((
                 g,
@@ -167,15 +233,13 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
         }
     }
     let f1 = quality.iter().position(|c| c.name == "f1");
-    /// (build, query, column means) of the best grid point so far.
-    type Best = (String, String, Vec<Option<f64>>);
-    let mut best: BTreeMap<(String, usize, String), Best> = BTreeMap::new();
+    let mut best = BestRows::new();
     let mut any_edge = false;
     let mut unlabelled_rows = Vec::new();
     for ((g, label, build, query), (values, rep)) in &configs {
         let means: Vec<Option<f64>> = values.iter().map(|v| mean(v)).collect();
-        let li = order.iter().position(|l| l == label).unwrap_or(usize::MAX);
-        if !labelled[g] {
+        let li = grouping.position(label);
+        if !grouping.labelled[g] {
             let mut row = vec![
                 g.clone(),
                 label.clone(),
@@ -213,11 +277,8 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
     }
     // A configuration whose every cell failed keeps its row, marked, instead of vanishing.
     for r in rows.iter().filter(|r| r.error.is_some()) {
-        let li = order
-            .iter()
-            .position(|l| *l == r.cell.label)
-            .unwrap_or(usize::MAX);
-        best.entry((group(r), li, r.cell.label.clone()))
+        let li = grouping.position(&r.cell.label);
+        best.entry((grouping.group(r), li, r.cell.label.clone()))
             .or_insert_with(|| {
                 (
                     r.build_params.clone(),
@@ -226,70 +287,68 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
                 )
             });
     }
-    let mut tables = Vec::new();
+    (best, unlabelled_rows, any_edge)
+}
+
+/// "Best configuration per dataset and algorithm".
+fn best_table(exp: &Experiment, grouping: &Grouping, best: BestRows, any_edge: bool) -> Table {
+    let mut columns = grouping.columns();
+    columns.extend(headline(Kind::Quality).iter().map(|c| c.title.to_string()));
     let several_edits = exp.edits.len() > 1;
-    if !best.is_empty() {
-        let mut columns: Vec<String> = [
-            if per_edit { "corpus" } else { "dataset" },
-            "algorithm",
-            "build",
-            "query",
-        ]
-        .map(String::from)
-        .to_vec();
-        columns.extend(quality.iter().map(|c| c.title.to_string()));
-        tables.push(Table {
-            title: "Best configuration per dataset and algorithm".into(),
-            note: format!(
-                "For each {} and algorithm, the grid point with the highest mean F1{}. Pair-level precision, recall and \
-                 F1; ARI and B-cubed precision of the clusters (connected components of reported pairs); ROC-AUC of the \
-                 algorithm's scores. A dash: undefined (no pair reported, or no true pair to find).{}",
-                if per_edit { "dataset · edit model" } else { "dataset" },
-                match (several_edits && !per_edit, exp.seeds.len() > 1) {
-                    (true, true) => " (means over edit models and seeds)",
-                    (true, false) => " (means over edit models)",
-                    (false, true) => " (means over seeds)",
-                    (false, false) => "",
-                },
-                if any_edge {
-                    " \"(edge)\": the best value is the smallest or largest its grid tried, so a better one may lie beyond \
-                     the grid."
-                } else {
-                    ""
-                }
-            ),
-            columns,
-            rows: best
-                .iter()
-                .map(|((dataset, _, label), (build, query, m))| {
-                    let mut row = vec![dataset.clone(), label.clone(), or_defaults(build), or_defaults(query)];
-                    row.extend(m.iter().map(|v| fmt(*v)));
-                    row
-                })
-                .collect(),
-        });
+    Table {
+        title: "Best configuration per dataset and algorithm".into(),
+        note: format!(
+            "For each {} and algorithm, the grid point with the highest mean F1{}. Pair-level precision, recall and \
+             F1; ARI and B-cubed precision of the clusters (connected components of reported pairs); ROC-AUC of the \
+             algorithm's scores. A dash: undefined (no pair reported, or no true pair to find).{}",
+            if grouping.per_edit {
+                "dataset · edit model"
+            } else {
+                "dataset"
+            },
+            match (several_edits && !grouping.per_edit, exp.seeds.len() > 1) {
+                (true, true) => " (means over edit models and seeds)",
+                (true, false) => " (means over edit models)",
+                (false, true) => " (means over seeds)",
+                (false, false) => "",
+            },
+            if any_edge {
+                " \"(edge)\": the best value is the smallest or largest its grid tried, so a better one may lie beyond \
+                 the grid."
+            } else {
+                ""
+            }
+        ),
+        columns,
+        rows: best
+            .into_iter()
+            .map(|((dataset, _, label), (build, query, m))| {
+                let mut row = vec![dataset, label, or_defaults(&build), or_defaults(&query)];
+                row.extend(m.iter().map(|v| fmt(*v)));
+                row
+            })
+            .collect(),
     }
-    if !unlabelled_rows.is_empty() {
-        unlabelled_rows.sort_by(|a, b| (&a.1[0], a.0).cmp(&(&b.1[0], b.0)));
-        let mut columns: Vec<String> = [
-            if per_edit { "corpus" } else { "dataset" },
-            "algorithm",
-            "build",
-            "query",
-        ]
-        .map(String::from)
-        .to_vec();
-        columns.extend(counts.iter().map(|c| c.title.to_string()));
-        tables.push(Table {
-            title: "Corpora without ground truth: what each configuration reports".into(),
-            note: "No pair of these corpora is known to be a near-duplicate, so precision and recall are undefined; \
-                   the counts say how much each configuration would remove: reported pairs, clusters (connected \
-                   components of two or more documents) and documents removed when one per cluster is kept."
-                .into(),
-            columns,
-            rows: unlabelled_rows.into_iter().map(|(_, r)| r).collect(),
-        });
+}
+
+/// "Corpora without ground truth: what each configuration reports".
+fn unlabelled_table(grouping: &Grouping, mut rows: Vec<(usize, Vec<String>)>) -> Table {
+    rows.sort_by(|a, b| (&a.1[0], a.0).cmp(&(&b.1[0], b.0)));
+    let mut columns = grouping.columns();
+    columns.extend(headline(Kind::Count).iter().map(|c| c.title.to_string()));
+    Table {
+        title: "Corpora without ground truth: what each configuration reports".into(),
+        note: "No pair of these corpora is known to be a near-duplicate, so precision and recall are undefined; \
+               the counts say how much each configuration would remove: reported pairs, clusters (connected \
+               components of two or more documents) and documents removed when one per cluster is kept."
+            .into(),
+        columns,
+        rows: rows.into_iter().map(|(_, r)| r).collect(),
     }
+}
+
+/// "Mean recall by edit kind", when the experiment has more than one kind.
+fn recall_by_edit_kind(exp: &Experiment, rows: &[ResultRow]) -> Option<Table> {
     let kinds: Vec<&str> = {
         let mut k: Vec<&str> = exp
             .edits
@@ -300,61 +359,66 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
         k.dedup();
         k
     };
-    if kinds.len() > 1 {
-        // label → kind → recalls (first query point, first build point)
-        let mut pivot: BTreeMap<(usize, String), BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
-        for r in rows
-            .iter()
-            .filter(|r| r.error.is_none() && r.query_index == 0 && r.cell.build_index == 0)
-        {
-            let li = order
-                .iter()
-                .position(|l| *l == r.cell.label)
-                .unwrap_or(usize::MAX);
-            if let (Some(v), Some(kind)) = (
-                r.metric("recall"),
-                kinds.iter().find(|k| **k == r.cell.edit),
-            ) {
-                pivot
-                    .entry((li, r.cell.label.clone()))
-                    .or_default()
-                    .entry(kind)
-                    .or_default()
-                    .push(v);
-            }
-        }
-        let rates: Vec<String> = {
-            let mut v: Vec<f64> = exp
-                .edits
-                .iter()
-                .filter(|e| e.kind != "none")
-                .map(|e| e.rate)
-                .collect();
-            v.sort_by(f64::total_cmp);
-            v.dedup();
-            v.iter().map(|r| r.to_string()).collect()
-        };
-        let mut columns = vec!["algorithm".to_string()];
-        columns.extend(kinds.iter().map(|k| k.to_string()));
-        tables.push(Table {
-            title: "Mean recall by edit kind".into(),
-            note: format!(
-                "Recall of each algorithm (first build and query point of its grid) averaged over the rates {} and the \
-                 seeds. Lower means the edit kind hides more near-duplicates from it.",
-                rates.join(", ")
-            ),
-            columns,
-            rows: pivot
-                .iter()
-                .map(|((_, label), by_kind)| {
-                    let mut row = vec![label.clone()];
-                    row.extend(kinds.iter().map(|k| fmt(by_kind.get(k).and_then(|v| mean(v)))));
-                    row
-                })
-                .collect(),
-        });
+    if kinds.len() <= 1 {
+        return None;
     }
-    tables
+    let order: Vec<&str> = exp.algorithms.iter().map(|a| a.label.as_str()).collect();
+    // label → kind → recalls (first query point, first build point)
+    let mut pivot: BTreeMap<(usize, String), BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.error.is_none() && r.query_index == 0 && r.cell.build_index == 0)
+    {
+        let li = order
+            .iter()
+            .position(|l| *l == r.cell.label)
+            .unwrap_or(usize::MAX);
+        if let (Some(v), Some(kind)) = (
+            r.metric("recall"),
+            kinds.iter().find(|k| **k == r.cell.edit),
+        ) {
+            pivot
+                .entry((li, r.cell.label.clone()))
+                .or_default()
+                .entry(kind)
+                .or_default()
+                .push(v);
+        }
+    }
+    let rates: Vec<String> = {
+        let mut v: Vec<f64> = exp
+            .edits
+            .iter()
+            .filter(|e| e.kind != "none")
+            .map(|e| e.rate)
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v.dedup();
+        v.iter().map(|r| r.to_string()).collect()
+    };
+    let mut columns = vec!["algorithm".to_string()];
+    columns.extend(kinds.iter().map(|k| k.to_string()));
+    Some(Table {
+        title: "Mean recall by edit kind".into(),
+        note: format!(
+            "Recall of each algorithm (first build and query point of its grid) averaged over the rates {} and the \
+             seeds. Lower means the edit kind hides more near-duplicates from it.",
+            rates.join(", ")
+        ),
+        columns,
+        rows: pivot
+            .iter()
+            .map(|((_, label), by_kind)| {
+                let mut row = vec![label.clone()];
+                row.extend(
+                    kinds
+                        .iter()
+                        .map(|k| fmt(by_kind.get(k).and_then(|v| mean(v)))),
+                );
+                row
+            })
+            .collect(),
+    })
 }
 
 /// Timing table: mean build seconds, the headline cost columns and the index's memory per
