@@ -41,6 +41,7 @@
 //! binary's.
 
 pub mod error;
+pub mod fault_injection;
 pub mod fsutil;
 pub mod index;
 pub mod input;

@@ -107,28 +107,10 @@ impl Run<'_> {
     /// the join does not fit `--memory` and spills.
     pub(super) fn load_documents(&mut self, keys: &[String]) -> Result<Documents> {
         let dir = stage_dir(&self.options.output, Stage::Sketch.name());
-        let markers: Vec<Option<Marker>> = (0..self.files.len())
-            .map(|i| finished(&marker_path(&dir, i), &keys[i]))
-            .collect();
-        let missing: Vec<String> = (0..self.files.len())
-            .filter(|&i| markers[i].is_none())
-            .map(|i| self.files[i].path.display().to_string())
-            .collect();
-        if !missing.is_empty() {
-            return Err(Error::file(
-                &self.options.output,
-                format!(
-                    "{} of {} input files are not sketched yet (first: {}); run the sketch stage for every shard first",
-                    missing.len(),
-                    self.files.len(),
-                    missing[0]
-                ),
-            ));
-        }
-        let width = self.width();
+        let markers = self.sketched_markers(&dir, keys)?;
         let mut offsets = Vec::with_capacity(self.files.len());
         let mut total = 0;
-        for m in markers.iter().flatten() {
+        for m in &markers {
             offsets.push(total);
             total += m.rows as usize;
         }
@@ -145,52 +127,7 @@ impl Run<'_> {
             ));
         }
         let spill_budget = self.memory.join(total, 0, &self.options.output)?;
-        let mut fresh = std::mem::take(&mut self.fresh);
-        if spill_budget.is_some() {
-            // Kept while they fitted; the spilled join reads the signatures from the pieces.
-            for shard in fresh.values_mut() {
-                shard.table = SignatureTable::new(width);
-            }
-        }
-        // Every piece of the files not sketched by this process, read a few at a time in
-        // parallel and appended per file in order: a file's shard is allocated once, and only
-        // as many decoded pieces as threads are held besides it.
-        let pieces: Vec<(usize, usize, u64)> = markers
-            .iter()
-            .flatten()
-            .enumerate()
-            .filter(|(i, _)| !fresh.contains_key(i))
-            .flat_map(|(i, m)| m.pieces.iter().enumerate().map(move |(p, &r)| (i, p, r)))
-            .collect();
-        let mut shards: Vec<SketchShard> = (0..self.files.len())
-            .map(|i| fresh.remove(&i).unwrap_or_else(|| SketchShard::new(width)))
-            .collect();
-        for chunk in pieces.chunks(rayon::current_num_threads().max(1)) {
-            let read: Vec<SketchShard> = chunk
-                .par_iter()
-                .map(|&(i, p, _)| match spill_budget {
-                    Some(_) => stage_files::read_sketch_places(&piece_path(&dir, i, p), width),
-                    None => stage_files::read_sketch(&piece_path(&dir, i, p), width),
-                })
-                .collect::<Result<_>>()?;
-            for (&(i, p, rows), piece) in chunk.iter().zip(read) {
-                if piece.len() as u64 != rows {
-                    return Err(Error::file(
-                        &piece_path(&dir, i, p),
-                        format!(
-                            "holds {} documents, its marker says {rows}; delete it and rerun",
-                            piece.len()
-                        ),
-                    ));
-                }
-                shards[i].append(piece);
-                if p == 0 {
-                    // The first piece was moved in: room for the others at once.
-                    let file_rows = markers[i].as_ref().map_or(0, |m| m.rows as usize);
-                    shards[i].reserve_exact(file_rows.saturating_sub(rows as usize));
-                }
-            }
-        }
+        let mut shards = self.read_shards(&dir, &markers, spill_budget.is_some())?;
         let read: usize = shards.iter().map(SketchShard::len).sum();
         if read != total {
             return Err(Error::file(
@@ -198,10 +135,11 @@ impl Run<'_> {
                 format!("the sketch shards hold {read} documents, their markers {total}; rerun"),
             ));
         }
+        let width = self.width();
         if let Some(budget) = spill_budget {
             // The join reads the signatures piece by piece.
             let (mut paths, mut piece_offsets) = (Vec::new(), Vec::new());
-            for (i, m) in markers.iter().flatten().enumerate() {
+            for (i, m) in markers.iter().enumerate() {
                 let mut first = offsets[i];
                 for (p, &rows) in m.pieces.iter().enumerate() {
                     paths.push(piece_path(&dir, i, p));
@@ -225,20 +163,7 @@ impl Run<'_> {
                 )),
             });
         }
-        // One copy of the signatures: the first shard's table is moved (one input file: no
-        // copy at all), the others' rows appended and freed one by one.
-        let mut table = SignatureTable::new(width);
-        for (i, s) in shards.iter_mut().enumerate() {
-            let rows = std::mem::replace(&mut s.table, SignatureTable::new(width));
-            if i == 0 {
-                table = rows;
-                // The final size is known: one allocation, not a doubling that held 1.5×
-                // the signatures while it copied (10^6 documents in 8 files: 1.5 GB peak).
-                table.reserve_exact(total - table.len());
-            } else {
-                table.extend(&rows);
-            }
-        }
+        let table = one_table(&mut shards, width, total);
         Ok(Documents {
             shards,
             table,
@@ -247,6 +172,105 @@ impl Run<'_> {
             spill: None,
         })
     }
+
+    /// Every input file's sketch marker with this run's key, or an error naming the files not
+    /// sketched yet.
+    fn sketched_markers(&self, dir: &Path, keys: &[String]) -> Result<Vec<Marker>> {
+        let markers: Vec<Option<Marker>> = (0..self.files.len())
+            .map(|i| finished(&marker_path(dir, i), &keys[i]))
+            .collect();
+        let missing: Vec<String> = (0..self.files.len())
+            .filter(|&i| markers[i].is_none())
+            .map(|i| self.files[i].path.display().to_string())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::file(
+                &self.options.output,
+                format!(
+                    "{} of {} input files are not sketched yet (first: {}); run the sketch stage for every shard first",
+                    missing.len(),
+                    self.files.len(),
+                    missing[0]
+                ),
+            ));
+        }
+        Ok(markers.into_iter().flatten().collect())
+    }
+
+    /// Every file's shard: kept from this run's sketch, or read back from its pieces (without
+    /// the signatures when the join spills).
+    fn read_shards(
+        &mut self,
+        dir: &Path,
+        markers: &[Marker],
+        places_only: bool,
+    ) -> Result<Vec<SketchShard>> {
+        let width = self.width();
+        let mut fresh = std::mem::take(&mut self.fresh);
+        if places_only {
+            // Kept while they fitted; the spilled join reads the signatures from the pieces.
+            for shard in fresh.values_mut() {
+                shard.table = SignatureTable::new(width);
+            }
+        }
+        // Every piece of the files not sketched by this process, read a few at a time in
+        // parallel and appended per file in order: a file's shard is allocated once, and only
+        // as many decoded pieces as threads are held besides it.
+        let pieces: Vec<(usize, usize, u64)> = markers
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !fresh.contains_key(i))
+            .flat_map(|(i, m)| m.pieces.iter().enumerate().map(move |(p, &r)| (i, p, r)))
+            .collect();
+        let mut shards: Vec<SketchShard> = (0..self.files.len())
+            .map(|i| fresh.remove(&i).unwrap_or_else(|| SketchShard::new(width)))
+            .collect();
+        for chunk in pieces.chunks(rayon::current_num_threads().max(1)) {
+            let read: Vec<SketchShard> = chunk
+                .par_iter()
+                .map(|&(i, p, _)| match places_only {
+                    true => stage_files::read_sketch_places(&piece_path(dir, i, p), width),
+                    false => stage_files::read_sketch(&piece_path(dir, i, p), width),
+                })
+                .collect::<Result<_>>()?;
+            for (&(i, p, rows), piece) in chunk.iter().zip(read) {
+                if piece.len() as u64 != rows {
+                    return Err(Error::file(
+                        &piece_path(dir, i, p),
+                        format!(
+                            "holds {} documents, its marker says {rows}; delete it and rerun",
+                            piece.len()
+                        ),
+                    ));
+                }
+                shards[i].append(piece);
+                if p == 0 {
+                    // The first piece was moved in: room for the others at once.
+                    shards[i]
+                        .reserve_exact((markers[i].rows as usize).saturating_sub(rows as usize));
+                }
+            }
+        }
+        Ok(shards)
+    }
+}
+
+/// One copy of the signatures, in document order: the first shard's table is moved (one input
+/// file: no copy at all), the others' rows appended and freed one by one.
+fn one_table(shards: &mut [SketchShard], width: usize, total: usize) -> SignatureTable {
+    let mut table = SignatureTable::new(width);
+    for (i, s) in shards.iter_mut().enumerate() {
+        let rows = std::mem::replace(&mut s.table, SignatureTable::new(width));
+        if i == 0 {
+            table = rows;
+            // The final size is known: one allocation, not a doubling that held 1.5× the
+            // signatures while it copied (10^6 documents in 8 files: 1.5 GB peak).
+            table.reserve_exact(total - table.len());
+        } else {
+            table.extend(&rows);
+        }
+    }
+    table
 }
 
 /// What sketching one input file needs from the run.
@@ -355,7 +379,7 @@ impl SketchJob<'_> {
                         },
                     )?;
                     pieces.push(std::mem::take(&mut piece_rows));
-                    kill_after_pieces_for_tests();
+                    crate::fault_injection::reached(crate::fault_injection::Checkpoint::Pieces);
                 }
                 Ok(())
             },
@@ -507,27 +531,6 @@ fn remove_piece_markers_from(dir: &Path, file: usize, piece: usize) -> Result<()
         p += 1;
     }
 }
-
-/// `NEARDUP_KILL_AFTER_PIECES=N`: the process exits at once after writing its Nth piece
-/// marker, as a kill there would leave it (tests of resuming inside a file). Compiled only with
-/// the `fault-injection` feature, which the CLI's tests turn on and no release or wheel does.
-#[cfg(feature = "fault-injection")]
-fn kill_after_pieces_for_tests() {
-    static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let Some(n) = std::env::var("NEARDUP_KILL_AFTER_PIECES")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    else {
-        return;
-    };
-    if WRITTEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1 >= n {
-        eprintln!("neardup: NEARDUP_KILL_AFTER_PIECES={n}: exiting");
-        std::process::exit(137);
-    }
-}
-
-#[cfg(not(feature = "fault-injection"))]
-fn kill_after_pieces_for_tests() {}
 
 /// Sketches one input file: its documents' places, ids, lengths and signatures, and the text
 /// bytes read. (Also what the Python package's Ray pipeline runs per file.)

@@ -11,8 +11,9 @@ use neardup::detector::{ParamMap, ScoredPair};
 use serde::Serialize;
 
 use super::cells::{Cache, CellResult, Limits, PairColumns, QueryResult, key};
-use super::config::{EditSpec, Experiment};
+use super::config::{AlgorithmGrid, DatasetSpec, EditSpec, Experiment};
 use super::corpora::{CorpusTruth, Unavailable, base_corpus, edited, exact_jaccard, shingle_sets};
+use crate::corpus::Corpus;
 use crate::eval::auc_sample;
 use crate::harness;
 use crate::truth::Truth;
@@ -77,25 +78,25 @@ pub struct RunOutcome {
 
 /// Runs every cell that is not cached (all of them with `force`).
 pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
-    let cache = Cache::new(&opts.cache);
-    let limits = Limits::current()?;
-    let mut outcome = RunOutcome::default();
-    let total_cells = exp.datasets.len()
-        * exp.edits.len()
-        * exp.seeds.len()
-        * exp.algorithms.iter().map(|a| a.builds.len()).sum::<usize>();
-    let bar = neardup_dedup::progress::items(total_cells as u64, format!("{}: cells", exp.name));
+    let cells_per_corpus = exp.algorithms.iter().map(|a| a.builds.len()).sum::<usize>();
+    let per_dataset = (exp.edits.len() * exp.seeds.len() * cells_per_corpus) as u64;
+    let mut runner = Runner {
+        exp,
+        opts,
+        cache: Cache::new(&opts.cache),
+        limits: Limits::current()?,
+        bar: neardup_dedup::progress::items(
+            per_dataset * exp.datasets.len() as u64,
+            format!("{}: cells", exp.name),
+        ),
+        outcome: RunOutcome::default(),
+    };
     for dataset in &exp.datasets {
         let base = match base_corpus(dataset, &opts.data_dir)? {
             Ok(c) => c,
             Err(unavailable) => {
-                bar.inc(
-                    (exp.edits.len()
-                        * exp.seeds.len()
-                        * exp.algorithms.iter().map(|a| a.builds.len()).sum::<usize>())
-                        as u64,
-                );
-                outcome.unavailable.push(unavailable);
+                runner.bar.inc(per_dataset);
+                runner.outcome.unavailable.push(unavailable);
                 continue;
             }
         };
@@ -103,120 +104,197 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
             // An unedited dataset is the same corpus under every seed: its cells still get
             // one row per seed (seeds also drive the AUC sample), keyed by seed.
             for &seed in &exp.seeds {
-                let corpus = edited(&base, dataset, edit, seed)?;
-                let truth = match cache.corpus(&corpus.sha256, &exp.truth) {
-                    Some(t) if !opts.force => t,
-                    _ => {
-                        let t = CorpusTruth::compute(&corpus, &exp.truth);
-                        cache.put_corpus(&t)?;
-                        t
-                    }
-                };
-                let labels_truth = Truth::from_labels(&truth.labels);
-                let mut sets: Option<Vec<Vec<u64>>> = None;
-                let docs = corpus.texts();
-                for alg in &exp.algorithms {
-                    let info = neardup::registry::find(&alg.name)?;
-                    for (bi, build) in alg.builds.iter().enumerate() {
-                        let detector = info.detector(build)?;
-                        let full_build = detector.build_params();
-                        let full_queries: Vec<ParamMap> = alg
-                            .queries
-                            .iter()
-                            .map(|q| overlay(&detector.query_params(), q))
-                            .collect();
-                        let k = key(
-                            &corpus.sha256,
-                            &exp.truth,
-                            &alg.name,
-                            &full_build,
-                            &full_queries,
-                            seed,
-                        );
-                        outcome.cells.push(PlannedCell {
-                            dataset: dataset.label.clone(),
-                            edit: edit.kind.clone(),
-                            rate: edit.rate,
-                            edit_spec: EditSpec::spec(edit),
-                            seed,
-                            corpus_sha256: corpus.sha256.clone(),
-                            algorithm: alg.name.clone(),
-                            label: alg.label.clone(),
-                            build_index: bi,
-                            key: k.clone(),
-                        });
-                        bar.inc(1);
-                        let describe = |e: &str| {
-                            format!(
-                                "{} on {} ({}, seed {seed}): {e}",
-                                alg.label,
-                                dataset.label,
-                                edit.spec()
-                            )
-                        };
-                        if let Some(cached) = cache.cell(&k).filter(|_| !opts.force) {
-                            match &cached.error {
-                                None => {
-                                    note_warnings(&mut outcome, &cached.warnings);
-                                    outcome.cached += 1;
-                                    continue;
-                                }
-                                Some(e) if cached.limits.as_ref() == Some(&limits) => {
-                                    outcome.failed.push(describe(e));
-                                    outcome.cached += 1;
-                                    continue;
-                                }
-                                Some(_) => bar.suspend(|| {
-                                    eprintln!(
-                                        "neardup: retrying cell {k} ({} on {}): it failed under other limits",
-                                        alg.label, dataset.label
-                                    )
-                                }),
-                            }
-                        }
-                        bar.set_message(format!("{} {} {}", exp.name, alg.label, dataset.label));
-                        let sets = sets.get_or_insert_with(|| shingle_sets(&corpus, &exp.truth));
-                        let cell = execute(
-                            &k,
-                            &alg.name,
-                            build,
-                            &full_build,
-                            &alg.queries,
-                            &full_queries,
-                            &docs,
-                            &labels_truth,
-                            sets,
-                            seed,
-                            &corpus.sha256,
-                        );
-                        let mut cell = cell;
-                        if let Some(e) = &cell.error {
-                            bar.suspend(|| {
-                                eprintln!(
-                                    "neardup: cell {} ({} on {}) failed: {e}",
-                                    k, alg.name, dataset.label
-                                )
-                            });
-                            outcome.failed.push(describe(e));
-                            cell.limits = Some(limits.clone());
-                        }
-                        for w in &cell.warnings {
-                            if !outcome.warnings.iter().any(|(seen, _)| seen == w) {
-                                bar.suspend(|| eprintln!("neardup: warning: {w}"));
-                            }
-                        }
-                        note_warnings(&mut outcome, &cell.warnings);
-                        cache.put_cell(&cell)?;
-                        outcome.computed += 1;
-                        simulate_kill(outcome.computed);
-                    }
-                }
-                outcome.truths.insert(truth.sha256.clone(), truth);
+                runner.corpus(dataset, edit, seed, &base)?;
             }
         }
     }
-    bar.finish_and_clear();
-    Ok(outcome)
+    runner.bar.finish_and_clear();
+    Ok(runner.outcome)
+}
+
+/// One run of an experiment's cells.
+struct Runner<'a> {
+    exp: &'a Experiment,
+    opts: &'a RunOptions,
+    cache: Cache,
+    limits: Limits,
+    bar: neardup_dedup::progress::Items,
+    outcome: RunOutcome,
+}
+
+/// One corpus of the grid (dataset × edit model × seed) and what its cells share.
+struct CorpusCells<'c> {
+    dataset: &'c DatasetSpec,
+    edit: &'c EditSpec,
+    seed: u64,
+    corpus: &'c Corpus,
+    /// Its texts, in document order.
+    docs: Vec<&'c str>,
+    labels_truth: Truth,
+    /// The exact shingle sets, computed when a cell first needs them.
+    sets: Option<Vec<Vec<u64>>>,
+}
+
+impl Runner<'_> {
+    /// Plans every cell of one corpus and computes those not cached.
+    fn corpus(
+        &mut self,
+        dataset: &DatasetSpec,
+        edit: &EditSpec,
+        seed: u64,
+        base: &Corpus,
+    ) -> anyhow::Result<()> {
+        let corpus = edited(base, dataset, edit, seed)?;
+        let truth = match self.cache.corpus(&corpus.sha256, &self.exp.truth) {
+            Some(t) if !self.opts.force => t,
+            _ => {
+                let t = CorpusTruth::compute(&corpus, &self.exp.truth);
+                self.cache.put_corpus(&t)?;
+                t
+            }
+        };
+        let mut at = CorpusCells {
+            dataset,
+            edit,
+            seed,
+            corpus: &corpus,
+            docs: corpus.texts(),
+            labels_truth: Truth::from_labels(&truth.labels),
+            sets: None,
+        };
+        for alg in &self.exp.algorithms {
+            let info = neardup::registry::find(&alg.name)?;
+            for (bi, build) in alg.builds.iter().enumerate() {
+                self.cell(&mut at, alg, &info, bi, build)?;
+            }
+        }
+        self.outcome.truths.insert(truth.sha256.clone(), truth);
+        Ok(())
+    }
+
+    /// Plans one cell (build point `bi` of `alg` on a corpus) and computes it unless cached.
+    fn cell(
+        &mut self,
+        at: &mut CorpusCells<'_>,
+        alg: &AlgorithmGrid,
+        info: &neardup::registry::AlgorithmInfo,
+        bi: usize,
+        build: &ParamMap,
+    ) -> anyhow::Result<()> {
+        let (exp, corpus, seed) = (self.exp, at.corpus, at.seed);
+        let detector = info.detector(build)?;
+        let full_build = detector.build_params();
+        let full_queries: Vec<ParamMap> = alg
+            .queries
+            .iter()
+            .map(|q| overlay(&detector.query_params(), q))
+            .collect();
+        let k = key(
+            &corpus.sha256,
+            &exp.truth,
+            &alg.name,
+            &full_build,
+            &full_queries,
+            seed,
+        );
+        self.outcome.cells.push(PlannedCell {
+            dataset: at.dataset.label.clone(),
+            edit: at.edit.kind.clone(),
+            rate: at.edit.rate,
+            edit_spec: EditSpec::spec(at.edit),
+            seed,
+            corpus_sha256: corpus.sha256.clone(),
+            algorithm: alg.name.clone(),
+            label: alg.label.clone(),
+            build_index: bi,
+            key: k.clone(),
+        });
+        self.bar.inc(1);
+        let describe = |e: &str| {
+            format!(
+                "{} on {} ({}, seed {seed}): {e}",
+                alg.label,
+                at.dataset.label,
+                at.edit.spec()
+            )
+        };
+        if self.reuse_cached(&k, alg, at.dataset, &describe) {
+            return Ok(());
+        }
+        self.bar
+            .set_message(format!("{} {} {}", exp.name, alg.label, at.dataset.label));
+        let sets = at
+            .sets
+            .get_or_insert_with(|| shingle_sets(corpus, &exp.truth));
+        let mut cell = execute(
+            &k,
+            &alg.name,
+            build,
+            &full_build,
+            &alg.queries,
+            &full_queries,
+            &at.docs,
+            &at.labels_truth,
+            sets,
+            seed,
+            &corpus.sha256,
+        );
+        if let Some(e) = &cell.error {
+            self.bar.suspend(|| {
+                eprintln!(
+                    "neardup: cell {} ({} on {}) failed: {e}",
+                    k, alg.name, at.dataset.label
+                )
+            });
+            self.outcome.failed.push(describe(e));
+            cell.limits = Some(self.limits.clone());
+        }
+        for w in &cell.warnings {
+            if !self.outcome.warnings.iter().any(|(seen, _)| seen == w) {
+                self.bar.suspend(|| eprintln!("neardup: warning: {w}"));
+            }
+        }
+        note_warnings(&mut self.outcome, &cell.warnings);
+        self.cache.put_cell(&cell)?;
+        self.outcome.computed += 1;
+        neardup_dedup::fault_injection::reached(neardup_dedup::fault_injection::Checkpoint::Cells);
+        Ok(())
+    }
+
+    /// Whether cell `k` is taken from the cache: a success, or a failure under the same
+    /// limits (a failure under other limits is retried).
+    fn reuse_cached(
+        &mut self,
+        k: &str,
+        alg: &AlgorithmGrid,
+        dataset: &DatasetSpec,
+        describe: &dyn Fn(&str) -> String,
+    ) -> bool {
+        let Some(cached) = self.cache.cell(k).filter(|_| !self.opts.force) else {
+            return false;
+        };
+        match &cached.error {
+            None => {
+                note_warnings(&mut self.outcome, &cached.warnings);
+                self.outcome.cached += 1;
+                true
+            }
+            Some(e) if cached.limits.as_ref() == Some(&self.limits) => {
+                self.outcome.failed.push(describe(e));
+                self.outcome.cached += 1;
+                true
+            }
+            Some(_) => {
+                self.bar.suspend(|| {
+                    eprintln!(
+                        "neardup: retrying cell {k} ({} on {}): it failed under other limits",
+                        alg.label, dataset.label
+                    )
+                });
+                false
+            }
+        }
+    }
 }
 
 /// Counts each warning once per cell.
@@ -226,19 +304,6 @@ fn note_warnings(outcome: &mut RunOutcome, warnings: &[String]) {
             Some((_, n)) => *n += 1,
             None => outcome.warnings.push((w.clone(), 1)),
         }
-    }
-}
-
-/// Test hook: with `NEARDUP_KILL_AFTER_CELLS=n` the process exits abruptly (no cleanup, like
-/// a kill) right after storing its n-th computed cell, so tests can check that a killed run
-/// resumes. Unset in normal use.
-fn simulate_kill(computed: usize) {
-    if let Some(n) = std::env::var("NEARDUP_KILL_AFTER_CELLS")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-        && computed >= n
-    {
-        std::process::exit(137);
     }
 }
 

@@ -1,0 +1,40 @@
+//! Test hooks that end the process where a kill could: after the Nth checkpoint of a kind,
+//! with `NEARDUP_KILL_AFTER_<KIND>=N` in the environment, the process exits at once (status
+//! 137, no cleanup), so tests can check that the next run resumes. Compiled only with the
+//! `fault-injection` feature, which the CLI's tests turn on; a release build, an installed
+//! binary and the Python wheel have none of it.
+
+/// The checkpoints tests may kill at.
+#[derive(Debug, Clone, Copy)]
+pub enum Checkpoint {
+    /// A piece of a sketch shard was written (`NEARDUP_KILL_AFTER_PIECES`).
+    Pieces,
+    /// An experiment cell was stored (`NEARDUP_KILL_AFTER_CELLS`).
+    Cells,
+}
+
+/// Counts one `checkpoint` and exits when the count reaches the variable's value.
+#[cfg(feature = "fault-injection")]
+pub fn reached(checkpoint: Checkpoint) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static COUNTS: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+    let (variable, count) = match checkpoint {
+        Checkpoint::Pieces => ("NEARDUP_KILL_AFTER_PIECES", &COUNTS[0]),
+        Checkpoint::Cells => ("NEARDUP_KILL_AFTER_CELLS", &COUNTS[1]),
+    };
+    let Some(n) = std::env::var(variable)
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    else {
+        return;
+    };
+    if count.fetch_add(1, Ordering::SeqCst) + 1 >= n {
+        eprintln!("neardup: {variable}={n}: exiting");
+        std::process::exit(137);
+    }
+}
+
+/// Without the `fault-injection` feature: nothing.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn reached(_checkpoint: Checkpoint) {}
