@@ -282,110 +282,33 @@ pub fn decode_segment(
     width: usize,
     contents: Contents,
 ) -> Result<Segment> {
-    let bad = |what: &str| Error::file(path, format!("corrupt index segment: {what}"));
-    let mut r = HashingReader {
-        inner: reader,
-        hasher: xxhash_rust::xxh3::Xxh3::new(),
-        at: 0,
+    let mut d = SegmentDecoder {
+        path,
+        len,
+        r: HashingReader {
+            inner: reader,
+            hasher: xxhash_rust::xxh3::Xxh3::new(),
+            at: 0,
+        },
     };
-    let io = |e: std::io::Error| {
-        if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            bad("truncated")
-        } else {
-            Error::io(path, e)
-        }
-    };
-    let mut magic = [0u8; 8];
-    r.exact(&mut magic).map_err(io)?;
-    if &magic != MAGIC {
-        return Err(bad("not a neardup index segment (wrong magic)"));
-    }
-    let version = r.u32().map_err(io)?;
-    if version != FORMAT_VERSION {
-        return Err(bad(&format!(
-            "segment version {version}, expected {FORMAT_VERSION}"
-        )));
-    }
-    let seg_width = r.u32().map_err(io)? as usize;
-    if seg_width != width {
-        return Err(bad(&format!(
-            "width {seg_width}, the manifest says {width}"
-        )));
-    }
-    let docs = r.u64().map_err(io)?;
-    let positions = r.u32().map_err(io)? as u64;
-    // Every document takes at least its id length, empty flag and row.
-    if docs.saturating_mul(5 + 4 * width as u64) > len || positions > len {
-        return Err(bad("its header claims more than the file holds"));
-    }
-    let docs = docs as usize;
-    let key_len = r.u32().map_err(io)? as u64;
-    if key_len > len {
-        return Err(bad("its header claims more than the file holds"));
-    }
-    let mut key = vec![0u8; key_len as usize];
-    r.exact(&mut key).map_err(io)?;
-    let tables_key = String::from_utf8(key).map_err(|_| bad("tables key is not UTF-8"))?;
+    let (docs, positions, tables_key) = d.header(width)?;
     let keep_all = contents == Contents::Everything;
-    let mut ids = Vec::with_capacity(if keep_all { docs } else { 0 });
-    let mut id = Vec::new();
-    for _ in 0..docs {
-        let n = r.u32().map_err(io)? as u64;
-        if n > len {
-            return Err(bad("an id is longer than the file"));
-        }
-        id.resize(n as usize, 0);
-        r.exact(&mut id).map_err(io)?;
-        let text = std::str::from_utf8(&id).map_err(|_| bad("an id is not UTF-8"))?;
-        if keep_all {
-            ids.push(text.to_string());
-        }
-    }
+    let ids = d.ids(docs, keep_all)?;
     let mut flags = vec![0u8; docs];
-    r.exact(&mut flags).map_err(io)?;
+    d.r.exact(&mut flags).map_err(|e| d.io(e))?;
     let empty: Vec<bool> = flags.iter().map(|&b| b != 0).collect();
     drop(flags);
-    let offset = r.at;
+    let offset = d.r.at;
     let table = if keep_all {
         let mut bytes = vec![0u8; docs * width * 4];
-        r.exact(&mut bytes).map_err(io)?;
+        d.r.exact(&mut bytes).map_err(|e| d.io(e))?;
         SignatureTable::from_parts(width, read_le(&bytes, u32::from_le_bytes), empty)
     } else {
-        r.skip((docs * width * 4) as u64).map_err(io)?;
+        d.r.skip((docs * width * 4) as u64).map_err(|e| d.io(e))?;
         SignatureTable::from_parts(0, Vec::new(), empty)
     };
-    let mut tables = Vec::with_capacity(positions as usize);
-    for _ in 0..positions {
-        let n = r.u64().map_err(io)?;
-        if n.saturating_mul(12) > len {
-            return Err(bad("a key table is longer than the file"));
-        }
-        let mut bytes = vec![0u8; n as usize * 12];
-        r.exact(&mut bytes).map_err(io)?;
-        let (k, d) = bytes.split_at(n as usize * 8);
-        let keys = read_le(k, u64::from_le_bytes);
-        let docs_of = read_le(d, u32::from_le_bytes);
-        if docs_of.iter().any(|&d| d as usize >= docs) {
-            return Err(bad("a key table names a document it does not hold"));
-        }
-        tables.push(KeyTable {
-            keys,
-            docs: docs_of,
-        });
-    }
-    let actual = r.hasher.digest();
-    let mut trailer = [0u8; 8];
-    r.inner.read_exact(&mut trailer).map_err(io)?;
-    let stored = u64::from_le_bytes(trailer);
-    if stored != actual || format!("{actual:016x}") != expected {
-        return Err(bad(&format!(
-            "checksum {actual:016x}, its trailer says {stored:016x} and the manifest {expected}; \
-             the file was truncated, changed or replaced"
-        )));
-    }
-    if r.at + 8 != len {
-        return Err(bad("trailing bytes after its checksum"));
-    }
+    let tables = d.key_tables(positions, docs)?;
+    d.check_trailer(expected)?;
     Ok(Segment {
         ids,
         table,
@@ -396,6 +319,127 @@ pub fn decode_segment(
             offset,
         }),
     })
+}
+
+/// Reads a segment file's parts in order, hashing every byte, and checks each declared size
+/// against the file's length before allocating it.
+struct SegmentDecoder<'p, R> {
+    path: &'p Path,
+    len: u64,
+    r: HashingReader<R>,
+}
+
+impl<R: Read> SegmentDecoder<'_, R> {
+    fn bad(&self, what: &str) -> Error {
+        Error::file(self.path, format!("corrupt index segment: {what}"))
+    }
+
+    fn io(&self, e: std::io::Error) -> Error {
+        if e.kind() == std::io::ErrorKind::UnexpectedEof {
+            self.bad("truncated")
+        } else {
+            Error::io(self.path, e)
+        }
+    }
+
+    /// Magic, version, width (checked against the manifest's), then (documents, key-table
+    /// positions, the tables' key).
+    fn header(&mut self, width: usize) -> Result<(usize, u64, String)> {
+        let mut magic = [0u8; 8];
+        self.r.exact(&mut magic).map_err(|e| self.io(e))?;
+        if &magic != MAGIC {
+            return Err(self.bad("not a neardup index segment (wrong magic)"));
+        }
+        let version = self.r.u32().map_err(|e| self.io(e))?;
+        if version != FORMAT_VERSION {
+            return Err(self.bad(&format!(
+                "segment version {version}, expected {FORMAT_VERSION}"
+            )));
+        }
+        let seg_width = self.r.u32().map_err(|e| self.io(e))? as usize;
+        if seg_width != width {
+            return Err(self.bad(&format!("width {seg_width}, the manifest says {width}")));
+        }
+        let docs = self.r.u64().map_err(|e| self.io(e))?;
+        let positions = self.r.u32().map_err(|e| self.io(e))? as u64;
+        // Every document takes at least its id length, empty flag and row.
+        if docs.saturating_mul(5 + 4 * width as u64) > self.len || positions > self.len {
+            return Err(self.bad("its header claims more than the file holds"));
+        }
+        let key_len = self.r.u32().map_err(|e| self.io(e))? as u64;
+        if key_len > self.len {
+            return Err(self.bad("its header claims more than the file holds"));
+        }
+        let mut key = vec![0u8; key_len as usize];
+        self.r.exact(&mut key).map_err(|e| self.io(e))?;
+        let tables_key = String::from_utf8(key).map_err(|_| self.bad("tables key is not UTF-8"))?;
+        Ok((docs as usize, positions, tables_key))
+    }
+
+    /// The documents' ids (checked, and kept only when `keep`).
+    fn ids(&mut self, docs: usize, keep: bool) -> Result<Vec<String>> {
+        let mut ids = Vec::with_capacity(if keep { docs } else { 0 });
+        let mut id = Vec::new();
+        for _ in 0..docs {
+            let n = self.r.u32().map_err(|e| self.io(e))? as u64;
+            if n > self.len {
+                return Err(self.bad("an id is longer than the file"));
+            }
+            id.resize(n as usize, 0);
+            self.r.exact(&mut id).map_err(|e| self.io(e))?;
+            let text = std::str::from_utf8(&id).map_err(|_| self.bad("an id is not UTF-8"))?;
+            if keep {
+                ids.push(text.to_string());
+            }
+        }
+        Ok(ids)
+    }
+
+    /// One sorted key table per signature position.
+    fn key_tables(&mut self, positions: u64, docs: usize) -> Result<Vec<KeyTable>> {
+        let mut tables = Vec::with_capacity(positions as usize);
+        for _ in 0..positions {
+            let n = self.r.u64().map_err(|e| self.io(e))?;
+            if n.saturating_mul(12) > self.len {
+                return Err(self.bad("a key table is longer than the file"));
+            }
+            let mut bytes = vec![0u8; n as usize * 12];
+            self.r.exact(&mut bytes).map_err(|e| self.io(e))?;
+            let (k, d) = bytes.split_at(n as usize * 8);
+            let keys = read_le(k, u64::from_le_bytes);
+            let docs_of = read_le(d, u32::from_le_bytes);
+            if docs_of.iter().any(|&d| d as usize >= docs) {
+                return Err(self.bad("a key table names a document it does not hold"));
+            }
+            tables.push(KeyTable {
+                keys,
+                docs: docs_of,
+            });
+        }
+        Ok(tables)
+    }
+
+    /// The checksum of everything read against the trailer's and the manifest's, and nothing
+    /// after the trailer.
+    fn check_trailer(&mut self, expected: &str) -> Result<()> {
+        let actual = self.r.hasher.digest();
+        let mut trailer = [0u8; 8];
+        self.r
+            .inner
+            .read_exact(&mut trailer)
+            .map_err(|e| self.io(e))?;
+        let stored = u64::from_le_bytes(trailer);
+        if stored != actual || format!("{actual:016x}") != expected {
+            return Err(self.bad(&format!(
+                "checksum {actual:016x}, its trailer says {stored:016x} and the manifest {expected}; \
+                 the file was truncated, changed or replaced"
+            )));
+        }
+        if self.r.at + 8 != self.len {
+            return Err(self.bad("trailing bytes after its checksum"));
+        }
+        Ok(())
+    }
 }
 
 /// The signature rows of indexed documents `docs` (sorted; numbered across `segments`,

@@ -294,11 +294,9 @@ impl SketchJob<'_> {
     /// Sketches input `i` into its shard's pieces (from the last checkpoint an interrupted
     /// run left) and marks it finished; its rows, and its documents if kept.
     fn sketch_input(&self, file: &InputFile, i: usize) -> Result<(u64, Option<SketchShard>)> {
-        let dir = self.dir;
-        let start = Instant::now();
         self.bar
             .set_message(format!("sketch {}", crate::input::stem(&file.path)));
-        let done = finished_pieces(dir, i, &self.keys[i]);
+        let done = finished_pieces(self.dir, i, &self.keys[i]);
         let from = done.last().and_then(|m| m.position);
         if let Some(from) = from {
             eprintln!(
@@ -310,19 +308,25 @@ impl SketchJob<'_> {
                 done.len()
             );
         }
-        let mut pieces: Vec<u64> = done.iter().map(|m| m.rows).collect();
-        let (mut text_bytes, mut seconds) =
-            done.last().map_or((0, 0.0), |m| (m.text_bytes, m.seconds));
-        // A resumed file's first pieces are on disk only: the join reads them back.
-        let mut kept =
-            (self.keep.is_some() && from.is_none()).then(|| SketchShard::new(self.width));
+        let (text_bytes, seconds) = done.last().map_or((0, 0.0), |m| (m.text_bytes, m.seconds));
+        let mut sketch = FileSketch {
+            job: self,
+            i,
+            start: Instant::now(),
+            pieces: done.iter().map(|m| m.rows).collect(),
+            piece_rows: 0,
+            writer: None,
+            // A resumed file's first pieces are on disk only: the join reads them back.
+            kept: (self.keep.is_some() && from.is_none()).then(|| SketchShard::new(self.width)),
+            text_bytes,
+            seconds,
+        };
         let mut inflated = InflatedCopy::start(self.options, file, i, from.is_some())?;
         // Progress inside the file where its bytes as read are its bytes on disk (plain
         // JSONL: a single large file is not one jump at its end); else when it is done.
         let plain = file.format == FileFormat::Jsonl && file.compression == Compression::None;
         let mut shown = if plain { from.map_or(0, |p| p.byte) } else { 0 };
         self.bar.inc(shown);
-        let (mut writer, mut piece_rows) = (None::<SketchWriter>, 0u64);
         let read = sketch_file_parts(
             file,
             self.stream,
@@ -339,72 +343,14 @@ impl SketchJob<'_> {
                     shown += bytes.len() as u64;
                 }
             },
-            |part, checkpoint| {
-                let piece = pieces.len();
-                if writer.is_none() && !part.is_empty() {
-                    remove_piece_markers_from(dir, i, piece)?;
-                    writer = Some(SketchWriter::create(
-                        &piece_path(dir, i, piece),
-                        self.width,
-                        kept.is_some(),
-                    )?);
-                }
-                if let Some(w) = &mut writer {
-                    w.write(&part)?;
-                }
-                piece_rows += part.len() as u64;
-                if let Some(k) = &mut kept {
-                    let added = part.len() as u64 * self.join_bytes_per_doc;
-                    k.append(part);
-                    let before = self.kept_bytes.fetch_add(added, Ordering::Relaxed);
-                    if before.saturating_add(added) > self.keep.unwrap_or(u64::MAX) {
-                        // The join will spill: it reads the places back, not these.
-                        kept = None;
-                    }
-                }
-                if let Some(c) = checkpoint
-                    && let Some(w) = writer.take()
-                {
-                    // The piece, then its marker: a marker always has its piece.
-                    w.commit()?;
-                    mark(
-                        &piece_marker_path(dir, i, piece),
-                        &Marker {
-                            key: self.keys[i].clone(),
-                            rows: piece_rows,
-                            seconds: seconds + start.elapsed().as_secs_f64(),
-                            text_bytes: text_bytes + c.text_bytes,
-                            pieces: Vec::new(),
-                            position: Some(c.position),
-                        },
-                    )?;
-                    pieces.push(std::mem::take(&mut piece_rows));
-                    crate::fault_injection::reached(crate::fault_injection::Checkpoint::Pieces);
-                }
-                Ok(())
-            },
+            |part, checkpoint| sketch.part(part, checkpoint),
         )?;
-        if let Some(w) = writer {
-            w.commit()?;
-            pieces.push(piece_rows);
-        }
-        text_bytes += read;
-        seconds += start.elapsed().as_secs_f64();
+        sketch.commit_last_piece()?;
         // Before the marker: a marker always comes after its file's copy.
         inflated.finish();
         self.bar.inc(file.size.saturating_sub(shown));
-        let rows = pieces.iter().sum();
-        mark(
-            &marker_path(dir, i),
-            &Marker {
-                key: self.keys[i].clone(),
-                rows,
-                seconds,
-                text_bytes,
-                pieces,
-                position: None,
-            },
-        )?;
+        let start = sketch.start;
+        let (rows, kept) = sketch.finish(read)?;
         if self.bar.is_hidden() {
             eprintln!(
                 "neardup: sketched {} ({rows} documents, {:.1} MB/s)",
@@ -413,6 +359,102 @@ impl SketchJob<'_> {
             );
         }
         Ok((rows, kept))
+    }
+}
+
+/// One input file's sketch in progress: the pieces written so far, the piece being written,
+/// and the documents kept for the join.
+struct FileSketch<'j, 'a> {
+    job: &'j SketchJob<'a>,
+    /// The file's index.
+    i: usize,
+    start: Instant,
+    /// Rows of each finished piece.
+    pieces: Vec<u64>,
+    /// Rows of the piece being written.
+    piece_rows: u64,
+    writer: Option<SketchWriter>,
+    /// The documents kept for the join (`None`: it reads them back).
+    kept: Option<SketchShard>,
+    /// Text bytes and seconds of the pieces sketched before this run.
+    text_bytes: u64,
+    seconds: f64,
+}
+
+impl FileSketch<'_, '_> {
+    /// Writes a part of the file's documents into the current piece (and keeps them while the
+    /// join would fit); at a checkpoint, commits the piece and then its marker.
+    fn part(&mut self, part: SketchShard, checkpoint: Option<Checkpoint>) -> Result<()> {
+        let (dir, i, job) = (self.job.dir, self.i, self.job);
+        let piece = self.pieces.len();
+        if self.writer.is_none() && !part.is_empty() {
+            remove_piece_markers_from(dir, i, piece)?;
+            self.writer = Some(SketchWriter::create(
+                &piece_path(dir, i, piece),
+                job.width,
+                self.kept.is_some(),
+            )?);
+        }
+        if let Some(w) = &mut self.writer {
+            w.write(&part)?;
+        }
+        self.piece_rows += part.len() as u64;
+        if let Some(k) = &mut self.kept {
+            let added = part.len() as u64 * job.join_bytes_per_doc;
+            k.append(part);
+            let before = job.kept_bytes.fetch_add(added, Ordering::Relaxed);
+            if before.saturating_add(added) > job.keep.unwrap_or(u64::MAX) {
+                // The join will spill: it reads the places back, not these.
+                self.kept = None;
+            }
+        }
+        if let Some(c) = checkpoint
+            && let Some(w) = self.writer.take()
+        {
+            // The piece, then its marker: a marker always has its piece.
+            w.commit()?;
+            mark(
+                &piece_marker_path(dir, i, piece),
+                &Marker {
+                    key: job.keys[i].clone(),
+                    rows: self.piece_rows,
+                    seconds: self.seconds + self.start.elapsed().as_secs_f64(),
+                    text_bytes: self.text_bytes + c.text_bytes,
+                    pieces: Vec::new(),
+                    position: Some(c.position),
+                },
+            )?;
+            self.pieces.push(std::mem::take(&mut self.piece_rows));
+            crate::fault_injection::reached(crate::fault_injection::Checkpoint::Pieces);
+        }
+        Ok(())
+    }
+
+    /// Commits the piece being written, the file's last.
+    fn commit_last_piece(&mut self) -> Result<()> {
+        if let Some(w) = self.writer.take() {
+            w.commit()?;
+            self.pieces.push(self.piece_rows);
+        }
+        Ok(())
+    }
+
+    /// Marks the file sketched (`read`: its text bytes read now); its rows, and its documents
+    /// if kept.
+    fn finish(self, read: u64) -> Result<(u64, Option<SketchShard>)> {
+        let rows = self.pieces.iter().sum();
+        mark(
+            &marker_path(self.job.dir, self.i),
+            &Marker {
+                key: self.job.keys[self.i].clone(),
+                rows,
+                seconds: self.seconds + self.start.elapsed().as_secs_f64(),
+                text_bytes: self.text_bytes + read,
+                pieces: self.pieces,
+                position: None,
+            },
+        )?;
+        Ok((rows, self.kept))
     }
 }
 

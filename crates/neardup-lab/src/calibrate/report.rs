@@ -267,6 +267,30 @@ pub(crate) fn write(
     labelled: &[calibration::Weighted],
     documents: usize,
 ) -> Result<()> {
+    let charts = super::charts::draw(&panels(outcomes), dir)?;
+    let mut md = introduction(opts, labelled, documents);
+    recommendation(&mut md, outcomes, opts);
+    ranking(&mut md, outcomes, opts.holdout.is_some());
+    for c in &charts {
+        md.push_str(&format!(
+            "\n## {}\n\n![{}]({})\n\n{}\n",
+            c.title, c.title, c.png, c.caption
+        ));
+    }
+    neardup_dedup::fsutil::write_bytes(&dir.join("README.md"), md.as_bytes())?;
+    let rows: Vec<Value> = outcomes
+        .iter()
+        .map(|o| to_json(o, &recommended_command(opts, o)))
+        .collect();
+    neardup_dedup::fsutil::write_bytes(
+        &dir.join("calibration.json"),
+        serde_json::to_string_pretty(&rows)?.as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// One chart panel per algorithm, a series per configuration with observations.
+fn panels(outcomes: &[Outcome]) -> Vec<Panel> {
     let mut panels: Vec<Panel> = Vec::new();
     for o in outcomes.iter().filter(|o| !o.observations.is_empty()) {
         let series = Series {
@@ -287,9 +311,12 @@ pub(crate) fn write(
         }
     }
     panels.sort_by(|a, b| a.algorithm.cmp(&b.algorithm));
-    let charts = super::charts::draw(&panels, dir)?;
+    panels
+}
+
+/// What was calibrated on, how it was chosen, and how to read the figures.
+fn introduction(opts: &Options, labelled: &[calibration::Weighted], documents: usize) -> String {
     let positives = labelled.iter().filter(|p| p.1).count();
-    let holdout = opts.holdout.is_some();
     let mut md = String::new();
     md.push_str("# Calibration\n\n");
     md.push_str(&format!(
@@ -342,6 +369,11 @@ pub(crate) fn write(
          their score does not follow (supershingle votes, MD5 equality); they are measured on the \
          pairs they report.\n\n",
     );
+    md
+}
+
+/// The recommended configuration and command, and what its banding costs.
+fn recommendation(md: &mut String, outcomes: &[Outcome], opts: &Options) {
     if let Some(best) = recommended(outcomes) {
         md.push_str(&format!(
             "**Recommended:** `{} {}`\n\n```sh\n{}\n```\n\n",
@@ -358,6 +390,10 @@ pub(crate) fn write(
             ));
         }
     }
+}
+
+/// Every configuration ranked, and the banding table of minhash-lsh.
+fn ranking(md: &mut String, outcomes: &[Outcome], holdout: bool) {
     md.push_str("## Ranking\n\n");
     let head = header(holdout);
     md.push_str(&format!("| {} |\n", head.join(" | ")));
@@ -381,20 +417,4 @@ pub(crate) fn write(
             ));
         }
     }
-    for c in &charts {
-        md.push_str(&format!(
-            "\n## {}\n\n![{}]({})\n\n{}\n",
-            c.title, c.title, c.png, c.caption
-        ));
-    }
-    neardup_dedup::fsutil::write_bytes(&dir.join("README.md"), md.as_bytes())?;
-    let rows: Vec<Value> = outcomes
-        .iter()
-        .map(|o| to_json(o, &recommended_command(opts, o)))
-        .collect();
-    neardup_dedup::fsutil::write_bytes(
-        &dir.join("calibration.json"),
-        serde_json::to_string_pretty(&rows)?.as_bytes(),
-    )?;
-    Ok(())
 }

@@ -240,63 +240,18 @@ fn evaluate(
             .map(|(&(_, l, _), s)| (l, s.unwrap_or(0.0)))
             .collect();
         let pick = |idx: &[usize]| -> Vec<(bool, f64)> { idx.iter().map(|&i| obs[i]).collect() };
-        let choose_obs = pick(choose_idx);
-        let hold_obs = pick(hold_idx);
         // Weights: how many corpus pairs each labelled pair stands for (1 for a pairs file).
         let weights = |idx: &[usize]| -> Vec<f64> { idx.iter().map(|&i| labelled[i].2).collect() };
-        let (cw, hw) = (weights(choose_idx), weights(hold_idx));
-        let (cw, hw) = (Some(cw.as_slice()), Some(hw.as_slice()));
-        let choose_units: Vec<(u32, u32)> = choose_idx.iter().map(|&i| pair_units[i]).collect();
-        let units = Some(calibration::Units {
-            of_pair: &choose_units,
-            count: unit_count,
-        });
-        let objective = opts
-            .target_precision
-            .map_or(Objective::F1, Objective::Precision);
-        let seed = opts.seed ^ 0xb007;
+        let sample = Sample {
+            choose: pick(choose_idx),
+            hold: pick(hold_idx),
+            choose_weights: weights(choose_idx),
+            hold_weights: weights(hold_idx),
+            choose_units: choose_idx.iter().map(|&i| pair_units[i]).collect(),
+            unit_count,
+        };
         match (scorable, detector.threshold_params(0.5)) {
-            (true, Some(_)) => {
-                o.roc_auc = calibration::weighted_auc(&choose_obs, cw);
-                match calibration::choose(&choose_obs, cw, objective) {
-                    // Not a failure: the measurement is that nothing qualifies.
-                    None => {
-                        o.note = Some(match objective {
-                            Objective::F1 => "no labelled pair scores above 0".into(),
-                            Objective::Precision(p) => {
-                                format!("no threshold reaches precision {p}")
-                            }
-                        });
-                        o.chosen = Some(calibration::at(&choose_obs, cw, f64::INFINITY));
-                        if !hold_idx.is_empty() {
-                            o.holdout = Some(calibration::at(&hold_obs, hw, f64::INFINITY));
-                        }
-                    }
-                    Some(chosen) => {
-                        let t = calibration::round_threshold(&choose_obs, chosen.threshold);
-                        o.threshold_params = detector.threshold_params(t);
-                        o.chosen = Some(calibration::AtThreshold {
-                            threshold: t,
-                            ..chosen
-                        });
-                        o.intervals = Some(calibration::bootstrap(
-                            &choose_obs,
-                            cw,
-                            units,
-                            true,
-                            opts.bootstrap,
-                            seed,
-                            |w| calibration::at(&choose_obs, Some(w), t),
-                        ));
-                        if !hold_idx.is_empty() {
-                            o.holdout = Some(calibration::at(&hold_obs, hw, t));
-                        }
-                        if algorithm == MinHashLsh::NAME {
-                            o.banding = Some(banded_recall(&o.all_params(), &choose_obs, cw, t)?);
-                        }
-                    }
-                }
-            }
+            (true, Some(_)) => by_threshold(&mut o, detector.as_ref(), &sample, opts)?,
             _ => {
                 // The algorithm decides by something its score does not follow (or cannot
                 // score): measure the pairs it reports.
@@ -311,28 +266,13 @@ fn evaluate(
                     .collect();
                 let pick_flags =
                     |idx: &[usize]| -> Vec<bool> { idx.iter().map(|&i| flags[i]).collect() };
-                let choose_flags = pick_flags(choose_idx);
-                if scorable {
-                    o.roc_auc = calibration::weighted_auc(&choose_obs, cw);
-                }
-                o.chosen = Some(calibration::decided(&choose_obs, &choose_flags, cw));
-                o.intervals = Some(calibration::bootstrap(
-                    &choose_obs,
-                    cw,
-                    units,
-                    scorable,
-                    opts.bootstrap,
-                    seed,
-                    |w| calibration::decided(&choose_obs, &choose_flags, Some(w)),
-                ));
-                if !hold_idx.is_empty() {
-                    o.holdout = Some(calibration::decided(&hold_obs, &pick_flags(hold_idx), hw));
-                }
+                let decided = (pick_flags(choose_idx), pick_flags(hold_idx));
+                by_reported(&mut o, &sample, &decided, scorable, opts);
             }
         }
         if scorable {
-            o.observations = choose_obs;
-            o.weights = cw.map(<[f64]>::to_vec).unwrap_or_default();
+            o.observations = sample.choose;
+            o.weights = sample.choose_weights;
         }
         Ok(())
     })();
@@ -340,6 +280,112 @@ fn evaluate(
         o.error = Some(format!("{e:#}"));
     }
     o
+}
+
+/// The labelled pairs' scores, split into the pairs the choice is made on and the held-out
+/// ones, with their weights and the bootstrap's units.
+struct Sample {
+    choose: Vec<(bool, f64)>,
+    hold: Vec<(bool, f64)>,
+    choose_weights: Vec<f64>,
+    hold_weights: Vec<f64>,
+    /// The bootstrap's resampling units (clusters) of each chosen-on pair.
+    choose_units: Vec<(u32, u32)>,
+    unit_count: usize,
+}
+
+impl Sample {
+    fn units(&self) -> Option<calibration::Units<'_>> {
+        Some(calibration::Units {
+            of_pair: &self.choose_units,
+            count: self.unit_count,
+        })
+    }
+}
+
+/// An algorithm whose decision follows its score: the threshold that maximizes the objective,
+/// its intervals, the held-out figures at it, and (minhash-lsh) the banding's recall.
+fn by_threshold(
+    o: &mut Outcome,
+    detector: &dyn neardup::detector::Detector,
+    sample: &Sample,
+    opts: &Options,
+) -> Result<()> {
+    let (choose, hold) = (&sample.choose, &sample.hold);
+    let (cw, hw) = (
+        Some(sample.choose_weights.as_slice()),
+        Some(sample.hold_weights.as_slice()),
+    );
+    let objective = opts
+        .target_precision
+        .map_or(Objective::F1, Objective::Precision);
+    o.roc_auc = calibration::weighted_auc(choose, cw);
+    let Some(chosen) = calibration::choose(choose, cw, objective) else {
+        // Not a failure: the measurement is that nothing qualifies.
+        o.note = Some(match objective {
+            Objective::F1 => "no labelled pair scores above 0".into(),
+            Objective::Precision(p) => format!("no threshold reaches precision {p}"),
+        });
+        o.chosen = Some(calibration::at(choose, cw, f64::INFINITY));
+        if !hold.is_empty() {
+            o.holdout = Some(calibration::at(hold, hw, f64::INFINITY));
+        }
+        return Ok(());
+    };
+    let t = calibration::round_threshold(choose, chosen.threshold);
+    o.threshold_params = detector.threshold_params(t);
+    o.chosen = Some(calibration::AtThreshold {
+        threshold: t,
+        ..chosen
+    });
+    o.intervals = Some(calibration::bootstrap(
+        choose,
+        cw,
+        sample.units(),
+        true,
+        opts.bootstrap,
+        opts.seed ^ 0xb007,
+        |w| calibration::at(choose, Some(w), t),
+    ));
+    if !hold.is_empty() {
+        o.holdout = Some(calibration::at(hold, hw, t));
+    }
+    if o.algorithm == MinHashLsh::NAME {
+        o.banding = Some(banded_recall(&o.all_params(), choose, cw, t)?);
+    }
+    Ok(())
+}
+
+/// An algorithm that decides by something its score does not follow: the pairs it reports
+/// (`decided`: flags of the chosen-on and held-out pairs) measured as they are.
+fn by_reported(
+    o: &mut Outcome,
+    sample: &Sample,
+    (choose_flags, hold_flags): &(Vec<bool>, Vec<bool>),
+    scorable: bool,
+    opts: &Options,
+) {
+    let (choose, hold) = (&sample.choose, &sample.hold);
+    let (cw, hw) = (
+        Some(sample.choose_weights.as_slice()),
+        Some(sample.hold_weights.as_slice()),
+    );
+    if scorable {
+        o.roc_auc = calibration::weighted_auc(choose, cw);
+    }
+    o.chosen = Some(calibration::decided(choose, choose_flags, cw));
+    o.intervals = Some(calibration::bootstrap(
+        choose,
+        cw,
+        sample.units(),
+        scorable,
+        opts.bootstrap,
+        opts.seed ^ 0xb007,
+        |w| calibration::decided(choose, choose_flags, Some(w)),
+    ));
+    if !hold.is_empty() {
+        o.holdout = Some(calibration::decided(hold, hold_flags, hw));
+    }
 }
 
 /// The banding `minhash-lsh` uses with these parameters (tuned for threshold `t`, or the
