@@ -58,6 +58,24 @@ pub(crate) struct Outcome {
 }
 
 impl Outcome {
+    /// A configuration not measured yet.
+    pub(crate) fn new(algorithm: &str, params: &ParamMap) -> Outcome {
+        Outcome {
+            algorithm: algorithm.to_string(),
+            params: params.clone(),
+            threshold_params: None,
+            chosen: None,
+            roc_auc: None,
+            intervals: None,
+            holdout: None,
+            banding: None,
+            observations: Vec::new(),
+            weights: Vec::new(),
+            note: None,
+            error: None,
+        }
+    }
+
     /// What the ranking sorts by: F1, or recall when the target precision is reached.
     pub(crate) fn objective(&self, target: Option<f64>) -> f64 {
         match (&self.chosen, target) {

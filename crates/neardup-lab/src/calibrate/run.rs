@@ -209,20 +209,7 @@ fn evaluate(
     (choose_idx, hold_idx): (&[usize], &[usize]),
     opts: &Options,
 ) -> Outcome {
-    let mut o = Outcome {
-        algorithm: algorithm.to_string(),
-        params: params.clone(),
-        threshold_params: None,
-        chosen: None,
-        roc_auc: None,
-        intervals: None,
-        holdout: None,
-        banding: None,
-        observations: Vec::new(),
-        weights: Vec::new(),
-        note: None,
-        error: None,
-    };
+    let mut o = Outcome::new(algorithm, params);
     let result = (|| -> Result<()> {
         let detector = neardup::registry::detector(algorithm, params)?;
         let index = detector.build(texts)?;

@@ -95,111 +95,173 @@ pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
             "--corpus is needed for task `{task}` (only hamming_all_pairs can use --fingerprints instead)"
         );
     };
-    let truth_path = opts.truth.as_deref();
     let corpus = corpus::load(corpus_path, &LoadOptions::default())?;
-    let truth = truth_path.map(|p| pairs::load(p, &corpus)).transpose()?;
-    let docs = corpus.texts();
-    let features = peer_features();
-    let shingler = features.shingler(1);
-    let mut extra = serde_json::Map::new();
-    let (wall, cpu) = match task {
-        "shingle_word5" => {
-            let (_, w, c) = best_of(repeat, || {
-                docs.par_iter()
-                    .map_init(Scratch::default, |s, d| {
-                        let mut v = Vec::new();
-                        shingler.hashes_into(d, s, &mut v);
-                        v.sort_unstable();
-                        v.dedup();
-                        v
-                    })
-                    .collect::<Vec<_>>()
-            });
-            (w, c)
-        }
-        "minhash128_sketch" => {
-            let shingled: Vec<Vec<u64>> = docs.par_iter().map(|d| shingler.set(d)).collect();
-            let sketcher = Sketcher::new(SketchKind::Classic, 128, 42)?;
-            let (_, w, c) = best_of(repeat, || {
-                let mut data = vec![0u32; shingled.len() * 128];
-                data.par_chunks_mut(128)
-                    .zip(shingled.par_iter())
-                    .for_each(|(row, h)| sketcher.sketch_into(h, row));
-                data
-            });
-            (w, c)
-        }
-        "minhash128_end_to_end" | "minhash128_oph_end_to_end" => {
-            let kind = if task.contains("oph") {
-                SketchKind::Oph
-            } else {
-                SketchKind::Classic
-            };
-            let sketcher = Sketcher::new(kind, 128, 42)?;
-            let (_, w, c) = best_of(repeat, || {
-                Signatures::compute(&docs, &shingler, &sketcher, 128)
-            });
-            (w, c)
-        }
-        "lsh_insert_query" => {
-            let sketcher = Sketcher::new(SketchKind::Classic, 128, 42)?;
-            let sigs = Signatures::compute(&docs, &shingler, &sketcher, 128);
-            let tuned = neardup::minhash::banding::tune(threshold, 128, 0.5)?;
-            let banding = Banding::new(tuned.bands, tuned.rows, 128)?;
-            let (cands, w, c) = best_of(repeat, || candidate_pairs(&sigs, &banding));
-            let cands = cands?;
-            extra.insert("threshold".into(), threshold.into());
-            extra.insert("bands".into(), tuned.bands.into());
-            extra.insert("rows".into(), tuned.rows.into());
-            if let Some(t) = &truth {
-                add_recall(&mut extra, cands.iter().map(|&p| unpack(p)), t);
-            }
-            (w, c)
-        }
-        "simhash64_end_to_end" => {
-            // One pass over raw text with tf weights: the fingerprinting speed itself. The
-            // `simhash` detector task measures the default tf-idf (a second pass for document
-            // frequencies) plus the Hamming join.
-            let p = neardup::detectors::simhash::SimHashParams::default();
-            let shingler = p.features.shingler(1);
-            let sketcher = SignSketcher::new(1, 42);
-            let (_, w, c) = best_of(repeat, || {
-                Fingerprints::compute(&docs, &shingler, Weights::Tf, &sketcher)
-            });
-            extra.insert("weighting".into(), "tf".into());
-            (w, c)
-        }
-        "hamming_all_pairs" => {
-            // The default simhash detector's fingerprints (tf-idf over the corpus).
-            let p = neardup::detectors::simhash::SimHashParams::default();
-            let df = neardup::features::statistics::shingles(&p.features).count(&docs);
-            let fps = Fingerprints::compute(
-                &docs,
-                &p.features
-                    .shingler(neardup::features::statistics::STATISTICS_SEED),
-                Weights::Tfidf(&df),
-                &SignSketcher::new(1, 42),
-            );
-            let (pairs, w, c) = best_of(repeat, || fps.pairs_within(3, None));
-            extra.insert("pairs_found".into(), pairs?.len().into());
-            extra.insert("distance".into(), 3.into());
-            (w, c)
-        }
-        algorithm => {
-            let detector = neardup::registry::detector(algorithm, &ParamMap::new())?;
-            let (pairs, w, c) = best_of(repeat, || -> Result<_> {
-                let index = detector.build(&docs)?;
-                Ok(index.query(&ParamMap::new())?)
-            });
-            let pairs = pairs?;
-            if let Some(t) = &truth {
-                add_recall(&mut extra, pairs.iter().map(|p| (p.a, p.b)), t);
-            }
-            (w, c)
-        }
+    let truth = opts
+        .truth
+        .as_deref()
+        .map(|p| pairs::load(p, &corpus))
+        .transpose()?;
+    let input = TaskInput {
+        task,
+        docs: &corpus.texts(),
+        shingler: &peer_features().shingler(1),
+        repeat,
+        threshold,
+        truth,
     };
+    let mut extra = serde_json::Map::new();
+    let time = match task {
+        "shingle_word5" => shingle_word5,
+        "minhash128_sketch" => minhash_sketch,
+        "minhash128_end_to_end" | "minhash128_oph_end_to_end" => minhash_end_to_end,
+        "lsh_insert_query" => lsh_insert_query,
+        "simhash64_end_to_end" => simhash_end_to_end,
+        "hamming_all_pairs" => hamming_all_pairs,
+        _ => registered_algorithm,
+    };
+    let (wall, cpu) = time(&input, &mut extra)?;
     writeln!(out, "{}", line(&corpus, task, wall, cpu, extra))?;
     Ok(())
+}
+
+/// What a timed task runs on.
+struct TaskInput<'a> {
+    task: &'a str,
+    docs: &'a [&'a str],
+    shingler: &'a neardup::features::Shingler,
+    repeat: usize,
+    threshold: f64,
+    truth: Option<Vec<pairs::LabelledPair>>,
+}
+
+/// Word 5-shingles of every document, sorted and unique.
+fn shingle_word5(
+    t: &TaskInput<'_>,
+    _extra: &mut serde_json::Map<String, Value>,
+) -> Result<(f64, f64)> {
+    let (_, w, c) = best_of(t.repeat, || {
+        t.docs
+            .par_iter()
+            .map_init(Scratch::default, |s, d| {
+                let mut v = Vec::new();
+                t.shingler.hashes_into(d, s, &mut v);
+                v.sort_unstable();
+                v.dedup();
+                v
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok((w, c))
+}
+
+/// MinHash-128 of pre-shingled documents (the kernel alone).
+fn minhash_sketch(
+    t: &TaskInput<'_>,
+    _extra: &mut serde_json::Map<String, Value>,
+) -> Result<(f64, f64)> {
+    let shingled: Vec<Vec<u64>> = t.docs.par_iter().map(|d| t.shingler.set(d)).collect();
+    let sketcher = Sketcher::new(SketchKind::Classic, 128, 42)?;
+    let (_, w, c) = best_of(t.repeat, || {
+        let mut data = vec![0u32; shingled.len() * 128];
+        data.par_chunks_mut(128)
+            .zip(shingled.par_iter())
+            .for_each(|(row, h)| sketcher.sketch_into(h, row));
+        data
+    });
+    Ok((w, c))
+}
+
+/// MinHash-128 (classic or one-permutation) from text.
+fn minhash_end_to_end(
+    t: &TaskInput<'_>,
+    _extra: &mut serde_json::Map<String, Value>,
+) -> Result<(f64, f64)> {
+    let kind = if t.task.contains("oph") {
+        SketchKind::Oph
+    } else {
+        SketchKind::Classic
+    };
+    let sketcher = Sketcher::new(kind, 128, 42)?;
+    let (_, w, c) = best_of(t.repeat, || {
+        Signatures::compute(t.docs, t.shingler, &sketcher, 128)
+    });
+    Ok((w, c))
+}
+
+/// Signatures banded at the tuned (b, r) and joined into candidates.
+fn lsh_insert_query(
+    t: &TaskInput<'_>,
+    extra: &mut serde_json::Map<String, Value>,
+) -> Result<(f64, f64)> {
+    let sketcher = Sketcher::new(SketchKind::Classic, 128, 42)?;
+    let sigs = Signatures::compute(t.docs, t.shingler, &sketcher, 128);
+    let tuned = neardup::minhash::banding::tune(t.threshold, 128, 0.5)?;
+    let banding = Banding::new(tuned.bands, tuned.rows, 128)?;
+    let (cands, w, c) = best_of(t.repeat, || candidate_pairs(&sigs, &banding));
+    let cands = cands?;
+    extra.insert("threshold".into(), t.threshold.into());
+    extra.insert("bands".into(), tuned.bands.into());
+    extra.insert("rows".into(), tuned.rows.into());
+    if let Some(truth) = &t.truth {
+        add_recall(extra, cands.iter().map(|&p| unpack(p)), truth);
+    }
+    Ok((w, c))
+}
+
+/// SimHash-64 with tf weights from text.
+fn simhash_end_to_end(
+    t: &TaskInput<'_>,
+    extra: &mut serde_json::Map<String, Value>,
+) -> Result<(f64, f64)> {
+    // One pass over raw text with tf weights: the fingerprinting speed itself. The
+    // `simhash` detector task measures the default tf-idf (a second pass for document
+    // frequencies) plus the Hamming join.
+    let p = neardup::detectors::simhash::SimHashParams::default();
+    let shingler = p.features.shingler(1);
+    let sketcher = SignSketcher::new(1, 42);
+    let (_, w, c) = best_of(t.repeat, || {
+        Fingerprints::compute(t.docs, &shingler, Weights::Tf, &sketcher)
+    });
+    extra.insert("weighting".into(), "tf".into());
+    Ok((w, c))
+}
+
+/// The Hamming join (k = 3) over the default simhash fingerprints.
+fn hamming_all_pairs(
+    t: &TaskInput<'_>,
+    extra: &mut serde_json::Map<String, Value>,
+) -> Result<(f64, f64)> {
+    // The default simhash detector's fingerprints (tf-idf over the corpus).
+    let p = neardup::detectors::simhash::SimHashParams::default();
+    let df = neardup::features::statistics::shingles(&p.features).count(t.docs);
+    let fps = Fingerprints::compute(
+        t.docs,
+        &p.features
+            .shingler(neardup::features::statistics::STATISTICS_SEED),
+        Weights::Tfidf(&df),
+        &SignSketcher::new(1, 42),
+    );
+    let (pairs, w, c) = best_of(t.repeat, || fps.pairs_within(3, None));
+    extra.insert("pairs_found".into(), pairs?.len().into());
+    extra.insert("distance".into(), 3.into());
+    Ok((w, c))
+}
+
+/// A registered algorithm, build + query with defaults.
+fn registered_algorithm(
+    t: &TaskInput<'_>,
+    extra: &mut serde_json::Map<String, Value>,
+) -> Result<(f64, f64)> {
+    let detector = neardup::registry::detector(t.task, &ParamMap::new())?;
+    let (pairs, w, c) = best_of(t.repeat, || -> Result<_> {
+        let index = detector.build(t.docs)?;
+        Ok(index.query(&ParamMap::new())?)
+    });
+    let pairs = pairs?;
+    if let Some(truth) = &t.truth {
+        add_recall(extra, pairs.iter().map(|p| (p.a, p.b)), truth);
+    }
+    Ok((w, c))
 }
 
 /// `hamming_all_pairs` over `n` random fingerprints with n/100 planted neighbours (1–3 bits

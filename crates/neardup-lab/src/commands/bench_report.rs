@@ -203,23 +203,26 @@ fn ratios_table(s: &mut String, lines: &[Line]) {
     }
 }
 
+/// One row of the targets table, when the value was measured: `higher` says whether the goal
+/// is a minimum (else a maximum).
+fn target_row(s: &mut String, name: &str, value: Option<f64>, goal: f64, unit: &str, higher: bool) {
+    if let Some(v) = value {
+        let met = if higher { v >= goal } else { v <= goal };
+        let _ = writeln!(
+            s,
+            "| {name} (goal {}{goal}{unit}) | {v:.2}{unit} | {} |",
+            if higher { "≥ " } else { "≤ " },
+            if met { "yes" } else { "**no**" }
+        );
+    }
+}
+
 /// The performance targets, measured and met or not.
 fn targets_table(s: &mut String, lines: &[Line]) {
     let get = |tool: &str, task: &str| find(lines, tool, task);
     // The targets of the performance issue.
     s.push_str("\n## Targets\n\n| target | measured | met |\n|---|---|---|\n");
-    let target =
-        |s: &mut String, name: &str, value: Option<f64>, goal: f64, unit: &str, higher: bool| {
-            if let Some(v) = value {
-                let met = if higher { v >= goal } else { v <= goal };
-                let _ = writeln!(
-                    s,
-                    "| {name} (goal {}{goal}{unit}) | {v:.2}{unit} | {} |",
-                    if higher { "≥ " } else { "≤ " },
-                    if met { "yes" } else { "**no**" }
-                );
-            }
-        };
+    let target = target_row;
     let e2e = get("neardup", "minhash128_end_to_end").map(|l| l.docs_per_s);
     target(
         s,

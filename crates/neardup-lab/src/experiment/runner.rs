@@ -239,11 +239,28 @@ impl Runner<'_> {
             seed,
             &corpus.sha256,
         );
+        self.report_failure_and_warnings(&mut cell, alg, at.dataset, &describe);
+        self.cache.put_cell(&cell)?;
+        self.outcome.computed += 1;
+        neardup_dedup::fault_injection::reached(neardup_dedup::fault_injection::Checkpoint::Cells);
+        Ok(())
+    }
+
+    /// Says on stderr that a cell failed (recording the limits it failed under) and what it
+    /// warned of for the first time.
+    fn report_failure_and_warnings(
+        &mut self,
+        cell: &mut CellResult,
+        alg: &AlgorithmGrid,
+        dataset: &DatasetSpec,
+        describe: &dyn Fn(&str) -> String,
+    ) {
+        let k = &cell.key;
         if let Some(e) = &cell.error {
             self.bar.suspend(|| {
                 eprintln!(
                     "neardup: cell {} ({} on {}) failed: {e}",
-                    k, alg.name, at.dataset.label
+                    k, alg.name, dataset.label
                 )
             });
             self.outcome.failed.push(describe(e));
@@ -255,10 +272,6 @@ impl Runner<'_> {
             }
         }
         note_warnings(&mut self.outcome, &cell.warnings);
-        self.cache.put_cell(&cell)?;
-        self.outcome.computed += 1;
-        neardup_dedup::fault_injection::reached(neardup_dedup::fault_injection::Checkpoint::Cells);
-        Ok(())
     }
 
     /// Whether cell `k` is taken from the cache: a success, or a failure under the same

@@ -18,7 +18,7 @@ use neardup::minhash::banding::{candidate_probability, threshold};
 use neardup::text::Normalization;
 
 use crate::error::{LabError, Result};
-use crate::experiment::config::Experiment;
+use crate::experiment::config::{AlgorithmGrid, Experiment, Published};
 use neardup_dedup::fsutil::write_bytes;
 
 /// The experiment whose cells give the configuration rows.
@@ -370,97 +370,115 @@ fn configuration_section(exp: &Experiment, results: &Path) -> Result<String> {
         }
     }
     for source in sources {
-        let _ = writeln!(s, "## {source}\n");
-        let _ = writeln!(
-            s,
-            "| configuration | corpus | published precision | our precision | published recall | our recall | our F1 | pairs reported |\n|---|---|---|---|---|---|---|---|"
-        );
-        let mut notes = Vec::new();
-        for g in exp
-            .algorithms
-            .iter()
-            .filter(|g| g.published.as_ref().is_some_and(|p| p.source == source))
-        {
-            let p = g.published.as_ref().expect("filtered on published");
-            let mut params = BTreeMap::new();
-            for r in rows.iter().filter(|r| r.label == g.label) {
-                params.insert(r.dataset.clone(), r);
-            }
-            if params.is_empty() {
-                let _ = writeln!(
-                    s,
-                    "| {} | – | {} | not run | {} | not run | – | – |",
-                    g.label,
-                    as_published(p.precision),
-                    as_published(p.recall)
-                );
-            }
-            for (dataset, r) in &params {
-                if let Some(e) = r.error.as_ref().filter(|e| !e.is_empty()) {
-                    let _ = writeln!(
-                        s,
-                        "| {} | {dataset} | {} | failed: {} | {} | – | – | – |",
-                        g.label,
-                        as_published(p.precision),
-                        e.replace('|', "\\|"),
-                        as_published(p.recall)
-                    );
-                    continue;
-                }
-                let recall = match &p.recall_relative_to {
-                    Some(base) => {
-                        let base_recall = rows
-                            .iter()
-                            .find(|b| &b.label == base && &b.dataset == dataset)
-                            .and_then(|b| b.recall);
-                        match (r.recall, base_recall) {
-                            (Some(a), Some(b)) if b > 0.0 => {
-                                format!("{:.3} of {base}'s", a / b)
-                            }
-                            _ => "–".into(),
-                        }
-                    }
-                    None => super::tables::fmt(r.recall),
-                };
-                let published_recall = match (&p.recall_relative_to, p.recall) {
-                    (Some(base), Some(v)) => format!("{v:.2} of {base}'s"),
-                    _ => as_published(p.recall),
-                };
-                let _ = writeln!(
-                    s,
-                    "| {} | {dataset} | {} | {} | {published_recall} | {recall} | {} | {} |",
-                    g.label,
-                    as_published(p.precision),
-                    super::tables::fmt(r.precision),
-                    super::tables::fmt(r.f1),
-                    r.reported_pairs.map_or("–".into(), |v| format!("{v:.0}")),
-                );
-            }
-            let run = params.values().next().map(|r| {
-                let q = if r.query_params.is_empty() {
-                    "defaults"
-                } else {
-                    &r.query_params
-                };
-                format!(
-                    "build `{}`, query `{q}`",
-                    if r.build_params.is_empty() {
-                        "defaults"
-                    } else {
-                        &r.build_params
-                    }
-                )
-            });
-            notes.push(format!(
-                "- **{}** ({}): {}",
-                g.label,
-                run.unwrap_or_else(|| "not run".into()),
-                p.comparable
-            ));
-        }
-        let _ = writeln!(s, "\n{}\n", notes.join("\n"));
+        source_section(&mut s, exp, &rows, source);
     }
     Ok(s)
+}
+
+/// One source's table: each configuration it publishes, on each corpus, with the notes on
+/// what was run and whether the figures compare.
+fn source_section(s: &mut String, exp: &Experiment, rows: &[StoredRow], source: &str) {
+    let _ = writeln!(s, "## {source}\n");
+    let _ = writeln!(
+        s,
+        "| configuration | corpus | published precision | our precision | published recall | our recall | our F1 | pairs reported |\n|---|---|---|---|---|---|---|---|"
+    );
+    let mut notes = Vec::new();
+    for g in exp
+        .algorithms
+        .iter()
+        .filter(|g| g.published.as_ref().is_some_and(|p| p.source == source))
+    {
+        let p = g.published.as_ref().expect("filtered on published");
+        let mut params = BTreeMap::new();
+        for r in rows.iter().filter(|r| r.label == g.label) {
+            params.insert(r.dataset.clone(), r);
+        }
+        if params.is_empty() {
+            let _ = writeln!(
+                s,
+                "| {} | – | {} | not run | {} | not run | – | – |",
+                g.label,
+                as_published(p.precision),
+                as_published(p.recall)
+            );
+        }
+        for (dataset, r) in &params {
+            result_row(s, g, p, dataset, r, rows);
+        }
+        let run = params.values().next().map(|r| {
+            let q = if r.query_params.is_empty() {
+                "defaults"
+            } else {
+                &r.query_params
+            };
+            format!(
+                "build `{}`, query `{q}`",
+                if r.build_params.is_empty() {
+                    "defaults"
+                } else {
+                    &r.build_params
+                }
+            )
+        });
+        notes.push(format!(
+            "- **{}** ({}): {}",
+            g.label,
+            run.unwrap_or_else(|| "not run".into()),
+            p.comparable
+        ));
+    }
+    let _ = writeln!(s, "\n{}\n", notes.join("\n"));
+}
+
+/// One configuration's row on one corpus: published figures beside ours.
+fn result_row(
+    s: &mut String,
+    g: &AlgorithmGrid,
+    p: &Published,
+    dataset: &str,
+    r: &StoredRow,
+    rows: &[StoredRow],
+) {
+    if let Some(e) = r.error.as_ref().filter(|e| !e.is_empty()) {
+        let _ = writeln!(
+            s,
+            "| {} | {dataset} | {} | failed: {} | {} | – | – | – |",
+            g.label,
+            as_published(p.precision),
+            e.replace('|', "\\|"),
+            as_published(p.recall)
+        );
+        return;
+    }
+    let recall = match &p.recall_relative_to {
+        Some(base) => {
+            let base_recall = rows
+                .iter()
+                .find(|b| &b.label == base && &b.dataset == dataset)
+                .and_then(|b| b.recall);
+            match (r.recall, base_recall) {
+                (Some(a), Some(b)) if b > 0.0 => {
+                    format!("{:.3} of {base}'s", a / b)
+                }
+                _ => "–".into(),
+            }
+        }
+        None => super::tables::fmt(r.recall),
+    };
+    let published_recall = match (&p.recall_relative_to, p.recall) {
+        (Some(base), Some(v)) => format!("{v:.2} of {base}'s"),
+        _ => as_published(p.recall),
+    };
+    let _ = writeln!(
+        s,
+        "| {} | {dataset} | {} | {} | {published_recall} | {recall} | {} | {} |",
+        g.label,
+        as_published(p.precision),
+        super::tables::fmt(r.precision),
+        super::tables::fmt(r.f1),
+        r.reported_pairs.map_or("–".into(), |v| format!("{v:.0}")),
+    );
 }
 
 /// The whole README.
