@@ -6,9 +6,7 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
-use neardup::hamming::design::{
-    Design, candidates, cheapest_within, designs_report, examined_per_query, random_pairs_within,
-};
+use neardup::hamming::design::{DesignsReport, designs_report};
 use neardup::resources::human_bytes;
 
 use crate::output_format::ReportFormat;
@@ -35,108 +33,110 @@ pub fn tune(
     out: &mut impl Write,
 ) -> Result<()> {
     check_fingerprints(fingerprints)?;
-    let n = fingerprints;
-    let designs = candidates(bits, distance)?;
-    let budget = memory.map_or(f64::INFINITY, |m| m as f64);
-    let best = cheapest_within(bits, distance, n, budget)?;
-    let chance = random_pairs_within(bits, distance, n);
-    let fits = |d: &Design| d.memory_bytes(n) <= budget;
-    let memory_of = |d: &Design| human_bytes(d.memory_bytes(n).min(u64::MAX as f64) as u64);
-    let is_best = |d: &Design| best.as_ref().is_some_and(|b| b == d);
+    let report = designs_report(bits, distance, fingerprints, memory)?;
     match format {
-        ReportFormat::Csv => {
-            writeln!(
-                out,
-                "tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes,\
-                 examined_per_query,fits_memory,recommended"
-            )?;
-            for d in &designs {
-                writeln!(
-                    out,
-                    "{},{},{},{},{},{},{},{}",
-                    d.tables.len(),
-                    d.blocks(),
-                    d.min_prefix_bits(),
-                    format_number(d.expected_matches(n)),
-                    format_number(d.memory_bytes(n).round()),
-                    format_number(examined_per_query(d, n)),
-                    fits(d),
-                    is_best(d)
-                )?;
-            }
-        }
-        ReportFormat::Json => {
-            let doc = designs_report(bits, distance, fingerprints, memory)?;
-            writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
-        }
-        ReportFormat::Text => {
-            writeln!(
-                out,
-                "Permuted-table designs for f = {bits}, k = {distance}, N = {} fingerprints{}\n",
-                group(n),
-                memory.map_or(String::new(), |m| format!(
-                    ", memory budget {}",
-                    human_bytes(m)
-                ))
-            )?;
-            writeln!(
-                out,
-                "  tables  blocks  prefix bits  matches/probe  examined/query      memory"
-            )?;
-            for d in &designs {
-                let mark = if is_best(d) {
-                    "  ← recommended"
-                } else if !fits(d) {
-                    "  (over budget)"
-                } else {
-                    ""
-                };
-                writeln!(
-                    out,
-                    "  {:>6}  {:>6}  {:>11}  {:>13}  {:>14}  {:>10}{mark}",
-                    d.tables.len(),
-                    d.blocks(),
-                    d.min_prefix_bits(),
-                    group(d.expected_matches(n)),
-                    group(examined_per_query(d, n)),
-                    memory_of(d),
-                )?;
-            }
-            writeln!(out)?;
-            if let Some(b) = &best {
-                writeln!(
-                    out,
-                    "Recommended: {} tables (blocks {}, {}-bit prefixes): about {} fingerprints \
-                     examined per query, {} of tables.",
-                    b.tables.len(),
-                    b.blocks(),
-                    b.min_prefix_bits(),
-                    group(examined_per_query(b, n)),
-                    memory_of(b)
-                )?;
-            }
-            writeln!(
-                out,
-                "Precision warning: among {} unrelated {bits}-bit fingerprints about {} pairs \
-                 fall within distance {distance} by chance.",
-                group(n),
-                group(chance)
-            )?;
-        }
+        ReportFormat::Csv => write_csv(&report, out)?,
+        ReportFormat::Json => writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?,
+        ReportFormat::Text => write_text(&report, out)?,
     }
-    if best.is_none() {
-        let smallest = designs
+    if report.recommended.is_none() {
+        let smallest = report
+            .designs
             .iter()
-            .min_by(|a, b| a.memory_bytes(n).total_cmp(&b.memory_bytes(n)))
-            .map_or_else(|| "—".to_string(), memory_of);
+            .min_by(|a, b| a.memory_bytes.total_cmp(&b.memory_bytes))
+            .map_or_else(|| "—".to_string(), |d| d.memory.clone());
         bail!(
             "no design for f = {bits}, k = {distance} fits in --memory {}: the smallest needs {} \
              for {} fingerprints",
             human_bytes(memory.unwrap_or(0)),
             smallest,
-            group(n)
+            group(fingerprints)
         );
     }
+    Ok(())
+}
+
+/// One CSV row per design.
+fn write_csv(report: &DesignsReport, out: &mut impl Write) -> Result<()> {
+    writeln!(
+        out,
+        "tables,blocks,prefix_bits,expected_matches_per_probe,memory_bytes,\
+         examined_per_query,fits_memory,recommended"
+    )?;
+    for d in &report.designs {
+        writeln!(
+            out,
+            "{},{},{},{},{},{},{},{}",
+            d.tables,
+            d.blocks,
+            d.prefix_bits,
+            format_number(d.expected_matches_per_probe),
+            format_number(d.memory_bytes),
+            format_number(d.examined_per_query),
+            d.fits_memory,
+            report.recommended.as_ref() == Some(d)
+        )?;
+    }
+    Ok(())
+}
+
+/// The designs as aligned columns, the recommendation and the precision warning.
+fn write_text(report: &DesignsReport, out: &mut impl Write) -> Result<()> {
+    let (bits, distance, n) = (report.bits, report.distance, report.fingerprints);
+    writeln!(
+        out,
+        "Permuted-table designs for f = {bits}, k = {distance}, N = {} fingerprints{}\n",
+        group(n),
+        report
+            .memory_budget_bytes
+            .map_or(String::new(), |m| format!(
+                ", memory budget {}",
+                human_bytes(m)
+            ))
+    )?;
+    writeln!(
+        out,
+        "  tables  blocks  prefix bits  matches/probe  examined/query      memory"
+    )?;
+    for d in &report.designs {
+        let mark = if report.recommended.as_ref() == Some(d) {
+            "  ← recommended"
+        } else if !d.fits_memory {
+            "  (over budget)"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "  {:>6}  {:>6}  {:>11}  {:>13}  {:>14}  {:>10}{mark}",
+            d.tables,
+            d.blocks,
+            d.prefix_bits,
+            group(d.expected_matches_per_probe),
+            group(d.examined_per_query),
+            d.memory,
+        )?;
+    }
+    writeln!(out)?;
+    if let Some(b) = &report.recommended {
+        writeln!(
+            out,
+            "Recommended: {} tables (blocks {}, {}-bit prefixes): about {} fingerprints \
+             examined per query, {} of tables.",
+            b.tables,
+            b.blocks,
+            b.prefix_bits,
+            group(b.examined_per_query),
+            b.memory
+        )?;
+    }
+    writeln!(
+        out,
+        "Precision warning: among {} unrelated {bits}-bit fingerprints about {} pairs \
+         fall within distance {distance} by chance.",
+        group(n),
+        group(report.random_pairs_within_distance)
+    )?;
     Ok(())
 }
 

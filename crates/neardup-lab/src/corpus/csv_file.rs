@@ -13,39 +13,12 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
         .from_reader(input.reader);
-    let mut headers = rdr
-        .headers()
-        .map_err(|e| LabError::line(path, 1, format!("cannot read the header row: {e}")))?
-        .clone();
-    // A UTF-8 byte-order mark (Windows editors write one) is not part of the first name.
-    if headers.get(0).is_some_and(|h| h.starts_with('\u{FEFF}')) {
-        headers = headers
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                if i == 0 {
-                    h.trim_start_matches('\u{FEFF}')
-                } else {
-                    h
-                }
-            })
-            .collect();
-    }
-    let column = |name: &str| headers.iter().position(|h| h == name);
-    let f = &options.fields;
-    let id_col = column(&f.id).ok_or_else(|| missing_column(path, "id", &f.id, &headers))?;
-    let text_col =
-        column(&f.text).ok_or_else(|| missing_column(path, "text", &f.text, &headers))?;
-    let label_col = match &f.label {
-        None => None,
-        Some(name) => match column(name) {
-            Some(c) => Some(c),
-            None if options.label_required => {
-                return Err(missing_column(path, "label", name, &headers));
-            }
-            None => None,
-        },
-    };
+    let Columns {
+        headers,
+        id: id_col,
+        text: text_col,
+        label: label_col,
+    } = columns(&mut rdr, path, options)?;
     let mut builder = CorpusBuilder::new(path);
     let mut record = csv::ByteRecord::new();
     loop {
@@ -107,6 +80,62 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     drop(rdr);
     let sha = neardup_dedup::input::checksummed::sha256_file(path)?;
     builder.finish(stem(path), path.display().to_string(), sha)
+}
+
+/// The header row and where the fields are.
+struct Columns {
+    headers: csv::StringRecord,
+    id: usize,
+    text: usize,
+    label: Option<usize>,
+}
+
+/// The header row (a byte-order mark dropped) and the positions of the id and text columns
+/// and, if present, the label column.
+fn columns(
+    rdr: &mut csv::Reader<Box<dyn std::io::BufRead>>,
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<Columns> {
+    let mut headers = rdr
+        .headers()
+        .map_err(|e| LabError::line(path, 1, format!("cannot read the header row: {e}")))?
+        .clone();
+    // A UTF-8 byte-order mark (Windows editors write one) is not part of the first name.
+    if headers.get(0).is_some_and(|h| h.starts_with('\u{FEFF}')) {
+        headers = headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                if i == 0 {
+                    h.trim_start_matches('\u{FEFF}')
+                } else {
+                    h
+                }
+            })
+            .collect();
+    }
+    let column = |name: &str| headers.iter().position(|h| h == name);
+    let f = &options.fields;
+    let id_col = column(&f.id).ok_or_else(|| missing_column(path, "id", &f.id, &headers))?;
+    let text_col =
+        column(&f.text).ok_or_else(|| missing_column(path, "text", &f.text, &headers))?;
+    let label_col = match &f.label {
+        None => None,
+        Some(name) => match column(name) {
+            Some(c) => Some(c),
+            None if options.label_required => {
+                return Err(missing_column(path, "label", name, &headers));
+            }
+            None => None,
+        },
+    };
+    Ok(Columns {
+        headers,
+        id: id_col,
+        text: text_col,
+        label: label_col,
+    })
 }
 
 fn missing_column(path: &Path, what: &str, name: &str, headers: &csv::StringRecord) -> LabError {

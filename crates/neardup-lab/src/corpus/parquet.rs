@@ -13,8 +13,37 @@ use crate::error::{LabError, Result};
 /// Loads a Parquet corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let f = &options.fields;
-    let mut wanted = vec![f.id.clone(), f.text.clone()];
     let df = read_frame(path)?;
+    let (ids, texts, labels) = columns(&df, path, options)?;
+    let mut builder = CorpusBuilder::new(path);
+    for row in 0..df.height() {
+        if options.limit.is_some_and(|l| builder.len() >= l) {
+            break;
+        }
+        let Some(id) = ids.get(row) else {
+            builder.invalid(
+                options.skip_invalid,
+                LabError::line(path, row + 1, format!("null id in column `{}`", f.id)),
+            )?;
+            continue;
+        };
+        let text = texts.get(row).unwrap_or_default();
+        let label = labels.as_ref().and_then(|l| l.get(row));
+        builder.push(row + 1, id.to_string(), text, label)?;
+    }
+    let sha = neardup_dedup::input::checksummed::sha256_file(path)?;
+    builder.finish(stem(path), path.display().to_string(), sha)
+}
+
+/// The id, text and (if present) label columns as strings, checked: text must be text, every
+/// column as long as the frame.
+fn columns(
+    df: &DataFrame,
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<(StringChunked, StringChunked, Option<StringChunked>)> {
+    let f = &options.fields;
+    let mut wanted = vec![f.id.clone(), f.text.clone()];
     let names: Vec<String> = df
         .get_column_names()
         .iter()
@@ -86,24 +115,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
             ));
         }
     }
-    let mut builder = CorpusBuilder::new(path);
-    for row in 0..df.height() {
-        if options.limit.is_some_and(|l| builder.len() >= l) {
-            break;
-        }
-        let Some(id) = ids.get(row) else {
-            builder.invalid(
-                options.skip_invalid,
-                LabError::line(path, row + 1, format!("null id in column `{}`", f.id)),
-            )?;
-            continue;
-        };
-        let text = texts.get(row).unwrap_or_default();
-        let label = labels.as_ref().and_then(|l| l.get(row));
-        builder.push(row + 1, id.to_string(), text, label)?;
-    }
-    let sha = neardup_dedup::input::checksummed::sha256_file(path)?;
-    builder.finish(stem(path), path.display().to_string(), sha)
+    Ok((ids, texts, labels))
 }
 
 #[cfg(test)]
