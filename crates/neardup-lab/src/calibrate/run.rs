@@ -28,15 +28,7 @@ use crate::params::render_params;
 
 /// Runs the calibration and prints the ranking (text or JSON).
 pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result<()> {
-    if let Some(p) = opts.target_precision.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
-        bail!("--target-precision must be in (0, 1], not {p}");
-    }
-    if let Some(h) = opts.holdout.filter(|h| !(*h > 0.0 && *h < 1.0)) {
-        bail!("--holdout must be a fraction in (0, 1), not {h}");
-    }
-    if opts.bootstrap == 0 {
-        bail!("--bootstrap must be at least 1 resample");
-    }
+    check_options(opts)?;
     // Every configuration is checked before the corpus is read: a typo fails fast.
     let configs = expand(&opts.algorithms)?;
     if let Some(dir) = &opts.out {
@@ -44,24 +36,8 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
     }
     let corpus = corpus::load(&opts.corpus, &opts.load)?;
     let labelled = labelled_pairs(opts, &corpus)?;
+    let (choose_idx, hold_idx) = split(opts, &labelled)?;
     let labels: Vec<bool> = labelled.iter().map(|p| p.1).collect();
-    let (choose_idx, hold_idx) = match opts.holdout {
-        Some(f) => calibration::holdout_split(&labels, f, opts.seed ^ 0x401d),
-        None => ((0..labels.len()).collect(), Vec::new()),
-    };
-    for (set, name) in [(&choose_idx, "choosing"), (&hold_idx, "holdout")] {
-        if name == "holdout" && opts.holdout.is_none() {
-            continue;
-        }
-        let positives = set.iter().filter(|&&i| labels[i]).count();
-        if positives == 0 || positives == set.len() {
-            bail!(
-                "the {name} set has {positives} duplicate and {} non-duplicate pairs: \
-                 calibration needs both (label more pairs, or use a smaller --holdout)",
-                set.len() - positives
-            );
-        }
-    }
     let positives = labels.iter().filter(|&&l| l).count();
     eprintln!(
         "neardup: calibrating on {} labelled pairs ({positives} duplicates) of {} documents; \
@@ -93,16 +69,7 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
         bar.inc(1);
     }
     bar.finish_and_clear();
-    outcomes.sort_by(|x, y| {
-        y.objective(opts.target_precision)
-            .total_cmp(&x.objective(opts.target_precision))
-            .then(
-                y.roc_auc
-                    .unwrap_or(-1.0)
-                    .total_cmp(&x.roc_auc.unwrap_or(-1.0)),
-            )
-            .then(x.algorithm.cmp(&y.algorithm))
-    });
+    rank(&mut outcomes, opts.target_precision);
     calibration_report::print(&outcomes, opts, format, out)?;
     if let Some(dir) = &opts.out {
         calibration_report::write(dir, &outcomes, opts, &labelled, corpus.len())?;
@@ -112,6 +79,58 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
         bail!("every configuration failed");
     }
     Ok(())
+}
+
+/// The options' ranges, checked before anything is read.
+fn check_options(opts: &Options) -> Result<()> {
+    if let Some(p) = opts.target_precision.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
+        bail!("--target-precision must be in (0, 1], not {p}");
+    }
+    if let Some(h) = opts.holdout.filter(|h| !(*h > 0.0 && *h < 1.0)) {
+        bail!("--holdout must be a fraction in (0, 1), not {h}");
+    }
+    if opts.bootstrap == 0 {
+        bail!("--bootstrap must be at least 1 resample");
+    }
+    Ok(())
+}
+
+/// The labelled pairs the choice is made on, and the held-out ones (`--holdout`); each set
+/// must hold both duplicates and non-duplicates.
+fn split(opts: &Options, labelled: &[calibration::Weighted]) -> Result<(Vec<usize>, Vec<usize>)> {
+    let labels: Vec<bool> = labelled.iter().map(|p| p.1).collect();
+    let (choose_idx, hold_idx) = match opts.holdout {
+        Some(f) => calibration::holdout_split(&labels, f, opts.seed ^ 0x401d),
+        None => ((0..labels.len()).collect(), Vec::new()),
+    };
+    for (set, name) in [(&choose_idx, "choosing"), (&hold_idx, "holdout")] {
+        if name == "holdout" && opts.holdout.is_none() {
+            continue;
+        }
+        let positives = set.iter().filter(|&&i| labels[i]).count();
+        if positives == 0 || positives == set.len() {
+            bail!(
+                "the {name} set has {positives} duplicate and {} non-duplicate pairs: \
+                 calibration needs both (label more pairs, or use a smaller --holdout)",
+                set.len() - positives
+            );
+        }
+    }
+    Ok((choose_idx, hold_idx))
+}
+
+/// Best first: by the objective, then ROC-AUC, then name.
+fn rank(outcomes: &mut [Outcome], target_precision: Option<f64>) {
+    outcomes.sort_by(|x, y| {
+        y.objective(target_precision)
+            .total_cmp(&x.objective(target_precision))
+            .then(
+                y.roc_auc
+                    .unwrap_or(-1.0)
+                    .total_cmp(&x.roc_auc.unwrap_or(-1.0)),
+            )
+            .then(x.algorithm.cmp(&y.algorithm))
+    });
 }
 
 /// (algorithm, parameters) of every grid point with the user's parameters laid over it,

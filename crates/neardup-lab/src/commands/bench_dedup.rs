@@ -22,48 +22,8 @@ pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
     let Some(corpus) = opts.corpus.as_deref() else {
         bail!("--corpus is needed for task `dedup_end_to_end`");
     };
-    let exe = std::env::current_exe().context("locating the neardup binary")?;
     let work = std::env::temp_dir().join(format!("neardup-bench-dedup-{}", std::process::id()));
-    let mut best: Option<(f64, f64, u64, Value, std::path::PathBuf)> = None;
-    for repeat in 0..opts.repeat {
-        let dir = work.join(format!("run{repeat}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        let (cpu_before, _) = children_usage();
-        let start = Instant::now();
-        let status = std::process::Command::new(&exe)
-            .arg("dedup")
-            .arg(corpus)
-            .arg("-o")
-            .arg(&dir)
-            .args(["--param", &format!("threshold={}", opts.threshold)])
-            .args(opts.params.iter().flat_map(|p| ["--param", p.as_str()]))
-            .args(
-                opts.dedup_memory
-                    .iter()
-                    .flat_map(|m| ["--memory".to_string(), m.to_string()]),
-            )
-            .stdout(std::process::Stdio::null())
-            .status()
-            .context("running neardup dedup")?;
-        let seconds = start.elapsed().as_secs_f64();
-        if !status.success() {
-            bail!("neardup dedup failed on {} ({status})", corpus.display());
-        }
-        // RUSAGE_CHILDREN sums the CPU of every child so far: this repeat's is the difference.
-        let (cpu_after, rss) = children_usage();
-        let cpu = cpu_after - cpu_before;
-        let summary: Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json"))?)?;
-        // Only the best run's outputs are kept (for scoring): at 5M documents each holds
-        // about 9 GB (the deduplicated corpus and the sketch shards).
-        if best.as_ref().is_none_or(|b| seconds < b.0) {
-            if let Some(previous) = best.replace((seconds, cpu, rss, summary, dir)) {
-                let _ = std::fs::remove_dir_all(previous.4);
-            }
-        } else {
-            let _ = std::fs::remove_dir_all(&dir);
-        }
-    }
-    let (seconds, cpu, rss, summary, dir) = best.expect("repeat ≥ 1");
+    let (seconds, cpu, rss, summary, dir) = best_run(opts, corpus, &work)?;
     let docs = summary["documents"].as_f64().unwrap_or(0.0);
     let mb = summary["text_bytes"].as_f64().unwrap_or(0.0) / 1e6;
     let params = &summary["params"];
@@ -104,6 +64,56 @@ pub fn run(opts: &BenchOptions, out: &mut impl Write) -> Result<()> {
     let _ = std::fs::remove_dir_all(&work);
     writeln!(out, "{line}")?;
     Ok(())
+}
+
+/// The fastest of `--repeat` runs of `neardup dedup` in a child process: wall and CPU
+/// seconds, peak RSS, its summary, and its output directory (the others' are removed).
+fn best_run(
+    opts: &BenchOptions,
+    corpus: &Path,
+    work: &Path,
+) -> Result<(f64, f64, u64, Value, std::path::PathBuf)> {
+    let exe = std::env::current_exe().context("locating the neardup binary")?;
+    let mut best: Option<(f64, f64, u64, Value, std::path::PathBuf)> = None;
+    for repeat in 0..opts.repeat {
+        let dir = work.join(format!("run{repeat}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (cpu_before, _) = children_usage();
+        let start = Instant::now();
+        let status = std::process::Command::new(&exe)
+            .arg("dedup")
+            .arg(corpus)
+            .arg("-o")
+            .arg(&dir)
+            .args(["--param", &format!("threshold={}", opts.threshold)])
+            .args(opts.params.iter().flat_map(|p| ["--param", p.as_str()]))
+            .args(
+                opts.dedup_memory
+                    .iter()
+                    .flat_map(|m| ["--memory".to_string(), m.to_string()]),
+            )
+            .stdout(std::process::Stdio::null())
+            .status()
+            .context("running neardup dedup")?;
+        let seconds = start.elapsed().as_secs_f64();
+        if !status.success() {
+            bail!("neardup dedup failed on {} ({status})", corpus.display());
+        }
+        // RUSAGE_CHILDREN sums the CPU of every child so far: this repeat's is the difference.
+        let (cpu_after, rss) = children_usage();
+        let cpu = cpu_after - cpu_before;
+        let summary: Value = serde_json::from_slice(&std::fs::read(dir.join("summary.json"))?)?;
+        // Only the best run's outputs are kept (for scoring): at 5M documents each holds
+        // about 9 GB (the deduplicated corpus and the sketch shards).
+        if best.as_ref().is_none_or(|b| seconds < b.0) {
+            if let Some(previous) = best.replace((seconds, cpu, rss, summary, dir)) {
+                let _ = std::fs::remove_dir_all(previous.4);
+            }
+        } else {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+    Ok(best.expect("repeat ≥ 1"))
 }
 
 fn ratio(a: u64, b: u64) -> f64 {

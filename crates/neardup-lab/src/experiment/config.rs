@@ -599,6 +599,24 @@ fn edit_grid(
             model: None,
         });
     }
+    out.extend(kinds_by_rates(&e, at)?);
+    out.extend(composite_models(&e, at)?);
+    if out.is_empty() {
+        return Err(at(
+            start,
+            "[edits] defines no edit model: give kinds and rates, models, or unedited = true"
+                .into(),
+        ));
+    }
+    Ok(out)
+}
+
+/// `kinds` × `rates`: one single-kind model per pair.
+fn kinds_by_rates(
+    e: &EditsFileSpec,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Vec<EditSpec>> {
+    let mut out = Vec::new();
     match (&e.kinds, &e.rates) {
         (Some(k), Some(r)) => {
             if k.get_ref().is_empty() {
@@ -632,6 +650,15 @@ fn edit_grid(
         }
         (None, None) => {}
     }
+    Ok(out)
+}
+
+/// `models`: composite models, each named by its highest rate.
+fn composite_models(
+    e: &EditsFileSpec,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Vec<EditSpec>> {
+    let mut out = Vec::new();
     if let Some(models) = &e.models {
         if models.get_ref().is_empty() {
             return Err(at(
@@ -654,13 +681,6 @@ fn edit_grid(
                 model: Some(model),
             });
         }
-    }
-    if out.is_empty() {
-        return Err(at(
-            start,
-            "[edits] defines no edit model: give kinds and rates, models, or unedited = true"
-                .into(),
-        ));
     }
     Ok(out)
 }

@@ -208,30 +208,7 @@ fn best_configurations(
 ) -> (BestRows, Vec<(usize, Vec<String>)>, bool) {
     let quality = headline(Kind::Quality);
     let counts = headline(Kind::Count);
-    // (group, label, build, query) → column → values, and a representative row
-    type Acc<'r> = (Vec<Vec<f64>>, &'r ResultRow);
-    let mut configs: BTreeMap<(String, String, String, String), Acc> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.error.is_none()) {
-        let g = grouping.group(r);
-        let cols = if grouping.labelled[&g] {
-            &quality
-        } else {
-            &counts
-        };
-        let e = configs
-            .entry((
-                g,
-                r.cell.label.clone(),
-                r.build_params.clone(),
-                r.query_params.clone(),
-            ))
-            .or_insert_with(|| (vec![Vec::new(); cols.len()], r));
-        for (i, c) in cols.iter().enumerate() {
-            if let Some(v) = r.metric(c.name) {
-                e.0[i].push(v);
-            }
-        }
-    }
+    let configs = configurations(rows, grouping, &quality, &counts);
     let f1 = quality.iter().position(|c| c.name == "f1");
     let mut best = BestRows::new();
     let mut any_edge = false;
@@ -288,6 +265,44 @@ fn best_configurations(
             });
     }
     (best, unlabelled_rows, any_edge)
+}
+
+/// (group, label, build, query) → column → values, and a representative row.
+type Configurations<'r> =
+    BTreeMap<(String, String, String, String), (Vec<Vec<f64>>, &'r ResultRow)>;
+
+/// Every configuration's values per column (quality columns where its group has ground truth,
+/// counts where not), over the seeds and pooled edit models.
+fn configurations<'r>(
+    rows: &'r [ResultRow],
+    grouping: &Grouping,
+    quality: &[&'static crate::metrics::Column],
+    counts: &[&'static crate::metrics::Column],
+) -> Configurations<'r> {
+    // (group, label, build, query) → column → values, and a representative row
+    let mut configs = Configurations::new();
+    for r in rows.iter().filter(|r| r.error.is_none()) {
+        let g = grouping.group(r);
+        let cols = if grouping.labelled[&g] {
+            quality
+        } else {
+            counts
+        };
+        let e = configs
+            .entry((
+                g,
+                r.cell.label.clone(),
+                r.build_params.clone(),
+                r.query_params.clone(),
+            ))
+            .or_insert_with(|| (vec![Vec::new(); cols.len()], r));
+        for (i, c) in cols.iter().enumerate() {
+            if let Some(v) = r.metric(c.name) {
+                e.0[i].push(v);
+            }
+        }
+    }
+    configs
 }
 
 /// "Best configuration per dataset and algorithm".

@@ -159,6 +159,13 @@ impl FeatureParams {
 pub struct Scratch {
     /// The normalized text (also lent to feature extractors outside this module).
     pub(crate) text: String,
+    /// Everything else, borrowed while `text` is read.
+    words: WordBuffers,
+}
+
+/// The per-token buffers of word-based features.
+#[derive(Debug, Default)]
+struct WordBuffers {
     tokens: Vec<u64>,
     /// Each token's (start, length) in the padded text.
     spans: Vec<(usize, usize)>,
@@ -194,16 +201,7 @@ impl Shingler {
 
     /// Appends the shingle hashes of `text` to `out`, in document order, repeats included.
     pub fn hashes_into(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<u64>) {
-        let Scratch {
-            text: norm,
-            tokens,
-            spans,
-            token_lo,
-            token_hi,
-            long_tokens,
-            anchors,
-            offsets,
-        } = scratch;
+        let Scratch { text: norm, words } = scratch;
         let k = self.params.k;
         if self.params.shingle == ShingleKind::Char {
             let text = if self.identity {
@@ -212,7 +210,7 @@ impl Shingler {
                 self.normalization.apply_into(text, norm);
                 norm.as_str()
             };
-            char_shingles(text, k, self.seed, offsets, out);
+            char_shingles(text, k, self.seed, &mut words.offsets, out);
             return;
         }
         // Word-based features: the (normalized) text goes into the buffer followed by
@@ -225,58 +223,80 @@ impl Shingler {
         }
         norm.push_str(&PADDING[..TOKEN_PAD]);
         let padded = norm.as_str();
+        match self.params.shingle {
+            ShingleKind::Word => self.word_hashes(padded, words, out),
+            ShingleKind::Stopword => self.stopword_hashes(padded, words, out),
+            ShingleKind::Char => unreachable!("handled above"),
+        }
+    }
+
+    /// Word k-shingles of the padded, normalized text.
+    #[inline]
+    fn word_hashes(&self, padded: &str, w: &mut WordBuffers, out: &mut Vec<u64>) {
+        let bytes = padded.as_bytes();
+        let base = bytes.as_ptr() as usize;
+        let WordBuffers {
+            tokens,
+            spans,
+            token_lo,
+            token_hi,
+            long_tokens,
+            ..
+        } = w;
+        // Three passes, each a tight loop: the tokenizer only records where tokens
+        // are (a closure that small is inlined into its loop; one that also hashed
+        // was called out of line per token, whether it was inlined depending on the
+        // tokenizer), then each token's two words are read, then all are mixed at
+        // once, where it vectorizes (per token it was a serial chain of four
+        // multiplies, a quarter of the sketch stage's time).
+        spans.clear();
+        self.params.words.for_each_word(padded, |t| {
+            spans.push((t.as_ptr() as usize - base, t.len()))
+        });
+        token_lo.clear();
+        token_hi.clear();
+        long_tokens.clear();
+        for (i, &(start, len)) in spans.iter().enumerate() {
+            let (lo, hi) = token_words_at(bytes, start, len).unwrap_or_else(|| {
+                long_tokens.push((i, hash_token_at(bytes, start, len, self.seed)));
+                (0, 0)
+            });
+            token_lo.push(lo);
+            token_hi.push(hi);
+        }
+        tokens.clear();
+        tokens.resize(token_lo.len(), 0);
+        token_hashes(token_lo, token_hi, self.seed, tokens);
+        for &(i, h) in long_tokens.iter() {
+            tokens[i] = h;
+        }
+        word_shingles(tokens, self.params.k, self.seed, out);
+    }
+
+    /// Stopword-anchored shingles (SpotSigs' spots) of the padded, normalized text.
+    #[inline]
+    fn stopword_hashes(&self, padded: &str, w: &mut WordBuffers, out: &mut Vec<u64>) {
         let bytes = padded.as_bytes();
         let base = bytes.as_ptr() as usize;
         let token_hash =
             |t: &str| hash_token_at(bytes, t.as_ptr() as usize - base, t.len(), self.seed);
-        match self.params.shingle {
-            ShingleKind::Word => {
-                // Three passes, each a tight loop: the tokenizer only records where tokens
-                // are (a closure that small is inlined into its loop; one that also hashed
-                // was called out of line per token, whether it was inlined depending on the
-                // tokenizer), then each token's two words are read, then all are mixed at
-                // once, where it vectorizes (per token it was a serial chain of four
-                // multiplies, a quarter of the sketch stage's time).
-                spans.clear();
-                self.params.words.for_each_word(padded, |t| {
-                    spans.push((t.as_ptr() as usize - base, t.len()))
-                });
-                token_lo.clear();
-                token_hi.clear();
-                long_tokens.clear();
-                for (i, &(start, len)) in spans.iter().enumerate() {
-                    let (lo, hi) = token_words_at(bytes, start, len).unwrap_or_else(|| {
-                        long_tokens.push((i, hash_token_at(bytes, start, len, self.seed)));
-                        (0, 0)
-                    });
-                    token_lo.push(lo);
-                    token_hi.push(hi);
-                }
-                tokens.clear();
-                tokens.resize(token_lo.len(), 0);
-                token_hashes(token_lo, token_hi, self.seed, tokens);
-                for &(i, h) in long_tokens.iter() {
-                    tokens[i] = h;
-                }
-                word_shingles(tokens, k, self.seed, out);
-            }
-            ShingleKind::Stopword => {
-                tokens.clear();
-                anchors.clear();
-                let language = self.params.words.language.resolve(padded);
-                self.params.words.for_each_word(padded, |t| {
-                    tokens.push(token_hash(t));
-                    anchors.push(is_stopword_any_case(t, language));
-                });
-                for (i, _) in anchors.iter().enumerate().filter(|(_, a)| **a) {
-                    let end = (i + k).min(tokens.len());
-                    out.push(hash_sequence(
-                        self.seed ^ 0x5709,
-                        tokens[i..end].iter().copied(),
-                    ));
-                }
-            }
-            ShingleKind::Char => unreachable!("handled above"),
+        let k = self.params.k;
+        let WordBuffers {
+            tokens, anchors, ..
+        } = w;
+        tokens.clear();
+        anchors.clear();
+        let language = self.params.words.language.resolve(padded);
+        self.params.words.for_each_word(padded, |t| {
+            tokens.push(token_hash(t));
+            anchors.push(is_stopword_any_case(t, language));
+        });
+        for (i, _) in anchors.iter().enumerate().filter(|(_, a)| **a) {
+            let end = (i + k).min(tokens.len());
+            out.push(hash_sequence(
+                self.seed ^ 0x5709,
+                tokens[i..end].iter().copied(),
+            ));
         }
     }
 
