@@ -603,18 +603,14 @@ fn for_each_csv_block(
     Ok(())
 }
 
-/// Records of a Parquet file in order from `from`, a row group at a time (a file's memory is
-/// bounded by its largest row group, not by the file).
-fn for_each_parquet_block(
-    file: &InputFile,
-    from: ReadPosition,
+/// A Parquet file's row groups (rows in each), the columns to read (text, then the id when the
+/// file has it) and whether it has the id. Errors when it has no text column.
+fn parquet_layout(
+    path: &Path,
     text_field: &str,
     id_field: &str,
-    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
-) -> Result<()> {
-    use polars::prelude::*;
-    let path = &file.path;
-    let (groups, names) = crate::input::parquet::read_frame_with(path, |mut r| {
+) -> Result<(Vec<u64>, Vec<String>, bool)> {
+    let (groups, names) = parquet::read_frame_with(path, |mut r| {
         let names: Vec<String> = r.schema()?.iter_names().map(|n| n.to_string()).collect();
         let groups: Vec<u64> = r
             .get_metadata()?
@@ -632,6 +628,21 @@ fn for_each_parquet_block(
     if has_id {
         columns.push(id_field.to_string());
     }
+    Ok((groups, columns, has_id))
+}
+
+/// Records of a Parquet file in order from `from`, a row group at a time (a file's memory is
+/// bounded by its largest row group, not by the file).
+fn for_each_parquet_block(
+    file: &InputFile,
+    from: ReadPosition,
+    text_field: &str,
+    id_field: &str,
+    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
+) -> Result<()> {
+    use polars::prelude::*;
+    let path = &file.path;
+    let (groups, columns, has_id) = parquet_layout(path, text_field, id_field)?;
     let mut first = 0u64;
     for rows in groups {
         let end = first + rows;

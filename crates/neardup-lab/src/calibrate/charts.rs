@@ -78,53 +78,7 @@ pub fn draw(panels: &[Panel], dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
             |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
                 let body = style::titled(root, title)?;
                 for (cell, panel) in body.split_evenly((rows, cols)).iter().zip(&panels) {
-                    let (_, h) = cell.dim_in_pixel();
-                    let (area, legend) = cell.split_vertically(h.saturating_sub(legend_h));
-                    for (i, s) in panel.series.iter().enumerate() {
-                        let look = Look::nth(i);
-                        let y = 6 + 16 * i as i32;
-                        legend.draw(&PathElement::new(
-                            vec![(14, y + 6), (38, y + 6)],
-                            look.stroke(),
-                        ))?;
-                        legend.draw(&Text::new(
-                            style::fit(&s.name, 380, 12),
-                            (44, y),
-                            ("sans-serif", 12).into_font(),
-                        ))?;
-                    }
-                    let mut chart = ChartBuilder::on(&area)
-                        .caption(panel.algorithm.as_str(), label_font())
-                        .margin(10)
-                        .x_label_area_size(40)
-                        .y_label_area_size(50)
-                        .build_cartesian_2d(0.0..1.0, 0.0..1.02)?;
-                    chart
-                        .configure_mesh()
-                        .x_desc(if f1 { "threshold (score)" } else { "recall" })
-                        .y_desc(if f1 { "F1" } else { "precision" })
-                        .axis_desc_style(("sans-serif", 13))
-                        .draw()?;
-                    for (i, s) in panel.series.iter().enumerate() {
-                        let look = Look::nth(i);
-                        let sweep = sweep(&s.observations, Some(&s.weights));
-                        let point = |t: &AtThreshold| {
-                            if f1 {
-                                (t.threshold.clamp(0.0, 1.0), t.f1())
-                            } else {
-                                (t.recall(), t.precision())
-                            }
-                        };
-                        let pts: Vec<(f64, f64)> = sweep.iter().map(point).collect();
-                        if pts.is_empty() {
-                            continue;
-                        }
-                        chart.draw_series(LineSeries::new(pts.iter().copied(), look.stroke()))?;
-                        if let Some(t) = s.chosen {
-                            let chosen = at(&s.observations, Some(&s.weights), t);
-                            style::draw_markers(&mut chart, &[point(&chosen)], look, 6)?;
-                        }
-                    }
+                    draw_panel(cell, panel, legend_h, f1)?;
                 }
                 Ok(())
             }
@@ -138,4 +92,66 @@ pub fn draw(panels: &[Panel], dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
         });
     }
     Ok(out)
+}
+
+/// One algorithm's panel: its configurations' curves (F1 against the threshold, or precision
+/// against recall) with the chosen thresholds marked, and a legend line per configuration
+/// beneath.
+fn draw_panel<DB: DrawingBackend>(
+    cell: &DrawingArea<DB, plotters::coord::Shift>,
+    panel: &Panel,
+    legend_h: u32,
+    f1: bool,
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let (_, h) = cell.dim_in_pixel();
+    let (area, legend) = cell.split_vertically(h.saturating_sub(legend_h));
+    for (i, s) in panel.series.iter().enumerate() {
+        let look = Look::nth(i);
+        let y = 6 + 16 * i as i32;
+        legend.draw(&PathElement::new(
+            vec![(14, y + 6), (38, y + 6)],
+            look.stroke(),
+        ))?;
+        legend.draw(&Text::new(
+            style::fit(&s.name, 380, 12),
+            (44, y),
+            ("sans-serif", 12).into_font(),
+        ))?;
+    }
+    let mut chart = ChartBuilder::on(&area)
+        .caption(panel.algorithm.as_str(), label_font())
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(0.0..1.0, 0.0..1.02)?;
+    chart
+        .configure_mesh()
+        .x_desc(if f1 { "threshold (score)" } else { "recall" })
+        .y_desc(if f1 { "F1" } else { "precision" })
+        .axis_desc_style(("sans-serif", 13))
+        .draw()?;
+    for (i, s) in panel.series.iter().enumerate() {
+        let look = Look::nth(i);
+        let sweep = sweep(&s.observations, Some(&s.weights));
+        let point = |t: &AtThreshold| {
+            if f1 {
+                (t.threshold.clamp(0.0, 1.0), t.f1())
+            } else {
+                (t.recall(), t.precision())
+            }
+        };
+        let pts: Vec<(f64, f64)> = sweep.iter().map(point).collect();
+        if pts.is_empty() {
+            continue;
+        }
+        chart.draw_series(LineSeries::new(pts.iter().copied(), look.stroke()))?;
+        if let Some(t) = s.chosen {
+            let chosen = at(&s.observations, Some(&s.weights), t);
+            style::draw_markers(&mut chart, &[point(&chosen)], look, 6)?;
+        }
+    }
+    Ok(())
 }

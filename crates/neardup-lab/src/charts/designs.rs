@@ -25,46 +25,8 @@ impl Chart for Designs {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        let mut ks: Vec<u32> = input
-            .experiment
-            .algorithms
-            .iter()
-            .filter(|a| a.name == "simhash")
-            .flat_map(|a| {
-                a.queries.iter().filter_map(|q| {
-                    q.get("max_distance")
-                        .and_then(|v| v.as_u64())
-                        .map(|k| k as u32)
-                })
-            })
-            .filter(|&k| (1..=8).contains(&k))
-            .collect();
-        ks.sort_unstable();
-        ks.dedup();
-        if ks.is_empty() {
-            ks.push(3);
-        }
-        let n = 2f64.powi(LOG2_N);
-        // (k, tables, log2 matches, memory TB, blocks)
-        let mut pts: Vec<(u32, f64, f64, f64, String)> = Vec::new();
-        for &k in &ks {
-            for d in candidates(64, k)? {
-                pts.push((
-                    k,
-                    d.tables.len() as f64,
-                    d.expected_matches(n).log2(),
-                    d.memory_bytes(n) / 1e12,
-                    d.blocks(),
-                ));
-            }
-        }
-        let tmax = pts.iter().map(|p| p.1).fold(1.0, f64::max);
-        let (ymin, ymax) = pts
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
-                (a.min(p.2), b.max(p.2))
-            });
-        let mmax = pts.iter().map(|p| p.3).fold(0.0, f64::max);
+        let (ks, pts) = design_points(input)?;
+        let (tmax, (ymin, ymax), mmax) = extents(&pts);
         let entries: Vec<(String, Look)> = ks
             .iter()
             .enumerate()
@@ -139,4 +101,57 @@ impl Chart for Designs {
             timing: false,
         }])
     }
+}
+
+/// (k, tables, log2 matches, memory TB, blocks) of one design.
+type DesignPoint = (u32, f64, f64, f64, String);
+
+/// The distances k the experiment's simhash grids query (3 when none), and every candidate
+/// design's costs for 2^LOG2_N 64-bit fingerprints at each.
+fn design_points(input: &ChartInput) -> anyhow::Result<(Vec<u32>, Vec<DesignPoint>)> {
+    let mut ks: Vec<u32> = input
+        .experiment
+        .algorithms
+        .iter()
+        .filter(|a| a.name == "simhash")
+        .flat_map(|a| {
+            a.queries.iter().filter_map(|q| {
+                q.get("max_distance")
+                    .and_then(|v| v.as_u64())
+                    .map(|k| k as u32)
+            })
+        })
+        .filter(|&k| (1..=8).contains(&k))
+        .collect();
+    ks.sort_unstable();
+    ks.dedup();
+    if ks.is_empty() {
+        ks.push(3);
+    }
+    let n = 2f64.powi(LOG2_N);
+    let mut pts: Vec<DesignPoint> = Vec::new();
+    for &k in &ks {
+        for d in candidates(64, k)? {
+            pts.push((
+                k,
+                d.tables.len() as f64,
+                d.expected_matches(n).log2(),
+                d.memory_bytes(n) / 1e12,
+                d.blocks(),
+            ));
+        }
+    }
+    Ok((ks, pts))
+}
+
+/// The axes' extents: most tables, the range of log2 matches per probe, most terabytes.
+fn extents(pts: &[DesignPoint]) -> (f64, (f64, f64), f64) {
+    let tmax = pts.iter().map(|p| p.1).fold(1.0, f64::max);
+    let matches = pts
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), p| {
+            (a.min(p.2), b.max(p.2))
+        });
+    let mmax = pts.iter().map(|p| p.3).fold(0.0, f64::max);
+    (tmax, matches, mmax)
 }

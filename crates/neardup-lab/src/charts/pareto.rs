@@ -85,36 +85,7 @@ impl Chart for Pareto {
                 let plots = style::with_legend(&body, &entries)?;
                 for (panel, (dataset, pts)) in plots.split_evenly((rows, cols)).iter().zip(&panels)
                 {
-                    let mut chart = ChartBuilder::on(panel)
-                        .caption(dataset.as_str(), label_font())
-                        .margin(12)
-                        .x_label_area_size(50)
-                        .y_label_area_size(60)
-                        .build_cartesian_2d(((xmin / 2.0)..(xmax * 2.0)).log_scale(), 0.0..1.02)?;
-                    chart
-                        .configure_mesh()
-                        .x_desc("documents per second, build + query (log scale)")
-                        .y_desc("recall")
-                        // Few labels: a narrow panel's log axis otherwise prints every
-                        // 10,000 step between 20,000 and 100,000 on top of each other.
-                        .x_labels(4)
-                        .x_label_formatter(&style::whole)
-                        .axis_desc_style(("sans-serif", 14))
-                        .draw()?;
-                    for name in &series {
-                        let mine: Vec<(f64, f64)> = pts
-                            .iter()
-                            .filter(|p| p.2 == *name)
-                            .map(|p| (p.0, p.1))
-                            .collect();
-                        style::draw_markers(&mut chart, &mine, looks.get(name), 5)?;
-                    }
-                    let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
-                    let line: Vec<(f64, f64)> = front(&xy).into_iter().map(|i| xy[i]).collect();
-                    chart.draw_series(LineSeries::new(
-                        line,
-                        style::Look::nth(7).colour.stroke_width(1),
-                    ))?;
+                    draw_panel(panel, dataset, pts, (xmin, xmax), &series, &looks)?;
                 }
                 Ok(())
             }
@@ -130,6 +101,52 @@ impl Chart for Pareto {
             timing: true,
         }])
     }
+}
+
+/// One dataset's panel: each series' points, and the front no configuration beats on both
+/// axes.
+fn draw_panel<DB: DrawingBackend>(
+    panel: &DrawingArea<DB, plotters::coord::Shift>,
+    dataset: &str,
+    pts: &[(f64, f64, String)],
+    (xmin, xmax): (f64, f64),
+    series: &[&str],
+    looks: &Looks,
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let mut chart = ChartBuilder::on(panel)
+        .caption(dataset, label_font())
+        .margin(12)
+        .x_label_area_size(50)
+        .y_label_area_size(60)
+        .build_cartesian_2d(((xmin / 2.0)..(xmax * 2.0)).log_scale(), 0.0..1.02)?;
+    chart
+        .configure_mesh()
+        .x_desc("documents per second, build + query (log scale)")
+        .y_desc("recall")
+        // Few labels: a narrow panel's log axis otherwise prints every
+        // 10,000 step between 20,000 and 100,000 on top of each other.
+        .x_labels(4)
+        .x_label_formatter(&style::whole)
+        .axis_desc_style(("sans-serif", 14))
+        .draw()?;
+    for name in series {
+        let mine: Vec<(f64, f64)> = pts
+            .iter()
+            .filter(|p| p.2 == *name)
+            .map(|p| (p.0, p.1))
+            .collect();
+        style::draw_markers(&mut chart, &mine, looks.get(name), 5)?;
+    }
+    let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
+    let line: Vec<(f64, f64)> = front(&xy).into_iter().map(|i| xy[i]).collect();
+    chart.draw_series(LineSeries::new(
+        line,
+        style::Look::nth(7).colour.stroke_width(1),
+    ))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -38,39 +38,7 @@ impl Chart for PrCurve {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        // dataset → series → (observations, positives)
-        type Series = BTreeMap<String, (Vec<(f64, bool)>, usize)>;
-        let mut panels: BTreeMap<String, Series> = BTreeMap::new();
-        for planned in input
-            .results
-            .rows
-            .iter()
-            .filter(|r| r.query_index == 0 && r.error.is_none())
-        {
-            let cell = &input.results.cells[&planned.cell.key];
-            // The loosest query point reports the most pairs: the curve's full extent.
-            let Some(q) = cell.queries.iter().max_by_key(|q| q.pairs.len()) else {
-                continue;
-            };
-            let labels = &input.truths[&planned.cell.corpus_sha256].labels;
-            let positives = planned.metric("true_pairs").unwrap_or(0.0) as usize;
-            if positives == 0 {
-                continue;
-            }
-            let e = panels
-                .entry(planned.cell.dataset.clone())
-                .or_default()
-                .entry(input.series_name(planned))
-                .or_default();
-            e.1 += positives;
-            for i in 0..q.pairs.len() {
-                let (a, b) = (q.pairs.a[i] as usize, q.pairs.b[i] as usize);
-                e.0.push((
-                    q.pairs.score[i],
-                    labels[a].is_some() && labels[a] == labels[b],
-                ));
-            }
-        }
+        let panels = scored_pairs(input);
         if panels.is_empty() {
             return Ok(Vec::new());
         }
@@ -144,6 +112,46 @@ impl Chart for PrCurve {
             timing: false,
         }])
     }
+}
+
+/// series → (observations, positives)
+type Series = BTreeMap<String, (Vec<(f64, bool)>, usize)>;
+
+/// Per dataset and series: the scored pairs of the loosest query point, each with whether it
+/// is a true pair, and the true pairs to find.
+fn scored_pairs(input: &ChartInput) -> BTreeMap<String, Series> {
+    let mut panels: BTreeMap<String, Series> = BTreeMap::new();
+    for planned in input
+        .results
+        .rows
+        .iter()
+        .filter(|r| r.query_index == 0 && r.error.is_none())
+    {
+        let cell = &input.results.cells[&planned.cell.key];
+        // The loosest query point reports the most pairs: the curve's full extent.
+        let Some(q) = cell.queries.iter().max_by_key(|q| q.pairs.len()) else {
+            continue;
+        };
+        let labels = &input.truths[&planned.cell.corpus_sha256].labels;
+        let positives = planned.metric("true_pairs").unwrap_or(0.0) as usize;
+        if positives == 0 {
+            continue;
+        }
+        let e = panels
+            .entry(planned.cell.dataset.clone())
+            .or_default()
+            .entry(input.series_name(planned))
+            .or_default();
+        e.1 += positives;
+        for i in 0..q.pairs.len() {
+            let (a, b) = (q.pairs.a[i] as usize, q.pairs.b[i] as usize);
+            e.0.push((
+                q.pairs.score[i],
+                labels[a].is_some() && labels[a] == labels[b],
+            ));
+        }
+    }
+    panels
 }
 
 #[cfg(test)]

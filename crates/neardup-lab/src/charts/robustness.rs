@@ -19,27 +19,7 @@ impl Chart for Robustness {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        // edit kind → series → rate → recalls
-        let mut data: BTreeMap<String, BTreeMap<String, BTreeMap<u64, Vec<f64>>>> = BTreeMap::new();
-        for r in &input.results.rows {
-            if r.query_index != 0
-                || r.error.is_some()
-                || r.cell.edit == "none"
-                || r.cell.edit == "composite"
-            {
-                continue;
-            }
-            let Some(recall) = r.metric("recall") else {
-                continue;
-            };
-            data.entry(r.cell.edit.clone())
-                .or_default()
-                .entry(input.series_name(r))
-                .or_default()
-                .entry(r.cell.rate.to_bits())
-                .or_default()
-                .push(recall);
-        }
+        let data = recalls(input);
         if data.is_empty() {
             return Ok(Vec::new());
         }
@@ -111,4 +91,32 @@ impl Chart for Robustness {
             timing: false,
         }])
     }
+}
+
+/// edit kind → series → rate → recalls
+type Recalls = BTreeMap<String, BTreeMap<String, BTreeMap<u64, Vec<f64>>>>;
+
+/// Recall of each series' first query point per single edit kind and rate.
+fn recalls(input: &ChartInput) -> Recalls {
+    let mut data = Recalls::new();
+    for r in &input.results.rows {
+        if r.query_index != 0
+            || r.error.is_some()
+            || r.cell.edit == "none"
+            || r.cell.edit == "composite"
+        {
+            continue;
+        }
+        let Some(recall) = r.metric("recall") else {
+            continue;
+        };
+        data.entry(r.cell.edit.clone())
+            .or_default()
+            .entry(input.series_name(r))
+            .or_default()
+            .entry(r.cell.rate.to_bits())
+            .or_default()
+            .push(recall);
+    }
+    data
 }

@@ -21,38 +21,17 @@ impl Chart for Scaling {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        // label → docs → cost, one configuration (the first build point) per label
-        let data: BTreeMap<String, BTreeMap<usize, SizeCost>> = costs_by_size(
-            input
-                .results
-                .rows
-                .iter()
-                .filter(|r| r.cell.build_index == 0),
-        )
-        .into_iter()
-        .map(|((label, _), sizes)| (label, sizes))
-        .collect();
+        let data = costs_per_label(input);
         if data.values().all(|m| m.len() < 2) {
             return Ok(Vec::new());
         }
         // Peak heap on a log axis: a floor for cells that allocated (almost) nothing.
         let peak = |c: &SizeCost| c.peak_mb.max(0.01);
-        let (dmin, dmax) = data
-            .values()
-            .flat_map(|m| m.keys())
-            .fold((usize::MAX, 0), |(a, b), &d| (a.min(d), b.max(d)));
-        let (smin, smax) = data
-            .values()
-            .flat_map(|m| m.values())
-            .fold((f64::INFINITY, 0.0f64), |(a, b), c| {
-                (a.min(c.seconds), b.max(c.seconds))
-            });
-        let (mmin, mmax) = data
-            .values()
-            .flat_map(|m| m.values())
-            .fold((f64::INFINITY, 0.0f64), |(a, b), c| {
-                (a.min(peak(c)), b.max(peak(c)))
-            });
+        let Ranges {
+            docs: (dmin, dmax),
+            seconds: (smin, smax),
+            peak_mb: (mmin, mmax),
+        } = ranges(&data, peak);
         let looks = Looks::of(input.experiment);
         let labels: Vec<&str> = looks.names().filter(|n| data.contains_key(*n)).collect();
         let entries: Vec<(String, style::Look)> = labels
@@ -118,4 +97,52 @@ impl Chart for Scaling {
             timing: true,
         }])
     }
+}
+
+/// The ranges of the axes: documents, seconds and peak heap (as `peak` floors it).
+struct Ranges {
+    docs: (usize, usize),
+    seconds: (f64, f64),
+    peak_mb: (f64, f64),
+}
+
+fn ranges(
+    data: &BTreeMap<String, BTreeMap<usize, SizeCost>>,
+    peak: impl Fn(&SizeCost) -> f64,
+) -> Ranges {
+    let (dmin, dmax) = data
+        .values()
+        .flat_map(|m| m.keys())
+        .fold((usize::MAX, 0), |(a, b), &d| (a.min(d), b.max(d)));
+    let (smin, smax) = data
+        .values()
+        .flat_map(|m| m.values())
+        .fold((f64::INFINITY, 0.0f64), |(a, b), c| {
+            (a.min(c.seconds), b.max(c.seconds))
+        });
+    let (mmin, mmax) = data
+        .values()
+        .flat_map(|m| m.values())
+        .fold((f64::INFINITY, 0.0f64), |(a, b), c| {
+            (a.min(peak(c)), b.max(peak(c)))
+        });
+    Ranges {
+        docs: (dmin, dmax),
+        seconds: (smin, smax),
+        peak_mb: (mmin, mmax),
+    }
+}
+
+/// label → docs → cost, one configuration (the first build point) per label.
+fn costs_per_label(input: &ChartInput) -> BTreeMap<String, BTreeMap<usize, SizeCost>> {
+    costs_by_size(
+        input
+            .results
+            .rows
+            .iter()
+            .filter(|r| r.cell.build_index == 0),
+    )
+    .into_iter()
+    .map(|((label, _), sizes)| (label, sizes))
+    .collect()
 }

@@ -28,47 +28,7 @@ impl Chart for SCurve {
     }
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
-        // (bands, rows) → bin → (candidates, pairs)
-        let mut bins: BTreeMap<(u64, u64), BTreeMap<usize, (usize, usize)>> = BTreeMap::new();
-        let mut floor: f64 = 1.0;
-        for row in &input.results.rows {
-            let p = &row.build_full;
-            if row.cell.algorithm != "minhash-lsh"
-                || p.get("verify").and_then(|v| v.as_str()) != Some("none")
-                || row.error.is_some()
-            {
-                continue;
-            }
-            let cell = &input.results.cells[&row.cell.key];
-            let truth = &input.truths[&row.cell.corpus_sha256];
-            floor = floor.min(truth.truth.similarity_floor);
-            let (Some(b), Some(r)) = (
-                p.get("bands").and_then(|v| v.as_u64()),
-                p.get("rows").and_then(|v| v.as_u64()),
-            ) else {
-                continue;
-            };
-            let (b, r) = if b == 0 || r == 0 {
-                let t = neardup::minhash::banding::tune(
-                    p.get("threshold").and_then(|v| v.as_f64()).unwrap_or(0.8),
-                    p.get("num_perm").and_then(|v| v.as_u64()).unwrap_or(128) as usize,
-                    0.5,
-                )?;
-                (t.bands as u64, t.rows as u64)
-            } else {
-                (b, r)
-            };
-            let q = &cell.queries[row.query_index].pairs;
-            let candidates: HashSet<u64> =
-                q.a.iter().zip(&q.b).map(|(&a, &b)| pack(a, b)).collect();
-            let entry = bins.entry((b, r)).or_default();
-            for &(pair, j) in &truth.similar {
-                let bin = ((j / BIN).floor() as usize).min((1.0 / BIN) as usize - 1);
-                let e = entry.entry(bin).or_default();
-                e.0 += candidates.contains(&pair) as usize;
-                e.1 += 1;
-            }
-        }
+        let (bins, floor) = measured_bins(input)?;
         if bins.is_empty() {
             return Ok(Vec::new());
         }
@@ -109,43 +69,10 @@ impl Chart for SCurve {
                 .y_desc("share of pairs that became candidates")
                 .axis_desc_style(("sans-serif", 16))
                 .draw()?;
-                    let series = bins.len() as f64;
-                    for (i, (&(b, r), data)) in bins.iter().enumerate() {
-                        // Offset each series' markers a little so overlapping intervals stay visible.
-                        let shift = (i as f64 - (series - 1.0) / 2.0) * BIN * 0.12;
-                        let look = Look::nth(i);
-                        let c = look.colour;
-                        let curve = banding_curve(lo, b as usize, r as usize);
-                        chart.draw_series(LineSeries::new(curve, look.stroke()))?;
-                        for (&bin, &(k, n)) in data {
-                            if n == 0 {
-                                continue;
-                            }
-                            let x = (bin as f64 + 0.5) * BIN + shift;
-                            let (l, h) = wilson(k, n);
-                            chart.draw_series(std::iter::once(ErrorBar::new_vertical(
-                                x,
-                                l,
-                                k as f64 / n as f64,
-                                h,
-                                c.filled(),
-                                8,
-                            )))?;
-                            style::draw_markers(&mut chart, &[(x, k as f64 / n as f64)], look, 4)?;
-                        }
-                    }
+                    draw_bandings(&mut chart, &bins, lo)?;
                     Ok(())
                 }
             );
-        let summary: Vec<String> = bins
-            .iter()
-            .map(|(&(b, r), d)| {
-                format!(
-                    "b={b} r={r}: {} pairs",
-                    d.values().map(|x| x.1).sum::<usize>()
-                )
-            })
-            .collect();
         Ok(vec![ChartFile {
             title: "Empirical S-curves".into(),
             svg,
@@ -153,7 +80,7 @@ impl Chart for SCurve {
             caption: format!(
                 "Markers: share of pairs in each {BIN:.2}-wide similarity bin that shared at least one band, with 95 % Wilson \
                  intervals; lines: the theoretical S-curve 1 − (1 − s^r)^b. Pairs counted: {}.",
-                summary.join("; ")
+                pairs_counted(&bins)
             ),
             timing: false,
         }])
@@ -166,4 +93,108 @@ pub fn banding_curve(lo: f64, bands: usize, rows: usize) -> Vec<(f64, f64)> {
         .map(|k| lo + (1.0 - lo) * k as f64 / 200.0)
         .map(|s| (s, candidate_probability(s, bands, rows)))
         .collect()
+}
+
+/// (bands, rows) → bin → (candidates, pairs)
+type Bins = BTreeMap<(u64, u64), BTreeMap<usize, (usize, usize)>>;
+
+/// Per banding of the unverified minhash-lsh cells: per similarity bin, the true pairs that
+/// became candidates and all true pairs; and the lowest similarity floor of the truths.
+fn measured_bins(input: &ChartInput) -> anyhow::Result<(Bins, f64)> {
+    let mut bins = Bins::new();
+    let mut floor: f64 = 1.0;
+    for row in &input.results.rows {
+        let p = &row.build_full;
+        if row.cell.algorithm != "minhash-lsh"
+            || p.get("verify").and_then(|v| v.as_str()) != Some("none")
+            || row.error.is_some()
+        {
+            continue;
+        }
+        let cell = &input.results.cells[&row.cell.key];
+        let truth = &input.truths[&row.cell.corpus_sha256];
+        floor = floor.min(truth.truth.similarity_floor);
+        let (Some(b), Some(r)) = (
+            p.get("bands").and_then(|v| v.as_u64()),
+            p.get("rows").and_then(|v| v.as_u64()),
+        ) else {
+            continue;
+        };
+        let (b, r) = if b == 0 || r == 0 {
+            let t = neardup::minhash::banding::tune(
+                p.get("threshold").and_then(|v| v.as_f64()).unwrap_or(0.8),
+                p.get("num_perm").and_then(|v| v.as_u64()).unwrap_or(128) as usize,
+                0.5,
+            )?;
+            (t.bands as u64, t.rows as u64)
+        } else {
+            (b, r)
+        };
+        let q = &cell.queries[row.query_index].pairs;
+        let candidates: HashSet<u64> = q.a.iter().zip(&q.b).map(|(&a, &b)| pack(a, b)).collect();
+        let entry = bins.entry((b, r)).or_default();
+        for &(pair, j) in &truth.similar {
+            let bin = ((j / BIN).floor() as usize).min((1.0 / BIN) as usize - 1);
+            let e = entry.entry(bin).or_default();
+            e.0 += candidates.contains(&pair) as usize;
+            e.1 += 1;
+        }
+    }
+    Ok((bins, floor))
+}
+
+/// "b=… r=…: N pairs" per banding, for the caption.
+fn pairs_counted(bins: &Bins) -> String {
+    let summary: Vec<String> = bins
+        .iter()
+        .map(|(&(b, r), d)| {
+            format!(
+                "b={b} r={r}: {} pairs",
+                d.values().map(|x| x.1).sum::<usize>()
+            )
+        })
+        .collect();
+    summary.join("; ")
+}
+
+/// Each banding's theoretical S-curve, and its measured share per bin with a Wilson interval.
+fn draw_bandings<'a, DB>(
+    chart: &mut ChartContext<
+        'a,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    bins: &Bins,
+    lo: f64,
+) -> anyhow::Result<()>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+{
+    let series = bins.len() as f64;
+    for (i, (&(b, r), data)) in bins.iter().enumerate() {
+        // Offset each series' markers a little so overlapping intervals stay visible.
+        let shift = (i as f64 - (series - 1.0) / 2.0) * BIN * 0.12;
+        let look = Look::nth(i);
+        let c = look.colour;
+        let curve = banding_curve(lo, b as usize, r as usize);
+        chart.draw_series(LineSeries::new(curve, look.stroke()))?;
+        for (&bin, &(k, n)) in data {
+            if n == 0 {
+                continue;
+            }
+            let x = (bin as f64 + 0.5) * BIN + shift;
+            let (l, h) = wilson(k, n);
+            chart.draw_series(std::iter::once(ErrorBar::new_vertical(
+                x,
+                l,
+                k as f64 / n as f64,
+                h,
+                c.filled(),
+                8,
+            )))?;
+            style::draw_markers(chart, &[(x, k as f64 / n as f64)], look, 4)?;
+        }
+    }
+    Ok(())
 }

@@ -45,138 +45,172 @@ impl Chart for Tradeoff {
 
     fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
         let mut files = Vec::new();
-        let datasets = input.experiment.datasets.len();
         for grid in &input.experiment.algorithms {
             let Some((param, is_query)) = swept_axis(grid) else {
                 continue;
             };
-            // panel (the other parameters) → x → [precision, recall, f1] lists
-            let mut panels: BTreeMap<String, BTreeMap<u64, [Vec<f64>; 3]>> = BTreeMap::new();
-            for r in input
-                .results
-                .rows
-                .iter()
-                .filter(|r| r.cell.label == grid.label && r.error.is_none())
-            {
-                let (source, other) = if is_query {
-                    (&r.query_full, &r.build_params)
-                } else {
-                    (&r.build_full, &r.query_params)
-                };
-                let Some(x) = source.get(&param).and_then(|v| v.as_f64()) else {
-                    continue;
-                };
-                let others = if is_query {
-                    other.clone()
-                } else {
-                    // drop the swept key from the build description
-                    r.build_params
-                        .split(' ')
-                        .filter(|kv| !kv.starts_with(&format!("{param}=")))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                };
-                let panel_name = match (datasets > 1, others.is_empty()) {
-                    (true, true) => r.cell.dataset.clone(),
-                    (true, false) => format!("{} · {others}", r.cell.dataset),
-                    (false, _) => others,
-                };
-                let e = panels
-                    .entry(panel_name)
-                    .or_default()
-                    .entry(x.to_bits())
-                    .or_default();
-                for (i, m) in ["precision", "recall", "f1"].iter().enumerate() {
-                    if let Some(v) = r.metric(m) {
-                        e[i].push(v);
-                    }
-                }
-            }
+            let panels = panels(input, grid, &param, is_query);
             if panels.is_empty() {
                 continue;
             }
-            let n = panels.len().min(6);
-            let cols = n.min(3);
-            let rows = n.div_ceil(cols);
-            let size = (
-                420 * cols as u32 + style::LEGEND_WIDTH,
-                360 * rows as u32 + 60,
-            );
-            let entries: Vec<(String, Look)> = ["precision", "recall", "F1"]
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m.to_string(), Look::nth(i)))
-                .collect();
-            let xs: Vec<f64> = panels
-                .values()
-                .flat_map(|m| m.keys().map(|&b| f64::from_bits(b)))
-                .collect();
-            let (xmin, xmax) = xs
-                .iter()
-                .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
-                    (a.min(x), b.max(x))
-                });
-            let pad = ((xmax - xmin) * 0.05).max(1e-9);
-            let stem = format!("tradeoff-{}", super::slug(&grid.label));
-            let title = format!("{}: precision, recall and F1 against {param}", grid.label);
-            let (svg, png) = crate::draw_both!(
-                dir,
-                &stem,
-                size,
-                |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                    let body = style::titled(root, &title)?;
-                    let plots = style::with_legend(&body, &entries)?;
-                    for (area, (name, data)) in plots
-                        .split_evenly((rows, cols))
-                        .iter()
-                        .zip(panels.iter().take(n))
-                    {
-                        let caption = if name.is_empty() {
-                            "defaults".to_string()
-                        } else {
-                            name.clone()
-                        };
-                        let mut chart = ChartBuilder::on(area)
-                            .caption(caption, label_font())
-                            .margin(10)
-                            .x_label_area_size(40)
-                            .y_label_area_size(48)
-                            .build_cartesian_2d((xmin - pad)..(xmax + pad), 0.0..1.02)?;
-                        chart
-                            .configure_mesh()
-                            .x_desc(param.as_str())
-                            .y_desc("metric value")
-                            .axis_desc_style(("sans-serif", 14))
-                            .draw()?;
-                        for mi in 0..3 {
-                            let pts: Vec<(f64, f64)> = data
-                                .iter()
-                                .filter(|(_, v)| !v[mi].is_empty())
-                                .map(|(&x, v)| {
-                                    (
-                                        f64::from_bits(x),
-                                        v[mi].iter().sum::<f64>() / v[mi].len() as f64,
-                                    )
-                                })
-                                .collect();
-                            style::draw_series(&mut chart, &pts, Look::nth(mi))?;
-                        }
-                    }
-                    Ok(())
-                }
-            );
-            files.push(ChartFile {
-                title,
-                svg,
-                png,
-                caption: format!(
-                    "Pair-level precision, recall and F1 of {} as {param} varies (mean over edit models and seeds); \
-                     one panel per dataset and setting of its other grid parameters.",
-                    grid.label
-                ),
-                timing: false,
-            });
+            files.push(draw_grid(dir, grid, &param, &panels)?);
         }
         Ok(files)
     }
+}
+
+/// panel (the other parameters) → x → [precision, recall, f1] lists
+type Panels = BTreeMap<String, BTreeMap<u64, [Vec<f64>; 3]>>;
+
+/// One grid's metrics by panel (dataset and the other parameters) and swept value.
+fn panels(input: &ChartInput, grid: &AlgorithmGrid, param: &str, is_query: bool) -> Panels {
+    let datasets = input.experiment.datasets.len();
+    let mut panels = Panels::new();
+    for r in input
+        .results
+        .rows
+        .iter()
+        .filter(|r| r.cell.label == grid.label && r.error.is_none())
+    {
+        let (source, other) = if is_query {
+            (&r.query_full, &r.build_params)
+        } else {
+            (&r.build_full, &r.query_params)
+        };
+        let Some(x) = source.get(param).and_then(|v| v.as_f64()) else {
+            continue;
+        };
+        let others = if is_query {
+            other.clone()
+        } else {
+            // drop the swept key from the build description
+            r.build_params
+                .split(' ')
+                .filter(|kv| !kv.starts_with(&format!("{param}=")))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let panel_name = match (datasets > 1, others.is_empty()) {
+            (true, true) => r.cell.dataset.clone(),
+            (true, false) => format!("{} · {others}", r.cell.dataset),
+            (false, _) => others,
+        };
+        let e = panels
+            .entry(panel_name)
+            .or_default()
+            .entry(x.to_bits())
+            .or_default();
+        for (i, m) in ["precision", "recall", "f1"].iter().enumerate() {
+            if let Some(v) = r.metric(m) {
+                e[i].push(v);
+            }
+        }
+    }
+    panels
+}
+
+/// Precision, recall and F1 against the swept parameter, a panel per other setting.
+fn draw_grid(
+    dir: &Path,
+    grid: &AlgorithmGrid,
+    param: &str,
+    panels: &Panels,
+) -> anyhow::Result<ChartFile> {
+    let n = panels.len().min(6);
+    let cols = n.min(3);
+    let rows = n.div_ceil(cols);
+    let size = (
+        420 * cols as u32 + style::LEGEND_WIDTH,
+        360 * rows as u32 + 60,
+    );
+    let entries: Vec<(String, Look)> = ["precision", "recall", "F1"]
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.to_string(), Look::nth(i)))
+        .collect();
+    let xs: Vec<f64> = panels
+        .values()
+        .flat_map(|m| m.keys().map(|&b| f64::from_bits(b)))
+        .collect();
+    let (xmin, xmax) = xs
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &x| {
+            (a.min(x), b.max(x))
+        });
+    let pad = ((xmax - xmin) * 0.05).max(1e-9);
+    let stem = format!("tradeoff-{}", super::slug(&grid.label));
+    let title = format!("{}: precision, recall and F1 against {param}", grid.label);
+    let (svg, png) = crate::draw_both!(
+        dir,
+        &stem,
+        size,
+        |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+            let body = style::titled(root, &title)?;
+            let plots = style::with_legend(&body, &entries)?;
+            for (area, (name, data)) in plots
+                .split_evenly((rows, cols))
+                .iter()
+                .zip(panels.iter().take(n))
+            {
+                draw_panel(area, name, data, param, (xmin - pad, xmax + pad))?;
+            }
+            Ok(())
+        }
+    );
+    Ok(ChartFile {
+        title,
+        svg,
+        png,
+        caption: format!(
+            "Pair-level precision, recall and F1 of {} as {param} varies (mean over edit models and seeds); \
+             one panel per dataset and setting of its other grid parameters.",
+            grid.label
+        ),
+        timing: false,
+    })
+}
+
+/// One panel: precision, recall and F1 (means over seeds and edit models) against the swept
+/// parameter.
+fn draw_panel<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    name: &str,
+    data: &BTreeMap<u64, [Vec<f64>; 3]>,
+    param: &str,
+    (x0, x1): (f64, f64),
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let caption = if name.is_empty() {
+        "defaults".to_string()
+    } else {
+        name.to_string()
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(caption, label_font())
+        .margin(10)
+        .x_label_area_size(40)
+        .y_label_area_size(48)
+        .build_cartesian_2d(x0..x1, 0.0..1.02)?;
+    chart
+        .configure_mesh()
+        .x_desc(param)
+        .y_desc("metric value")
+        .axis_desc_style(("sans-serif", 14))
+        .draw()?;
+    for mi in 0..3 {
+        let pts: Vec<(f64, f64)> = data
+            .iter()
+            .filter(|(_, v)| !v[mi].is_empty())
+            .map(|(&x, v)| {
+                (
+                    f64::from_bits(x),
+                    v[mi].iter().sum::<f64>() / v[mi].len() as f64,
+                )
+            })
+            .collect();
+        style::draw_series(&mut chart, &pts, Look::nth(mi))?;
+    }
+    Ok(())
 }

@@ -478,18 +478,7 @@ fn dataset_spec(
         }
         (None, Some(p)) => {
             let file = base_dir.join(p.get_ref());
-            let stem = file
-                .file_name()
-                .map(|f| {
-                    f.to_string_lossy()
-                        .split('.')
-                        .next()
-                        .unwrap_or("")
-                        .to_string()
-                })
-                .filter(|s| !s.is_empty())
-                .unwrap_or_else(|| "corpus".into());
-            (stem, Some(file))
+            (corpus_name(&file), Some(file))
         }
         (Some(n), None) => {
             let n = n.get_ref().clone();
@@ -543,6 +532,20 @@ fn dataset_spec(
         copies: d.copies,
         fraction: d.fraction,
     })
+}
+
+/// A user's corpus file's name in reports: the file name up to its first dot.
+fn corpus_name(file: &Path) -> String {
+    file.file_name()
+        .map(|f| {
+            f.to_string_lossy()
+                .split('.')
+                .next()
+                .unwrap_or("")
+                .to_string()
+        })
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "corpus".into())
 }
 
 /// `[[algorithms]]`: one grid each; a published `recall_relative_to` names one above it.

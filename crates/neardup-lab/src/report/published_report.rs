@@ -191,49 +191,9 @@ fn manku() -> MathTable {
         ),
     ];
     for (split, d, tables, p, matches) in designs {
-        rows.push(exact(format!("{split}: tables"), tables, d.tables.len()));
-        let (lo, hi) = (d.min_prefix_bits(), d.max_prefix_bits());
-        rows.push(exact(
-            format!("{split}: prefix bits p"),
-            p,
-            if lo == hi {
-                lo.to_string()
-            } else {
-                format!("{lo}–{hi}")
-            },
-        ));
-        let m = d.expected_matches(n);
-        let ours = if m >= 1024.0 {
-            format!("2^{}", m.log2().round())
-        } else {
-            format!("{m}")
-        };
-        let ok = match matches.strip_prefix("≤ ") {
-            Some(bound) => m <= bound.parse::<f64>().expect("a number"),
-            None => ours == matches,
-        };
-        rows.push(MathRow {
-            quantity: format!("{split}: matches per probe 2^(34 − p)"),
-            published: matches.into(),
-            ours,
-            matches: ok,
-        });
+        rows.extend(design_rows(split, &d, tables, p, matches, n));
     }
-    // Seed 004's small case, checked exhaustively: every way of flipping one to three of 32
-    // bits leaves at least one 8-bit segment unchanged.
-    let mut flip_patterns = std::collections::BTreeSet::new();
-    for a in 0..32 {
-        for b in a..32 {
-            for c in b..32 {
-                flip_patterns.insert((1u32 << a) | (1u32 << b) | (1u32 << c));
-            }
-        }
-    }
-    let patterns = flip_patterns.len();
-    let none_equal = flip_patterns
-        .iter()
-        .filter(|&&flips| (0..4).all(|s| (flips >> (8 * s)) & 0xff != 0))
-        .count();
+    let (patterns, none_equal) = segments_left_equal();
     rows.push(exact(
         "32 bits in 4 segments of 8, k = 3: flip patterns leaving no segment equal",
         0,
@@ -248,6 +208,66 @@ fn manku() -> MathTable {
         ),
         rows,
     }
+}
+
+/// One published design's rows: tables, prefix bits and matches per probe, ours beside them.
+fn design_rows(
+    split: &str,
+    d: &Design,
+    tables: &str,
+    p: &str,
+    matches: &str,
+    n: f64,
+) -> Vec<MathRow> {
+    let mut rows = Vec::new();
+    rows.push(exact(format!("{split}: tables"), tables, d.tables.len()));
+    let (lo, hi) = (d.min_prefix_bits(), d.max_prefix_bits());
+    rows.push(exact(
+        format!("{split}: prefix bits p"),
+        p,
+        if lo == hi {
+            lo.to_string()
+        } else {
+            format!("{lo}–{hi}")
+        },
+    ));
+    let m = d.expected_matches(n);
+    let ours = if m >= 1024.0 {
+        format!("2^{}", m.log2().round())
+    } else {
+        format!("{m}")
+    };
+    let ok = match matches.strip_prefix("≤ ") {
+        Some(bound) => m <= bound.parse::<f64>().expect("a number"),
+        None => ours == matches,
+    };
+    rows.push(MathRow {
+        quantity: format!("{split}: matches per probe 2^(34 − p)"),
+        published: matches.into(),
+        ours,
+        matches: ok,
+    });
+    rows
+}
+
+/// Seed 004's small case, checked exhaustively: of every way of flipping one to three of 32
+/// bits, how many leave no 8-bit segment unchanged (the design's guarantee: none). Returns
+/// (patterns, patterns leaving no segment equal).
+fn segments_left_equal() -> (usize, usize) {
+    let mut flip_patterns = std::collections::BTreeSet::new();
+    for a in 0..32 {
+        for b in a..32 {
+            for c in b..32 {
+                flip_patterns.insert((1u32 << a) | (1u32 << b) | (1u32 << c));
+            }
+        }
+    }
+    let patterns = flip_patterns.len();
+    let none_equal = flip_patterns
+        .iter()
+        .filter(|&&flips| (0..4).all(|s| (flips >> (8 * s)) & 0xff != 0))
+        .count();
+    (patterns, none_equal)
 }
 
 fn llm_settings() -> MathTable {
@@ -455,7 +475,7 @@ fn result_row(
         Some(base) => {
             let base_recall = rows
                 .iter()
-                .find(|b| &b.label == base && &b.dataset == dataset)
+                .find(|b| &b.label == base && b.dataset == dataset)
                 .and_then(|b| b.recall);
             match (r.recall, base_recall) {
                 (Some(a), Some(b)) if b > 0.0 => {

@@ -200,22 +200,8 @@ impl Algorithm for IMatch {
         let unsigned = (0..docs.len())
             .filter(|&i| signatures[i * lexicons].is_none())
             .count();
-        // Namespace each lexicon's signatures so they only collide with the same lexicon's.
-        let keyed = signatures
-            .iter()
-            .enumerate()
-            .filter_map(|(k, s)| {
-                s.map(|s| {
-                    (
-                        s ^ ((k % lexicons) as u128)
-                            .wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835),
-                        (k / lexicons) as u32,
-                    )
-                })
-            })
-            .collect();
         Ok(IMatchIndex {
-            collisions: shared_keys(keyed)?,
+            collisions: shared_keys(lexicon_keys(&signatures, lexicons))?,
             signatures,
             lexicons,
             unsigned,
@@ -296,6 +282,24 @@ impl Algorithm for IMatch {
             .statistics
             .warnings(Self::NAME, index.statistics.usable())
     }
+}
+
+/// Every signature as a join key with its document, namespaced by lexicon so that a
+/// signature only collides with the same lexicon's (`signatures`: `lexicons` per document).
+fn lexicon_keys(signatures: &[Option<u128>], lexicons: usize) -> Vec<(u128, u32)> {
+    signatures
+        .iter()
+        .enumerate()
+        .filter_map(|(k, s)| {
+            s.map(|s| {
+                (
+                    s ^ ((k % lexicons) as u128)
+                        .wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835),
+                    (k / lexicons) as u32,
+                )
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -165,112 +165,116 @@ impl<'p> Topic<'p> {
     fn sentence(&self, rng: &mut SplitMix64) -> String {
         let mut w: Vec<String> = Vec::with_capacity(16);
         match rng.below(7) {
-            0 => {
-                self.noun_phrase(rng, &mut w);
-                w.push(self.verb(rng).1.to_string());
-                self.noun_phrase(rng, &mut w);
-                w.push(pick(rng, PREPOSITIONS).to_string());
-                self.noun_phrase(rng, &mut w);
-            }
-            1 => {
-                w.push(name(rng, &self.names));
-                w.push("said".into());
-                w.push("that".into());
-                self.noun_phrase(rng, &mut w);
-                w.push(pick(rng, AUXILIARIES).to_string());
-                w.push(self.verb(rng).0.to_string());
-                self.noun_phrase(rng, &mut w);
-                if rng.below(2) == 0 {
-                    w.push(pick(rng, ADVERBS).to_string());
-                }
-            }
-            2 => {
-                w.push(pick(rng, PREPOSITIONS).to_string());
-                self.noun_phrase(rng, &mut w);
-                w.push("of".into());
-                w.push(self.place.clone());
-                w.push(",".into());
-                w.push(pick(rng, PRONOUNS).to_string());
-                w.push(["was", "is", "had been"][rng.below(3) as usize].to_string());
-                w.push(pick(rng, ADJECTIVES).to_string());
-                w.push("and".into());
-                w.push(pick(rng, ADVERBS).to_string());
-                w.push(self.verb(rng).1.to_string());
-            }
-            3 => {
-                self.noun_phrase(rng, &mut w);
-                w.push("of".into());
-                w.push("the".into());
-                w.push(self.noun(rng));
-                w.push(["was", "is", "has been", "will be"][rng.below(4) as usize].to_string());
-                w.push(pick(rng, ADJECTIVES).to_string());
-                w.push(",".into());
-                w.push("but".into());
-                w.push(pick(rng, PRONOUNS).to_string());
-                w.push(self.verb(rng).1.to_string());
-                w.push("it".into());
-                w.push(pick(rng, PREPOSITIONS).to_string());
-                self.noun_phrase(rng, &mut w);
-            }
-            4 => {
-                w.push(name(rng, &self.names));
-                w.push("and".into());
-                w.push(name(rng, &self.names));
-                w.push(["have", "had", "would have"][rng.below(3) as usize].to_string());
-                w.push(self.verb(rng).1.to_string());
-                self.noun_phrase(rng, &mut w);
-                w.push("for".into());
-                w.push(
-                    ["years", "weeks", "a long time", "the first time"][rng.below(4) as usize]
-                        .to_string(),
-                );
-            }
-            5 => {
-                w.push("There".into());
-                w.push(["was", "is", "will be"][rng.below(3) as usize].to_string());
-                w.push("a".into());
-                w.push(pick(rng, ADJECTIVES).to_string());
-                w.push(self.noun(rng));
-                w.push(pick(rng, PREPOSITIONS).to_string());
-                self.noun_phrase(rng, &mut w);
-                w.push("when".into());
-                self.noun_phrase(rng, &mut w);
-                w.push(self.verb(rng).1.to_string());
-            }
-            _ => {
-                w.push(["Many", "Some", "Few", "Most"][rng.below(4) as usize].to_string());
-                w.push(format!("{}s", self.noun(rng)));
-                w.push(["in", "near", "around"][rng.below(3) as usize].to_string());
-                w.push(self.place.clone());
-                w.push(pick(rng, AUXILIARIES).to_string());
-                w.push("not".into());
-                w.push(self.verb(rng).0.to_string());
-                w.push("the".into());
-                w.push(self.noun(rng));
-                w.push("until".into());
-                w.push("the".into());
-                w.push(self.noun(rng));
-                w.push("is".into());
-                w.push(self.verb(rng).1.to_string());
-            }
+            0 => self.transitive(rng, &mut w),
+            1 => self.reported(rng, &mut w),
+            2 => self.circumstance(rng, &mut w),
+            3 => self.contrast(rng, &mut w),
+            4 => self.pair(rng, &mut w),
+            5 => self.existential(rng, &mut w),
+            _ => self.quantified(rng, &mut w),
         }
-        let mut s = String::new();
-        for (i, word) in w.iter().enumerate() {
-            if i > 0 && word != "," {
-                s.push(' ');
-            }
-            if i == 0 {
-                let mut c = word.chars();
-                if let Some(f) = c.next() {
-                    s.extend(f.to_uppercase());
-                    s.push_str(c.as_str());
-                }
-            } else {
-                s.push_str(word);
-            }
+        capitalized(&w, rng)
+    }
+
+    /// NP verbed NP prep NP.
+    fn transitive(&self, rng: &mut SplitMix64, w: &mut Vec<String>) {
+        self.noun_phrase(rng, w);
+        w.push(self.verb(rng).1.to_string());
+        self.noun_phrase(rng, w);
+        w.push(pick(rng, PREPOSITIONS).to_string());
+        self.noun_phrase(rng, w);
+    }
+
+    /// Name said that NP aux verb NP [adverb].
+    fn reported(&self, rng: &mut SplitMix64, w: &mut Vec<String>) {
+        w.push(name(rng, &self.names));
+        w.push("said".into());
+        w.push("that".into());
+        self.noun_phrase(rng, w);
+        w.push(pick(rng, AUXILIARIES).to_string());
+        w.push(self.verb(rng).0.to_string());
+        self.noun_phrase(rng, w);
+        if rng.below(2) == 0 {
+            w.push(pick(rng, ADVERBS).to_string());
         }
-        s.push(if rng.below(12) == 0 { '!' } else { '.' });
-        s
+    }
+
+    /// Prep NP of place, pronoun was adj and adverb verbed.
+    fn circumstance(&self, rng: &mut SplitMix64, w: &mut Vec<String>) {
+        w.push(pick(rng, PREPOSITIONS).to_string());
+        self.noun_phrase(rng, w);
+        w.push("of".into());
+        w.push(self.place.clone());
+        w.push(",".into());
+        w.push(pick(rng, PRONOUNS).to_string());
+        w.push(["was", "is", "had been"][rng.below(3) as usize].to_string());
+        w.push(pick(rng, ADJECTIVES).to_string());
+        w.push("and".into());
+        w.push(pick(rng, ADVERBS).to_string());
+        w.push(self.verb(rng).1.to_string());
+    }
+
+    /// NP of the noun was adj, but pronoun verbed it prep NP.
+    fn contrast(&self, rng: &mut SplitMix64, w: &mut Vec<String>) {
+        self.noun_phrase(rng, w);
+        w.push("of".into());
+        w.push("the".into());
+        w.push(self.noun(rng));
+        w.push(["was", "is", "has been", "will be"][rng.below(4) as usize].to_string());
+        w.push(pick(rng, ADJECTIVES).to_string());
+        w.push(",".into());
+        w.push("but".into());
+        w.push(pick(rng, PRONOUNS).to_string());
+        w.push(self.verb(rng).1.to_string());
+        w.push("it".into());
+        w.push(pick(rng, PREPOSITIONS).to_string());
+        self.noun_phrase(rng, w);
+    }
+
+    /// Name and Name have verbed NP for a while.
+    fn pair(&self, rng: &mut SplitMix64, w: &mut Vec<String>) {
+        w.push(name(rng, &self.names));
+        w.push("and".into());
+        w.push(name(rng, &self.names));
+        w.push(["have", "had", "would have"][rng.below(3) as usize].to_string());
+        w.push(self.verb(rng).1.to_string());
+        self.noun_phrase(rng, w);
+        w.push("for".into());
+        w.push(
+            ["years", "weeks", "a long time", "the first time"][rng.below(4) as usize].to_string(),
+        );
+    }
+
+    /// There was a adj noun prep NP when NP verbed.
+    fn existential(&self, rng: &mut SplitMix64, w: &mut Vec<String>) {
+        w.push("There".into());
+        w.push(["was", "is", "will be"][rng.below(3) as usize].to_string());
+        w.push("a".into());
+        w.push(pick(rng, ADJECTIVES).to_string());
+        w.push(self.noun(rng));
+        w.push(pick(rng, PREPOSITIONS).to_string());
+        self.noun_phrase(rng, w);
+        w.push("when".into());
+        self.noun_phrase(rng, w);
+        w.push(self.verb(rng).1.to_string());
+    }
+
+    /// Many nouns in place aux not verb the noun until the noun is verbed.
+    fn quantified(&self, rng: &mut SplitMix64, w: &mut Vec<String>) {
+        w.push(["Many", "Some", "Few", "Most"][rng.below(4) as usize].to_string());
+        w.push(format!("{}s", self.noun(rng)));
+        w.push(["in", "near", "around"][rng.below(3) as usize].to_string());
+        w.push(self.place.clone());
+        w.push(pick(rng, AUXILIARIES).to_string());
+        w.push("not".into());
+        w.push(self.verb(rng).0.to_string());
+        w.push("the".into());
+        w.push(self.noun(rng));
+        w.push("until".into());
+        w.push("the".into());
+        w.push(self.noun(rng));
+        w.push("is".into());
+        w.push(self.verb(rng).1.to_string());
     }
 }
 
@@ -331,6 +335,28 @@ pub fn generate(spec: SyntheticSpec) -> Result<Corpus> {
         ),
         neardup_dedup::input::checksummed::hex(&sha.finalize()),
     )
+}
+
+/// The words joined into a sentence: a space before every word but a comma, the first letter
+/// upper-cased, and a full stop (one in twelve an exclamation mark).
+fn capitalized(w: &[String], rng: &mut SplitMix64) -> String {
+    let mut s = String::new();
+    for (i, word) in w.iter().enumerate() {
+        if i > 0 && word != "," {
+            s.push(' ');
+        }
+        if i == 0 {
+            let mut c = word.chars();
+            if let Some(f) = c.next() {
+                s.extend(f.to_uppercase());
+                s.push_str(c.as_str());
+            }
+        } else {
+            s.push_str(word);
+        }
+    }
+    s.push(if rng.below(12) == 0 { '!' } else { '.' });
+    s
 }
 
 #[cfg(test)]
