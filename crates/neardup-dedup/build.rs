@@ -7,7 +7,7 @@ use std::path::Path;
 /// files) into `NEARDUP_REVISION`, so a binary names the code it was built from wherever it
 /// runs; `unknown` outside a checkout (a crate tarball, `cargo install` from a copy).
 fn revision() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = Path::new(&manifest_dir()).join("../..");
     let git = |args: &[&str]| {
         std::process::Command::new("git")
             .arg("-C")
@@ -40,4 +40,11 @@ fn revision() {
 
 fn main() {
     revision();
+}
+
+/// The package's directory, as cargo tells the build script when it runs (not `env!`, which
+/// would bake in where the script was first compiled: a target directory shared by two
+/// checkouts then reads the other one's files).
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts")
 }

@@ -7,9 +7,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 fn embed(folder: &str, constant: &str, out_name: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(folder);
+    let dir = Path::new(&manifest_dir()).join("../..").join(folder);
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -37,7 +35,7 @@ fn embed(folder: &str, constant: &str, out_name: &str) {
 /// FNV-1a over the files that decide what a cached cell contains — the algorithm crate and the
 /// lab code that runs cells — so that changing them invalidates the result cache.
 fn code_fingerprint() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = Path::new(&manifest_dir()).join("../..");
     let mut files = Vec::new();
     fn walk(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
         let Ok(rd) = std::fs::read_dir(dir) else {
@@ -79,4 +77,11 @@ fn main() {
     embed("datasets", "MANIFESTS", "manifests.rs");
     embed("experiments", "STANDARD_EXPERIMENTS", "experiments.rs");
     code_fingerprint();
+}
+
+/// The package's directory, as cargo tells the build script when it runs (not `env!`, which
+/// would bake in where the script was first compiled: a target directory shared by two
+/// checkouts then reads the other one's files).
+fn manifest_dir() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR for build scripts")
 }
