@@ -268,4 +268,22 @@ mod tests {
         assert_eq!(c.text(0), "hello");
         assert_eq!(c.name, "z");
     }
+
+    #[test]
+    fn zstd_is_read_like_gzip() {
+        // The input layer's decompressor: before it, `eval` and `calibrate` refused .zst.
+        let d = tmp();
+        let text = b"{\"id\": \"a\", \"text\": \"hello\"}\n";
+        let p = write(&d, "z.jsonl.zst", &zstd::encode_all(&text[..], 3).unwrap());
+        let c = crate::corpus::load(&p, &LoadOptions::default()).unwrap();
+        assert_eq!((c.text(0), c.name.as_str()), ("hello", "z"));
+        let bad = write(&d, "bad.jsonl.zst", b"not a zstd frame at all");
+        let e = crate::corpus::load(&bad, &LoadOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("bad.jsonl.zst") && e.contains("corrupt zstd data"),
+            "{e}"
+        );
+    }
 }

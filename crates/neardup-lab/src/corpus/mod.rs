@@ -303,7 +303,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
         None => {
             return Err(LabError::file(
                 path,
-                "cannot tell the format from the name; expected .jsonl[.gz], .csv[.gz], .parquet or a directory of .txt files",
+                "cannot tell the format from the name; expected .jsonl, .csv (either optionally .gz or .zst), .parquet or a directory of .txt files",
             ));
         }
     };
