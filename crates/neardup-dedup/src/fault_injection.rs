@@ -4,23 +4,24 @@
 //! `fault-injection` feature, which the CLI's tests turn on; a release build, an installed
 //! binary and the Python wheel have none of it.
 
-/// The checkpoints tests may kill at.
+/// Where tests may kill the process (not the sketch's resumable `Checkpoint`s, though the first
+/// comes right after one).
 #[derive(Debug, Clone, Copy)]
-pub enum Checkpoint {
+pub enum KillPoint {
     /// A piece of a sketch shard was written (`NEARDUP_KILL_AFTER_PIECES`).
     Pieces,
     /// An experiment cell was stored (`NEARDUP_KILL_AFTER_CELLS`).
     Cells,
 }
 
-/// Counts one `checkpoint` and exits when the count reaches the variable's value.
+/// Counts one `point` and exits when the count reaches the variable's value.
 #[cfg(feature = "fault-injection")]
-pub fn reached(checkpoint: Checkpoint) {
+pub fn reached(point: KillPoint) {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTS: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
-    let (variable, count) = match checkpoint {
-        Checkpoint::Pieces => ("NEARDUP_KILL_AFTER_PIECES", &COUNTS[0]),
-        Checkpoint::Cells => ("NEARDUP_KILL_AFTER_CELLS", &COUNTS[1]),
+    let (variable, count) = match point {
+        KillPoint::Pieces => ("NEARDUP_KILL_AFTER_PIECES", &COUNTS[0]),
+        KillPoint::Cells => ("NEARDUP_KILL_AFTER_CELLS", &COUNTS[1]),
     };
     let Some(n) = std::env::var(variable)
         .ok()
@@ -37,4 +38,4 @@ pub fn reached(checkpoint: Checkpoint) {
 /// Without the `fault-injection` feature: nothing.
 #[cfg(not(feature = "fault-injection"))]
 #[inline(always)]
-pub fn reached(_checkpoint: Checkpoint) {}
+pub fn reached(_point: KillPoint) {}

@@ -425,7 +425,7 @@ impl FileSketch<'_, '_> {
                 },
             )?;
             self.pieces.push(std::mem::take(&mut self.piece_rows));
-            crate::fault_injection::reached(crate::fault_injection::Checkpoint::Pieces);
+            crate::fault_injection::reached(crate::fault_injection::KillPoint::Pieces);
         }
         Ok(())
     }

@@ -4,9 +4,8 @@ use std::io::Write;
 
 use anyhow::Result;
 
-use crate::params::render_params;
-
 use super::invocation::{Invocation, Run};
+use crate::params::render_params;
 
 /// Prints `NAME  build params | query params  # summary [dedup: …]` for every algorithm; the
 /// bracket says whether `neardup dedup` streams it with default parameters or reads every text

@@ -8,6 +8,7 @@
 //! figure is the best of `--repeat` runs.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{Result, bail};
@@ -21,12 +22,10 @@ use neardup::text::{CjkUnit, Language, Normalization, Tokenizer, UnicodeForm, Wo
 use rayon::prelude::*;
 use serde_json::{Value, json};
 
-use super::bench_tasks::{BenchOptions, tasks};
-use crate::corpus::{self, Corpus, LoadOptions, pairs};
-use std::path::PathBuf;
-
 use super::args::parse_size;
+use super::bench_tasks::{BenchOptions, tasks};
 use super::invocation::{Invocation, Run};
+use crate::corpus::{self, Corpus, LoadOptions, pairs};
 
 /// The peers' shingles: `text.lower().split()`, 5 words.
 pub fn peer_features() -> FeatureParams {

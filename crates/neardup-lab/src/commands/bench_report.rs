@@ -6,12 +6,11 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
-use serde_json::Value;
-
 use neardup_dedup::fsutil::write_bytes;
-use std::path::PathBuf;
+use serde_json::Value;
 
 use super::invocation::{Invocation, Run};
 

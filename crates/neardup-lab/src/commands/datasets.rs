@@ -2,17 +2,15 @@
 
 use std::io::Write;
 use std::path::Path;
-
-use anyhow::{Result, bail};
-
-use crate::corpus::manifest::{self, Manifest};
-use neardup_dedup::input::checksummed::sha256_file;
 use std::path::PathBuf;
 
+use anyhow::{Result, bail};
 use clap::Subcommand;
+use neardup_dedup::input::checksummed::sha256_file;
 
 use super::invocation::{Invocation, Run};
 use crate::corpus::manifest::data_dir;
+use crate::corpus::manifest::{self, Manifest};
 
 /// Lists the manifests and whether each file is present in `data_dir`.
 pub fn list(data_dir: &Path, out: &mut impl Write) -> Result<()> {

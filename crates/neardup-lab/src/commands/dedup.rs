@@ -1,12 +1,10 @@
 //! `neardup dedup`: runs the stages (`crate::dedup`) and prints what was done.
 
 use std::io::Write;
-
-use anyhow::Result;
-
-use neardup_dedup::pipeline::{DedupOptions, run as run_stages};
 use std::path::PathBuf;
 
+use anyhow::Result;
+use neardup_dedup::pipeline::{DedupOptions, run as run_stages};
 use neardup_dedup::{Keep, Stage};
 
 use super::args::{named_choice, parse_shard, parse_size};

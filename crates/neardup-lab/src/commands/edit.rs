@@ -4,17 +4,16 @@
 //! block of records, however many copies are asked for).
 
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Result, anyhow};
 
+use super::args::CorpusArgs;
+use super::invocation::{Invocation, Run};
 use crate::corpus::{self, LoadOptions};
 use crate::edits::EditModel;
 use crate::edits::derive::{DeriveOptions, derive_each};
 use crate::error::LabError;
-use std::path::PathBuf;
-
-use super::args::CorpusArgs;
-use super::invocation::{Invocation, Run};
 
 /// Runs the edit command; returns a one-line summary for stderr.
 pub fn run(

@@ -3,17 +3,16 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Result, bail};
 
+use super::args::CorpusArgs;
+use super::invocation::{Invocation, Run};
 use crate::corpus::{self, LoadOptions, pairs};
 use crate::eval::{self, Config};
 use crate::params::parse_params;
 use crate::truth::Truth;
-use std::path::PathBuf;
-
-use super::args::CorpusArgs;
-use super::invocation::{Invocation, Run};
 
 /// Output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

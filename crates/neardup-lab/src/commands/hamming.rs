@@ -6,14 +6,13 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
+use clap::Subcommand;
 use neardup::hamming::design::{DesignsReport, designs_report};
 use neardup::resources::human_bytes;
 
-use crate::output_format::ReportFormat;
-use clap::Subcommand;
-
 use super::args::{parse_count, parse_size};
 use super::invocation::{Invocation, Run};
+use crate::output_format::ReportFormat;
 
 fn check_fingerprints(fingerprints: f64) -> Result<()> {
     if !(fingerprints >= 1.0 && fingerprints.is_finite()) {

@@ -11,15 +11,14 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use clap::Subcommand;
 use neardup::features::dftable::{DfTable, Section};
 use neardup::features::statistics::StatisticsFeatures;
 
-use crate::corpus::{self, LoadOptions};
-use crate::eval::Config;
-use clap::Subcommand;
-
 use super::args::CorpusArgs;
 use super::invocation::{Invocation, Run};
+use crate::corpus::{self, LoadOptions};
+use crate::eval::Config;
 
 /// Counts of one section so far.
 struct Counting {

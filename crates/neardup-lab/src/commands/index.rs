@@ -4,16 +4,14 @@
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::Path;
-
-use anyhow::Result;
-
-use crate::error::LabError;
-use neardup_dedup::index::IncrementalIndex;
 use std::path::PathBuf;
 
+use anyhow::Result;
 use clap::Subcommand;
+use neardup_dedup::index::IncrementalIndex;
 
 use super::invocation::{Invocation, Run};
+use crate::error::LabError;
 
 /// Removes every indexed document whose id is a line of `ids_file`.
 pub fn remove(index: &Path, ids_file: &Path, out: &mut impl Write) -> Result<()> {

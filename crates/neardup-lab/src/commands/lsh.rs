@@ -3,12 +3,11 @@
 use std::io::Write;
 
 use anyhow::Result;
+use clap::Subcommand;
 use neardup::minhash::banding;
 
-use crate::output_format::ReportFormat;
-use clap::Subcommand;
-
 use super::invocation::{Invocation, Run};
+use crate::output_format::ReportFormat;
 
 /// `similarity,probability` for s = 0.00, 0.05, …, 1.00 under `bands` × `rows`.
 pub fn scurve(bands: usize, rows: usize, out: &mut impl Write) -> Result<()> {

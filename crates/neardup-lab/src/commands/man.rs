@@ -2,9 +2,9 @@
 //! (clap_mangen), `neardup.1` and `neardup-<subcommand>.1` for every subcommand.
 
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::Result;
-use std::path::PathBuf;
 
 use super::invocation::{Invocation, Run};
 

@@ -7,14 +7,13 @@ use std::time::Instant;
 
 use anyhow::Result;
 
+use super::invocation::{Invocation, Run};
 use crate::charts::{self, CHARTS, ChartFile, ChartInput};
+use crate::corpus::manifest::data_dir;
 use crate::experiment::config::{self, Experiment};
 use crate::experiment::{RunOptions, STANDARD_EXPERIMENTS, results, runner};
 use crate::report::index::write_index;
 use crate::report::{ExperimentReport, RunInfo};
-
-use super::invocation::{Invocation, Run};
-use crate::corpus::manifest::data_dir;
 
 fn say(s: &Summary, seconds: f64) {
     let skipped = if s.unavailable.is_empty() {

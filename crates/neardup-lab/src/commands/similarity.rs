@@ -3,13 +3,13 @@
 
 use std::io::Write;
 use std::path::Path;
+use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use neardup::detector::ParamMap;
 use neardup::features::FeatureParams;
 use neardup::features::similarity::{cosine, jaccard, multiset_resemblance};
 use neardup::text::{Normalization, Tokenizer};
-use std::path::PathBuf;
 
 use super::invocation::{Invocation, Run};
 

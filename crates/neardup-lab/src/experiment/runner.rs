@@ -242,7 +242,7 @@ impl Runner<'_> {
         self.report_failure_and_warnings(&mut cell, alg, at.dataset, &describe);
         self.cache.put_cell(&cell)?;
         self.outcome.computed += 1;
-        neardup_dedup::fault_injection::reached(neardup_dedup::fault_injection::Checkpoint::Cells);
+        neardup_dedup::fault_injection::reached(neardup_dedup::fault_injection::KillPoint::Cells);
         Ok(())
     }
 
