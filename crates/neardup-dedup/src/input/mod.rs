@@ -21,10 +21,12 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub mod checksummed;
+pub mod content;
 pub mod json_fields;
 pub mod parquet;
 
 use crate::error::{Error, Result};
+use content::ContentTap;
 pub use json_fields::id_string;
 use json_fields::parse_json_line;
 
@@ -112,6 +114,26 @@ impl ReadPosition {
         line: 1,
         byte: 0,
     };
+}
+
+/// How a read goes: from where, in blocks of about how many bytes, and with which tap hashing
+/// the file's bytes as stored (JSONL and CSV read from their start; see [`content`]).
+#[derive(Debug, Clone)]
+pub struct ReadFrom {
+    pub position: ReadPosition,
+    pub block: usize,
+    pub tap: Option<ContentTap>,
+}
+
+impl ReadFrom {
+    /// The whole file, in blocks of [`BLOCK_BYTES`], not hashed.
+    pub fn start() -> ReadFrom {
+        ReadFrom {
+            position: ReadPosition::START,
+            block: BLOCK_BYTES,
+            tap: None,
+        }
+    }
 }
 
 /// A corpus name from a path: the file name without its extensions.
@@ -234,8 +256,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 
 /// Opens a file's content, decompressed.
 pub fn open(file: &InputFile) -> Result<Box<dyn BufRead + Send>> {
+    open_tapped(file, None)
+}
+
+/// Opens a file's content, decompressed, its bytes as stored hashed into `tap` as they are read.
+fn open_tapped(file: &InputFile, tap: Option<&ContentTap>) -> Result<Box<dyn BufRead + Send>> {
     let raw = File::open(&file.path).map_err(|e| Error::io(&file.path, e))?;
-    decompressed(raw, file.compression, &file.path)
+    match tap {
+        Some(tap) => decompressed(tap.reader(raw), file.compression, &file.path),
+        None => decompressed(raw, file.compression, &file.path),
+    }
 }
 
 /// The compression a file name says (`.gz`, `.zst`; case-insensitive).
@@ -274,10 +304,15 @@ pub fn decompressed<R: Read + Send + 'static>(
 }
 
 /// Opens a file's content, decompressed, at inflated byte `byte` (a line start recorded by an
-/// earlier read): a plain file is sought there, a compressed one inflated up to it.
-fn open_at(file: &InputFile, byte: u64) -> Result<Box<dyn BufRead + Send>> {
+/// earlier read): a plain file is sought there, a compressed one inflated up to it. Only a
+/// read from the start is hashed into `tap` (a resumed sketch hashed its file before).
+fn open_at(
+    file: &InputFile,
+    byte: u64,
+    tap: Option<&ContentTap>,
+) -> Result<Box<dyn BufRead + Send>> {
     if byte == 0 {
-        return open(file);
+        return open_tapped(file, tap);
     }
     let shorter = || {
         Error::file(
@@ -367,18 +402,17 @@ pub fn for_each_line_block(
     file: &InputFile,
     each: impl FnMut(&LineBlock) -> Result<()>,
 ) -> Result<()> {
-    for_each_line_block_from(file, ReadPosition::START, BLOCK_BYTES, each)
+    for_each_line_block_from(file, &ReadFrom::start(), each)
 }
 
-/// [`for_each_line_block`] from `from` (a line start), in blocks of about `block` bytes.
+/// [`for_each_line_block`] as `read` says (from a line start, in blocks of about its bytes).
 pub fn for_each_line_block_from(
     file: &InputFile,
-    from: ReadPosition,
-    block: usize,
+    read: &ReadFrom,
     mut each: impl FnMut(&LineBlock) -> Result<()>,
 ) -> Result<()> {
-    let block = block.max(1);
-    let mut reader = open_at(file, from.byte)?;
+    let (from, block) = (read.position, read.block.max(1));
+    let mut reader = open_at(file, from.byte, read.tap.as_ref())?;
     let path = file.path.clone();
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Result<LineBlock>>(2);
@@ -485,8 +519,8 @@ pub fn for_each_record_block(
     id_field: &str,
     mut each: impl FnMut(Vec<Record<'_>>) -> Result<()>,
 ) -> Result<()> {
-    let from = (ReadPosition::START, BLOCK_BYTES);
-    for_each_record_block_and_bytes(file, from, text_field, id_field, |_| {}, |b, _| each(b))
+    let from = ReadFrom::start();
+    for_each_record_block_and_bytes(file, &from, text_field, id_field, |_| {}, |b, _| each(b))
 }
 
 /// The records of `file` from `from` on, in blocks of about `block` bytes of text (Parquet:
@@ -495,7 +529,7 @@ pub fn for_each_record_block(
 /// file so that the outputs stage need not inflate it again. Not called for CSV or Parquet.
 pub fn for_each_record_block_and_bytes(
     file: &InputFile,
-    (from, block): (ReadPosition, usize),
+    from: &ReadFrom,
     text_field: &str,
     id_field: &str,
     mut bytes: impl FnMut(&[u8]),
@@ -504,8 +538,8 @@ pub fn for_each_record_block_and_bytes(
     use rayon::prelude::*;
     match file.format {
         FileFormat::Jsonl => {
-            let mut records = from.records;
-            for_each_line_block_from(file, from, block, |lines| {
+            let mut records = from.position.records;
+            for_each_line_block_from(file, from, |lines| {
                 bytes(&lines.data);
                 let parsed = lines
                     .lines()
@@ -524,23 +558,27 @@ pub fn for_each_record_block_and_bytes(
                 each(parsed, lines.end(records))
             })
         }
-        FileFormat::Csv => for_each_csv_block(file, (from, block), text_field, id_field, each),
-        FileFormat::Parquet => for_each_parquet_block(file, from, text_field, id_field, each),
+        FileFormat::Csv => for_each_csv_block(file, from, text_field, id_field, each),
+        FileFormat::Parquet => {
+            for_each_parquet_block(file, from.position, text_field, id_field, each)
+        }
     }
 }
 
 /// Records of a CSV file in order from `from`, in blocks of about `block` bytes of text.
 fn for_each_csv_block(
     file: &InputFile,
-    (from, block_bytes): (ReadPosition, usize),
+    read: &ReadFrom,
     text_field: &str,
     id_field: &str,
     mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
 ) -> Result<()> {
     let path = &file.path;
+    let (from, block_bytes) = (read.position, read.block);
+    // CSV resumes by skipping records: it always reads from the start, so it is always hashed.
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
-        .from_reader(open(file)?);
+        .from_reader(open_tapped(file, read.tap.as_ref())?);
     let headers = reader
         .headers()
         .map_err(|e| Error::file(path, format!("cannot read the CSV header: {e}")))?

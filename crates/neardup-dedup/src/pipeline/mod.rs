@@ -8,8 +8,8 @@
 //!        ──outputs──▶ clusters.parquet, removed.txt, deduplicated.<ext>, summary.json, README.md
 //! ```
 //!
-//! Each stage is skipped when its marker carries the key of its current inputs (input files'
-//! size and modification time, the parameters it depends on, the keys of the stages before),
+//! Each stage is skipped when its marker carries the key of its current inputs (the hash of
+//! the input files' bytes, the parameters it depends on, the keys of the stages before),
 //! so a rerun after a kill resumes from the last finished shard or stage, and a rerun with a
 //! new threshold reuses the signatures. Documents are numbered by input file, then by record,
 //! whatever the sharding or thread count, so every output is byte-identical across runs.
@@ -33,6 +33,7 @@ pub mod options;
 pub mod outputs;
 mod signature_checks;
 mod sketch;
+mod sketched;
 pub mod spilled_join;
 mod stage;
 pub mod stage_files;
@@ -56,13 +57,13 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     let only = options.stage;
     let wants = |s: Stage| only.is_none_or(|o| o == s);
 
-    let sketch_keys = run.sketch_stage(wants(Stage::Sketch))?;
-    if options.shard.is_some() || only == Some(Stage::Sketch) {
+    let sketched = run.sketch_stage(wants(Stage::Sketch))?;
+    let Some(sketched) = sketched.filter(|_| only != Some(Stage::Sketch)) else {
         return Ok(None);
-    }
-    let mut docs = run.load_documents(&sketch_keys)?;
-    run.open_index(&sketch_keys, docs.len())?;
-    let candidates_key = run.candidates_key(&sketch_keys);
+    };
+    let mut docs = run.load_documents(&sketched)?;
+    run.open_index(&sketched.keys, docs.len())?;
+    let candidates_key = run.candidates_key(&sketched.keys);
     let candidates = run.candidates_stage(&docs, &candidates_key, wants(Stage::Candidates))?;
     if only == Some(Stage::Candidates) {
         return Ok(None);

@@ -12,45 +12,88 @@ use rayon::prelude::*;
 
 use super::documents::Documents;
 use super::options::{DedupOptions, Stage, StageReport};
+use super::sketched::{Earlier, check_earlier, marker_path, piece_marker_path, sketch_key};
 use super::spilled_join::ShardFiles;
 use super::stage_files::{
-    self, Marker, SKETCH_ROWS_PER_GROUP, SketchShard, SketchWriter, finished, key, mark, stage_dir,
+    self, Marker, SKETCH_ROWS_PER_GROUP, SketchShard, SketchWriter, key, mark, stage_dir,
 };
 use super::state::Run;
 use crate::error::{Error, Result};
 use crate::fsutil;
-use crate::input::{self, Compression, FileFormat, InputFile, ReadPosition, Record};
+use crate::input::content::{self, ContentHash, ContentTap};
+use crate::input::{self, Compression, FileFormat, InputFile, ReadFrom, ReadPosition, Record};
+
+/// Every input file's finished sketch: its marker and its sketch key (`sketched::sketch_key`).
+pub(super) struct Sketched {
+    pub(super) markers: Vec<Marker>,
+    pub(super) keys: Vec<String>,
+}
 
 impl Run<'_> {
-    /// The sketch stage: one shard per input file. Returns every file's key; the shards it
-    /// computed stay in `self.fresh` so the join does not read them back.
-    pub(super) fn sketch_stage(&mut self, run_it: bool) -> Result<Vec<String>> {
+    /// The sketch stage: one shard per input file, unless an earlier run's shard is there for
+    /// the file's present contents. Returns every file's sketch (`None` when this process only
+    /// sketches its `--shard`); the shards it computed stay in `self.fresh` so the join does
+    /// not read them back.
+    pub(super) fn sketch_stage(&mut self, run_it: bool) -> Result<Option<Sketched>> {
         let dir = stage_dir(&self.options.output, Stage::Sketch.name());
-        let base = self.sketch_key_base();
-        let keys: Vec<String> = self
-            .files
-            .iter()
-            .map(|f| {
-                let canonical = std::fs::canonicalize(&f.path).unwrap_or_else(|_| f.path.clone());
-                key(&(
-                    &base,
-                    &self.options.text_field,
-                    &self.options.id_field,
-                    canonical,
-                    f.size,
-                    f.mtime_ns,
-                ))
-            })
-            .collect();
-        if !run_it {
-            return Ok(keys);
-        }
-        let mine: Vec<usize> = (0..self.files.len())
-            .filter(|i| self.options.shard.is_none_or(|(s, n)| i % n == s))
-            .filter(|&i| finished(&marker_path(&dir, i), &keys[i]).is_none())
-            .collect();
+        let params_keys = self.sketch_params_keys();
         let t = Instant::now();
-        let total: u64 = mine.iter().map(|&i| self.files[i].size).sum();
+        let files = self.files.len();
+        let mine: Vec<usize> = (0..files)
+            .filter(|i| run_it && self.options.shard.is_none_or(|(s, n)| i % n == s))
+            .collect();
+        // A process that sketches a shard checks only its own files.
+        let checked: Vec<usize> = match self.options.shard {
+            Some(_) => mine.clone(),
+            None => (0..files).collect(),
+        };
+        let mut done: Vec<Option<Marker>> = vec![None; files];
+        let mut resumable = std::collections::HashMap::new();
+        for (i, earlier) in check_earlier(&dir, &self.files, &params_keys, &checked)? {
+            match earlier {
+                Earlier::Finished(m) => done[i] = Some(m),
+                Earlier::Resumable(pieces, whole) => {
+                    resumable.insert(i, (pieces, whole));
+                }
+                Earlier::Nothing => {}
+            }
+        }
+        let todo: Vec<(usize, Option<Resume>)> = mine
+            .into_iter()
+            .filter(|&i| done[i].is_none())
+            .map(|i| (i, resumable.remove(&i)))
+            .collect();
+        let sketched = self.sketch_files(&dir, &params_keys, todo)?;
+        let reused = sketched.is_empty();
+        let mut rows = 0;
+        for (i, marker, kept) in sketched {
+            rows += marker.rows;
+            done[i] = Some(marker);
+            if let Some(shard) = kept {
+                self.fresh.insert(i, shard);
+            }
+        }
+        self.reports.push(StageReport {
+            stage: "sketch",
+            seconds: t.elapsed().as_secs_f64(),
+            reused,
+            rows,
+        });
+        if self.options.shard.is_some() {
+            return Ok(None);
+        }
+        self.all_sketched(&params_keys, done).map(Some)
+    }
+
+    /// Sketches files `todo` (each from the start, or resumed where an earlier run stopped);
+    /// their markers, and their documents where kept.
+    fn sketch_files(
+        &self,
+        dir: &Path,
+        params_keys: &[String],
+        todo: Vec<(usize, Option<Resume>)>,
+    ) -> Result<Vec<(usize, Marker, Option<SketchShard>)>> {
+        let total: u64 = todo.iter().map(|(i, _)| self.files[*i].size).sum();
         let bar = crate::progress::bytes(total, "sketch");
         // Files are sketched concurrently (each also parallel inside, by blocks): one file
         // at a time left a core idle between blocks (133 % CPU on 8 files of 1M documents).
@@ -64,8 +107,8 @@ impl Run<'_> {
         // `--memory 1GiB` peaked at 1,241 MB.
         let kept_bytes = AtomicU64::new(0);
         let job = SketchJob {
-            dir: &dir,
-            keys: &keys,
+            dir,
+            keys: params_keys,
             options: self.options,
             stream: self.stream.as_deref(),
             width: self.width(),
@@ -78,39 +121,70 @@ impl Run<'_> {
             join_bytes_per_doc: self.memory.join_bytes_per_doc(),
             bar: &bar,
         };
-        let results: Vec<Result<(usize, u64, Option<SketchShard>)>> = mine
-            .par_iter()
-            .map(|&i| {
-                let (rows, kept) = job.sketch_input(&self.files[i], i)?;
-                Ok((i, rows, kept))
+        let results: Vec<Result<(usize, Marker, Option<SketchShard>)>> = todo
+            .into_par_iter()
+            .map(|(i, resume)| {
+                let (marker, kept) = job.sketch_input(&self.files[i], i, resume)?;
+                Ok((i, marker, kept))
             })
             .collect();
-        let mut rows = 0;
-        for result in results {
-            let (i, n, kept) = result?;
-            rows += n;
-            if let Some(shard) = kept {
-                self.fresh.insert(i, shard);
-            }
-        }
         bar.finish_and_clear();
-        self.reports.push(StageReport {
-            stage: "sketch",
-            seconds: t.elapsed().as_secs_f64(),
-            reused: mine.is_empty(),
-            rows,
-        });
-        Ok(keys)
+        results.into_iter().collect()
+    }
+
+    /// The key of each file's sketch parameters (its sketch key adds its contents).
+    fn sketch_params_keys(&self) -> Vec<String> {
+        let base = self.sketch_key_base();
+        self.files
+            .iter()
+            .map(|f| {
+                key(&(
+                    &base,
+                    &self.options.text_field,
+                    &self.options.id_field,
+                    format!("{:?} {:?}", f.format, f.compression),
+                ))
+            })
+            .collect()
+    }
+
+    /// Every file's finished sketch, or an error naming the files not sketched yet.
+    fn all_sketched(&self, params_keys: &[String], done: Vec<Option<Marker>>) -> Result<Sketched> {
+        let missing: Vec<String> = (0..self.files.len())
+            .filter(|&i| done[i].is_none())
+            .map(|i| self.files[i].path.display().to_string())
+            .collect();
+        if !missing.is_empty() {
+            return Err(Error::file(
+                &self.options.output,
+                format!(
+                    "{} of {} input files are not sketched yet (first: {}); run the sketch stage for every shard first",
+                    missing.len(),
+                    self.files.len(),
+                    missing[0]
+                ),
+            ));
+        }
+        let markers: Vec<Marker> = done.into_iter().flatten().collect();
+        let keys = markers
+            .iter()
+            .zip(params_keys)
+            .map(|(m, params)| match &m.content {
+                Some(content) => sketch_key(params, content),
+                None => unreachable!("a checked or new marker records its file's hash"),
+            })
+            .collect();
+        Ok(Sketched { markers, keys })
     }
 
     /// Reads every sketch shard (all must be finished): whole, or without the signatures when
     /// the join does not fit `--memory` and spills.
-    pub(super) fn load_documents(&mut self, keys: &[String]) -> Result<Documents> {
+    pub(super) fn load_documents(&mut self, sketched: &Sketched) -> Result<Documents> {
         let dir = stage_dir(&self.options.output, Stage::Sketch.name());
-        let markers = self.sketched_markers(&dir, keys)?;
+        let markers = &sketched.markers;
         let mut offsets = Vec::with_capacity(self.files.len());
         let mut total = 0;
-        for m in &markers {
+        for m in markers {
             offsets.push(total);
             total += m.rows as usize;
         }
@@ -127,7 +201,7 @@ impl Run<'_> {
             ));
         }
         let spill_budget = self.memory.join(total, 0, &self.options.output)?;
-        let mut shards = self.read_shards(&dir, &markers, spill_budget.is_some())?;
+        let mut shards = self.read_shards(&dir, markers, spill_budget.is_some())?;
         let read: usize = shards.iter().map(SketchShard::len).sum();
         if read != total {
             return Err(Error::file(
@@ -171,30 +245,6 @@ impl Run<'_> {
             len: total,
             spill: None,
         })
-    }
-
-    /// Every input file's sketch marker with this run's key, or an error naming the files not
-    /// sketched yet.
-    fn sketched_markers(&self, dir: &Path, keys: &[String]) -> Result<Vec<Marker>> {
-        let markers: Vec<Option<Marker>> = (0..self.files.len())
-            .map(|i| finished(&marker_path(dir, i), &keys[i]))
-            .collect();
-        let missing: Vec<String> = (0..self.files.len())
-            .filter(|&i| markers[i].is_none())
-            .map(|i| self.files[i].path.display().to_string())
-            .collect();
-        if !missing.is_empty() {
-            return Err(Error::file(
-                &self.options.output,
-                format!(
-                    "{} of {} input files are not sketched yet (first: {}); run the sketch stage for every shard first",
-                    missing.len(),
-                    self.files.len(),
-                    missing[0]
-                ),
-            ));
-        }
-        Ok(markers.into_iter().flatten().collect())
     }
 
     /// Every file's shard: kept from this run's sketch, or read back from its pieces (without
@@ -291,22 +341,32 @@ struct SketchJob<'a> {
 }
 
 impl SketchJob<'_> {
-    /// Sketches input `i` into its shard's pieces (from the last checkpoint an interrupted
-    /// run left) and marks it finished; its rows, and its documents if kept.
-    fn sketch_input(&self, file: &InputFile, i: usize) -> Result<(u64, Option<SketchShard>)> {
+    /// Sketches input `i` into its shard's pieces (from the start, or from the last checkpoint
+    /// an interrupted run left for the file as it is) and marks it finished; its marker, and
+    /// its documents if kept.
+    fn sketch_input(
+        &self,
+        file: &InputFile,
+        i: usize,
+        resume: Option<Resume>,
+    ) -> Result<(Marker, Option<SketchShard>)> {
         self.bar
             .set_message(format!("sketch {}", crate::input::stem(&file.path)));
-        let done = finished_pieces(self.dir, i, &self.keys[i]);
+        // A finished marker of other contents goes before any piece is rewritten: should the
+        // file get those contents back, the marker must not vouch for pieces of these.
+        fsutil::remove_if_present(&marker_path(self.dir, i))?;
+        let (done, content) = match resume {
+            Some((pieces, whole)) => (pieces, Content::Known(whole)),
+            // polars reads Parquet by its path: hashed by a read of its own.
+            None if file.format == FileFormat::Parquet => {
+                let (whole, _) = content::hash_file(&file.path, None)?;
+                (Vec::new(), Content::Known(whole))
+            }
+            None => (Vec::new(), Content::Tapped(ContentTap::default())),
+        };
         let from = done.last().and_then(|m| m.position);
         if let Some(from) = from {
-            eprintln!(
-                "neardup: resuming the sketch of {} at line {} ({} documents in {} \
-                 pieces were sketched before)",
-                file.path.display(),
-                from.line,
-                from.records,
-                done.len()
-            );
+            say_resumed(file, &from, done.len());
         }
         let (text_bytes, seconds) = done.last().map_or((0, 0.0), |m| (m.text_bytes, m.seconds));
         let mut sketch = FileSketch {
@@ -320,6 +380,7 @@ impl SketchJob<'_> {
             kept: (self.keep.is_some() && from.is_none()).then(|| SketchShard::new(self.width)),
             text_bytes,
             seconds,
+            content,
         };
         let mut inflated = InflatedCopy::start(self.options, file, i, from.is_some())?;
         // Progress inside the file where its bytes as read are its bytes on disk (plain
@@ -327,15 +388,17 @@ impl SketchJob<'_> {
         let plain = file.format == FileFormat::Jsonl && file.compression == Compression::None;
         let mut shown = if plain { from.map_or(0, |p| p.byte) } else { 0 };
         self.bar.inc(shown);
+        let read_from = ReadFrom {
+            position: from.unwrap_or(ReadPosition::START),
+            block: input::BLOCK_BYTES,
+            tap: sketch.content.tap(),
+        };
         let read = sketch_file_parts(
             file,
             self.stream,
             &self.options.text_field,
             &self.options.id_field,
-            (
-                from.unwrap_or(ReadPosition::START),
-                self.options.checkpoint_bytes,
-            ),
+            (read_from, self.options.checkpoint_bytes),
             |bytes| {
                 inflated.write(bytes);
                 if plain {
@@ -350,15 +413,60 @@ impl SketchJob<'_> {
         inflated.finish();
         self.bar.inc(file.size.saturating_sub(shown));
         let start = sketch.start;
-        let (rows, kept) = sketch.finish(read)?;
+        let (marker, kept) = sketch.finish(&file.path, read)?;
         if self.bar.is_hidden() {
             eprintln!(
-                "neardup: sketched {} ({rows} documents, {:.1} MB/s)",
+                "neardup: sketched {} ({} documents, {:.1} MB/s)",
                 file.path.display(),
+                marker.rows,
                 read as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
             );
         }
-        Ok((rows, kept))
+        Ok((marker, kept))
+    }
+}
+
+fn say_resumed(file: &InputFile, from: &ReadPosition, pieces: usize) {
+    eprintln!(
+        "neardup: resuming the sketch of {} at line {} ({} documents in {pieces} pieces were \
+         sketched before; the file's first bytes are unchanged)",
+        file.path.display(),
+        from.line,
+        from.records,
+    );
+}
+
+/// Pieces an interrupted sketch finished for a file as it is, and the file's hash.
+type Resume = (Vec<Marker>, ContentHash);
+
+/// Where a file sketch gets the hash of the file's bytes: a tap on the read (a read from the
+/// start), or known before it (a resumed read, Parquet).
+enum Content {
+    Tapped(ContentTap),
+    Known(ContentHash),
+}
+
+impl Content {
+    fn tap(&self) -> Option<ContentTap> {
+        match self {
+            Content::Tapped(tap) => Some(tap.clone()),
+            Content::Known(_) => None,
+        }
+    }
+
+    /// What a piece's marker records: a prefix of the file covering what was read.
+    fn at_checkpoint(&self) -> ContentHash {
+        match self {
+            Content::Tapped(tap) => tap.prefix(),
+            Content::Known(whole) => whole.clone(),
+        }
+    }
+
+    fn whole(&self, path: &Path) -> Result<ContentHash> {
+        match self {
+            Content::Tapped(tap) => tap.finish(path),
+            Content::Known(whole) => Ok(whole.clone()),
+        }
     }
 }
 
@@ -379,6 +487,8 @@ struct FileSketch<'j, 'a> {
     /// Text bytes and seconds of the pieces sketched before this run.
     text_bytes: u64,
     seconds: f64,
+    /// The hash of the file's bytes.
+    content: Content,
 }
 
 impl FileSketch<'_, '_> {
@@ -422,6 +532,7 @@ impl FileSketch<'_, '_> {
                     text_bytes: self.text_bytes + c.text_bytes,
                     pieces: Vec::new(),
                     position: Some(c.position),
+                    content: Some(self.content.at_checkpoint()),
                 },
             )?;
             self.pieces.push(std::mem::take(&mut self.piece_rows));
@@ -439,22 +550,20 @@ impl FileSketch<'_, '_> {
         Ok(())
     }
 
-    /// Marks the file sketched (`read`: its text bytes read now); its rows, and its documents
-    /// if kept.
-    fn finish(self, read: u64) -> Result<(u64, Option<SketchShard>)> {
-        let rows = self.pieces.iter().sum();
-        mark(
-            &marker_path(self.job.dir, self.i),
-            &Marker {
-                key: self.job.keys[self.i].clone(),
-                rows,
-                seconds: self.seconds + self.start.elapsed().as_secs_f64(),
-                text_bytes: self.text_bytes + read,
-                pieces: self.pieces,
-                position: None,
-            },
-        )?;
-        Ok((rows, self.kept))
+    /// Marks the file at `path` sketched (`read`: its text bytes read now); its marker, and
+    /// its documents if kept.
+    fn finish(self, path: &Path, read: u64) -> Result<(Marker, Option<SketchShard>)> {
+        let marker = Marker {
+            key: self.job.keys[self.i].clone(),
+            rows: self.pieces.iter().sum(),
+            seconds: self.seconds + self.start.elapsed().as_secs_f64(),
+            text_bytes: self.text_bytes + read,
+            pieces: self.pieces,
+            position: None,
+            content: Some(self.content.whole(path)?),
+        };
+        mark(&marker_path(self.job.dir, self.i), &marker)?;
+        Ok((marker, self.kept))
     }
 }
 
@@ -533,31 +642,8 @@ impl InflatedCopy {
 }
 
 /// Piece `piece` of input `file`'s sketch shard.
-fn piece_path(dir: &Path, file: usize, piece: usize) -> PathBuf {
+pub(super) fn piece_path(dir: &Path, file: usize, piece: usize) -> PathBuf {
     dir.join(format!("{file:05}-{piece:05}.parquet"))
-}
-
-/// The marker of a piece written before its file was finished: where the next piece starts.
-fn piece_marker_path(dir: &Path, file: usize, piece: usize) -> PathBuf {
-    dir.join(format!("{file:05}-{piece:05}.json"))
-}
-
-/// The marker of input `file`'s finished sketch (its pieces' rows).
-fn marker_path(dir: &Path, file: usize) -> PathBuf {
-    dir.join(format!("{file:05}.json"))
-}
-
-/// The markers of input `file`'s pieces that an interrupted sketch with this `key` finished,
-/// in order (a run of consecutive pieces from the first).
-fn finished_pieces(dir: &Path, file: usize, key: &str) -> Vec<Marker> {
-    let mut done: Vec<Marker> = Vec::new();
-    while let Some(m) = finished(&piece_marker_path(dir, file, done.len()), key) {
-        if m.position.is_none() {
-            break;
-        }
-        done.push(m);
-    }
-    done
 }
 
 /// Removes the markers of input `file`'s pieces from `piece` on, before piece `piece` is
@@ -588,7 +674,7 @@ pub fn sketch_file(
         stream,
         text_field,
         id_field,
-        (ReadPosition::START, u64::MAX),
+        (ReadFrom::start(), u64::MAX),
         |_| {},
         |part, _| {
             shard.append(part);
@@ -621,7 +707,7 @@ pub fn sketch_file_parts(
     stream: Option<&dyn StreamingDetector>,
     text_field: &str,
     id_field: &str,
-    (from, every): (ReadPosition, u64),
+    (mut from, every): (ReadFrom, u64),
     bytes: impl FnMut(&[u8]),
     mut sink: impl FnMut(SketchShard, Option<Checkpoint>) -> Result<()>,
 ) -> Result<u64> {
@@ -662,9 +748,8 @@ pub fn sketch_file_parts(
         Ok(())
     };
     // Blocks no larger than the checkpoint interval, so that checkpoints can be that close.
-    let block = input::BLOCK_BYTES.min(every.try_into().unwrap_or(usize::MAX));
-    let from = (from, block);
-    input::for_each_record_block_and_bytes(file, from, text_field, id_field, bytes, read)?;
+    from.block = from.block.min(every.try_into().unwrap_or(usize::MAX));
+    input::for_each_record_block_and_bytes(file, &from, text_field, id_field, bytes, read)?;
     tail(&mut part, previous.take())?;
     if !part.is_empty() {
         sink(part, None)?;

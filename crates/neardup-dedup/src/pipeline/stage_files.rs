@@ -17,7 +17,7 @@ use crate::fsutil;
 
 /// Version of the stage files' layout; part of every key, so files of an older layout are
 /// recomputed rather than misread.
-pub const LAYOUT_VERSION: u32 = 2;
+pub const LAYOUT_VERSION: u32 = 3;
 
 /// A key: the XXH3-128 of what a stage's output depends on, as hex.
 pub fn key(parts: &impl Serialize) -> String {
@@ -43,6 +43,10 @@ pub struct Marker {
     /// A piece of an input file not finished yet: where the piece after it starts reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<crate::input::ReadPosition>,
+    /// A sketched input file: the hash of its bytes; a piece: the hash of a prefix of the
+    /// file that covers what the piece read (`pipeline::sketched`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<crate::input::content::ContentHash>,
 }
 
 /// The marker at `path` if it exists, parses and carries `key`.

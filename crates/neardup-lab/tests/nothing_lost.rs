@@ -1,0 +1,177 @@
+//! Regressions of "nothing lost, nothing stale" (issue 34): stages and index batches keyed by
+//! what the input files hold, output sets committed whole, ids that cannot collide or break a
+//! line-oriented file, refusals that come before any work, temporary files that do not
+//! outlive their process, inputs that are streams, and bounds on parameters. Each test is
+//! named after what it guards.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+mod common;
+use common::dedup_corpus::{corpus, fresh_dir, write_jsonl};
+use common::{err, neardup, ok};
+
+fn dir(name: &str) -> PathBuf {
+    fresh_dir("nothing-lost", name)
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn read(path: impl AsRef<Path>) -> Vec<u8> {
+    std::fs::read(path.as_ref()).unwrap_or_else(|e| panic!("{}: {e}", path.as_ref().display()))
+}
+
+fn lines(path: impl AsRef<Path>) -> Vec<String> {
+    String::from_utf8(read(path))
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn summary(out: &Path) -> serde_json::Value {
+    serde_json::from_slice(&read(out.join("summary.json"))).unwrap()
+}
+
+/// Sets `path`'s modification time (as `touch -r`).
+fn set_mtime(path: &Path, mtime: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+}
+
+/// Bumps `path`'s modification time (as `touch`), contents unchanged.
+fn touch(path: &Path) {
+    let later =
+        std::fs::metadata(path).unwrap().modified().unwrap() + std::time::Duration::from_secs(10);
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+}
+
+/// Item 1: a batch the index already holds, only touched, adds nothing and is not removed as
+/// a duplicate of itself (it was all removed, and added a second time, when batches were
+/// recognised by size and modification time).
+#[test]
+fn an_index_recognises_a_batch_it_holds_whatever_its_mtime() {
+    let d = dir("index-touch");
+    let docs = corpus(600);
+    let (first, batch) = docs.split_at(docs.len() / 2);
+    let (a, b) = (d.join("a.jsonl"), d.join("b.jsonl"));
+    write_jsonl(&a, first);
+    write_jsonl(&b, batch);
+    let index = d.join("idx");
+    let out = d.join("out");
+    ok(&[
+        "dedup",
+        s(&a),
+        "-o",
+        s(&d.join("out-a")),
+        "--index",
+        s(&index),
+    ]);
+    ok(&["dedup", s(&b), "-o", s(&out), "--index", s(&index)]);
+    let removed = lines(out.join("removed.txt"));
+    let kept = lines(out.join("deduplicated.jsonl")).len();
+    let indexed = summary(&out)["documents"].clone();
+    let manifest = read(index.join("index.json"));
+    assert!(kept > 0 && removed.len() < batch.len(), "{removed:?}");
+
+    touch(&b);
+    ok(&["dedup", s(&b), "-o", s(&out), "--index", s(&index)]);
+    assert_eq!(lines(out.join("removed.txt")), removed, "touched batch");
+    assert_eq!(lines(out.join("deduplicated.jsonl")).len(), kept);
+    assert_eq!(summary(&out)["documents"], indexed);
+    assert_eq!(read(index.join("index.json")), manifest, "added twice");
+    // Into another output directory as well.
+    let elsewhere = d.join("out-2");
+    ok(&["dedup", s(&b), "-o", s(&elsewhere), "--index", s(&index)]);
+    assert_eq!(lines(elsewhere.join("removed.txt")), removed);
+    assert_eq!(read(index.join("index.json")), manifest, "added twice");
+}
+
+/// Item 2: an input rewritten with the same size and modification time is sketched anew: the
+/// outputs are a fresh run's on the new contents (every stage was reused, and the outputs
+/// kept the documents `removed.txt` listed).
+#[test]
+fn a_file_rewritten_with_its_size_and_mtime_is_sketched_anew() {
+    let d = dir("same-size-mtime");
+    let docs = corpus(500);
+    let input = d.join("c.jsonl");
+    write_jsonl(&input, &docs);
+    let out = d.join("out");
+    ok(&["dedup", s(&input), "-o", s(&out)]);
+    let before = std::fs::metadata(&input).unwrap();
+
+    // The same lines, last first: same size; then the old modification time.
+    let mut reversed = docs.clone();
+    reversed.reverse();
+    write_jsonl(&input, &reversed);
+    set_mtime(&input, before.modified().unwrap());
+    assert_eq!(std::fs::metadata(&input).unwrap().len(), before.len());
+    ok(&["dedup", s(&input), "-o", s(&out)]);
+    let stages = summary(&out)["stages"].clone();
+    assert_eq!(stages[0]["stage"], "sketch");
+    assert_eq!(stages[0]["reused"], false, "{stages}");
+
+    let fresh = d.join("fresh");
+    ok(&["dedup", s(&input), "-o", s(&fresh)]);
+    for name in ["removed.txt", "deduplicated.jsonl", "clusters.parquet"] {
+        assert_eq!(read(out.join(name)), read(fresh.join(name)), "{name}");
+    }
+    // Nothing removed is kept.
+    let removed: std::collections::BTreeSet<String> =
+        lines(out.join("removed.txt")).into_iter().collect();
+    for line in lines(out.join("deduplicated.jsonl")) {
+        let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+        assert!(!removed.contains(v["id"].as_str().unwrap()), "{line}");
+    }
+}
+
+/// A sketch killed inside a file whose first bytes then change does not resume on them: it
+/// starts over, and the outputs are a fresh run's.
+#[test]
+fn a_sketch_of_a_file_changed_since_its_kill_starts_over() {
+    let d = dir("resume-changed");
+    let docs = corpus(1000);
+    let input = d.join("c.jsonl");
+    write_jsonl(&input, &docs);
+    let out = d.join("out");
+    let args = [
+        "dedup",
+        s(&input),
+        "-o",
+        s(&out),
+        "--checkpoint-every",
+        "64KiB",
+    ];
+    let killed = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .env("NEARDUP_KILL_AFTER_PIECES", "2")
+        .output()
+        .unwrap();
+    assert_eq!(killed.status.code(), Some(137), "not killed");
+    // The first document's text changes, same length, same modification time.
+    let mtime = std::fs::metadata(&input).unwrap().modified().unwrap();
+    let mut changed = docs.clone();
+    changed[0].1 = changed[0].1.replace('w', "v");
+    write_jsonl(&input, &changed);
+    set_mtime(&input, mtime);
+    let rerun = neardup(&args);
+    let stderr = String::from_utf8_lossy(&rerun.stderr);
+    assert!(rerun.status.success(), "{stderr}");
+    assert!(!stderr.contains("resuming"), "{stderr}");
+    let fresh = d.join("fresh");
+    ok(&["dedup", s(&input), "-o", s(&fresh)]);
+    for name in ["removed.txt", "deduplicated.jsonl", "clusters.parquet"] {
+        assert_eq!(read(out.join(name)), read(fresh.join(name)), "{name}");
+    }
+}
