@@ -12,16 +12,22 @@ pub enum KillPoint {
     Pieces,
     /// An experiment cell was stored (`NEARDUP_KILL_AFTER_CELLS`).
     Cells,
+    /// The outputs stage staged a file (`NEARDUP_KILL_AFTER_STAGED`).
+    Staged,
+    /// An output was put in place while a set was published (`NEARDUP_KILL_AFTER_PUBLISHED`).
+    Published,
 }
 
 /// Counts one `point` and exits when the count reaches the variable's value.
 #[cfg(feature = "fault-injection")]
 pub fn reached(point: KillPoint) {
     use std::sync::atomic::{AtomicUsize, Ordering};
-    static COUNTS: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+    static COUNTS: [AtomicUsize; 4] = [const { AtomicUsize::new(0) }; 4];
     let (variable, count) = match point {
         KillPoint::Pieces => ("NEARDUP_KILL_AFTER_PIECES", &COUNTS[0]),
         KillPoint::Cells => ("NEARDUP_KILL_AFTER_CELLS", &COUNTS[1]),
+        KillPoint::Staged => ("NEARDUP_KILL_AFTER_STAGED", &COUNTS[2]),
+        KillPoint::Published => ("NEARDUP_KILL_AFTER_PUBLISHED", &COUNTS[3]),
     };
     let Some(n) = std::env::var(variable)
         .ok()

@@ -175,3 +175,149 @@ fn a_sketch_of_a_file_changed_since_its_kill_starts_over() {
         assert_eq!(read(out.join(name)), read(fresh.join(name)), "{name}");
     }
 }
+
+/// Every file of an output directory but its stages: name → bytes.
+fn output_set(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    let mut set = std::collections::BTreeMap::new();
+    let mut dirs = vec![out.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.file_name().unwrap() == "stages" {
+                continue;
+            }
+            if path.is_dir() {
+                dirs.push(path);
+            } else {
+                let name = path.strip_prefix(out).unwrap().display().to_string();
+                set.insert(name, read(&path));
+            }
+        }
+    }
+    set
+}
+
+/// Runs `neardup args…` with `variable=1`, which must end it as a kill would (status 137).
+fn killed_at(variable: &str, args: &[&str]) {
+    let run = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .env(variable, "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        run.status.code(),
+        Some(137),
+        "{variable}: {}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// Item 3: a rerun killed while it writes its outputs leaves the previous set whole; one
+/// killed while it puts them in place leaves a set without `summary.json` whose README says it
+/// is incomplete; the next run completes it. (A kill used to leave the old `summary.json` and
+/// `deduplicated.jsonl` beside the new `removed.txt` and `clusters.parquet`.)
+#[test]
+fn a_killed_rerun_leaves_the_previous_set_or_one_that_says_it_is_incomplete() {
+    let d = dir("killed-rerun");
+    let input = d.join("c.jsonl");
+    write_jsonl(&input, &corpus(800));
+    let out = d.join("out");
+    ok(&["dedup", s(&input), "-o", s(&out)]);
+    let previous = output_set(&out);
+    let rerun = ["dedup", s(&input), "-o", s(&out), "--keep", "longest"];
+    let expected = d.join("expected");
+    ok(&["dedup", s(&input), "-o", s(&expected), "--keep", "longest"]);
+    assert_ne!(
+        read(expected.join("removed.txt")),
+        previous["removed.txt"],
+        "the rerun must change the set for this test to mean anything"
+    );
+
+    killed_at("NEARDUP_KILL_AFTER_STAGED", &rerun);
+    assert_eq!(output_set(&out), previous, "killed while writing");
+    killed_at("NEARDUP_KILL_AFTER_PUBLISHED", &rerun);
+    assert!(!out.join("summary.json").exists(), "looks complete");
+    let readme = String::from_utf8(read(out.join("README.md"))).unwrap();
+    assert!(readme.contains("Incomplete output set"), "{readme}");
+
+    ok(&rerun);
+    let (done, fresh) = (output_set(&out), output_set(&expected));
+    for name in ["clusters.parquet", "removed.txt", "deduplicated.jsonl"] {
+        assert_eq!(done[name], fresh[name], "{name}");
+    }
+    assert_eq!(
+        done.keys().collect::<Vec<_>>(),
+        fresh.keys().collect::<Vec<_>>()
+    );
+}
+
+/// Item 3: the outputs of an earlier run that the new one does not produce are removed: a
+/// `deduplicated/` folder (two inputs) does not stay beside a later `deduplicated.jsonl` (one
+/// input), nor the reverse.
+#[test]
+fn outputs_an_earlier_run_made_and_this_one_does_not_are_removed() {
+    let d = dir("stale-outputs");
+    let docs = corpus(400);
+    let (x, y) = (d.join("x.jsonl"), d.join("y.jsonl"));
+    write_jsonl(&x, &docs[..200]);
+    write_jsonl(&y, &docs[200..]);
+    let out = d.join("out");
+    ok(&["dedup", s(&x), s(&y), "-o", s(&out)]);
+    assert!(out.join("deduplicated/00001-y.jsonl").is_file());
+    ok(&["dedup", s(&x), "-o", s(&out)]);
+    let names: Vec<String> = output_set(&out).into_keys().collect();
+    assert_eq!(
+        names,
+        [
+            "README.md",
+            "clusters.parquet",
+            "deduplicated.jsonl",
+            "removed.txt",
+            "summary.json"
+        ]
+    );
+    assert!(!out.join("deduplicated").exists());
+    ok(&["dedup", s(&x), s(&y), "-o", s(&out)]);
+    assert!(!out.join("deduplicated.jsonl").exists());
+    assert!(out.join("deduplicated/00000-x.jsonl").is_file());
+}
+
+/// Item 8: every output refusal comes before any work (no stage written): a symbolic link
+/// where `deduplicated.jsonl` goes, an input named like an output, an output directory equal
+/// to or inside an input directory.
+#[test]
+fn output_refusals_come_before_any_work() {
+    let d = dir("refusals");
+    let input = d.join("corpus/c.jsonl");
+    std::fs::create_dir_all(input.parent().unwrap()).unwrap();
+    write_jsonl(&input, &corpus(200));
+
+    let out = d.join("linked");
+    std::fs::create_dir_all(&out).unwrap();
+    std::os::unix::fs::symlink(&input, out.join("deduplicated.jsonl")).unwrap();
+    let e = err(&["dedup", s(&input), "-o", s(&out)]);
+    assert!(
+        e.contains("deduplicated.jsonl") && e.contains("symbolic link"),
+        "{e}"
+    );
+    assert!(!out.join("stages").exists(), "worked before refusing");
+
+    let named = d.join("named");
+    std::fs::create_dir_all(&named).unwrap();
+    std::fs::copy(&input, named.join("deduplicated.jsonl")).unwrap();
+    let e = err(&[
+        "dedup",
+        s(&named.join("deduplicated.jsonl")),
+        "-o",
+        s(&named),
+    ]);
+    assert!(e.contains("over the input"), "{e}");
+    assert!(!named.join("stages").exists(), "worked before refusing");
+
+    let corpus_dir = input.parent().unwrap();
+    for output in [corpus_dir.to_path_buf(), corpus_dir.join("out")] {
+        let e = err(&["dedup", s(corpus_dir), "-o", s(&output)]);
+        assert!(e.contains("inside the input directory"), "{e}");
+        assert!(!output.join("stages").exists(), "worked before refusing");
+    }
+}

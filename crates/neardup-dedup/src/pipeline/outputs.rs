@@ -8,6 +8,9 @@
 //!   `deduplicated.<jsonl|csv|parquet>`; several → `deduplicated/NNNNN-<name>` per input
 //!   (compressed inputs are written uncompressed);
 //! * `summary.json` and `README.md` — counts, time per stage, peak memory.
+//!
+//! They are written into `stages/outputs/` and published as one set (`publish`), with
+//! `summary.json` last.
 
 use std::io::Write;
 use std::path::Path;
@@ -18,6 +21,7 @@ use serde::Serialize;
 
 use super::documents::Documents;
 use super::options::{Keep, Stage, StageReport};
+use super::publish;
 use super::stage::run_stage;
 use super::stage_files::{self, key};
 use super::state::Run;
@@ -147,10 +151,10 @@ impl Decisions {
 }
 
 impl Run<'_> {
-    /// Clusters → `clusters.parquet`, `removed.txt` and the deduplicated corpus (skipped when
-    /// the outputs stage finished with the same key and its files exist), then `summary.json`
-    /// and `README.md`, which it returns. `labels` holds the new documents' labels, then the
-    /// indexed documents'.
+    /// Clusters → `clusters.parquet`, `removed.txt` and the deduplicated corpus, staged
+    /// (skipped when the outputs stage finished with the same key and its files exist), then
+    /// published with `README.md` and `summary.json`, which it returns. `labels` holds the new
+    /// documents' labels, then the indexed documents'.
     pub(super) fn outputs_stage(
         &mut self,
         docs: &Documents,
@@ -162,12 +166,13 @@ impl Run<'_> {
         let deduplicated = deduplicated_names(&self.files);
         let stage_key = key(&("outputs", components_key, self.options.keep, &deduplicated));
         let decisions = Decisions::new(docs, labels, self.options.keep);
-        let present = || {
-            ["clusters.parquet", "removed.txt"]
-                .into_iter()
-                .chain(deduplicated.iter().map(String::as_str))
-                .all(|f| output.join(f).is_file())
-        };
+        let staged = publish::staged_dir(output);
+        let set: Vec<String> = publish::TABLES
+            .iter()
+            .map(|s| s.to_string())
+            .chain(deduplicated.iter().cloned())
+            .collect();
+        let present = || set.iter().all(|f| staged.join(f).is_file());
         let files = &self.files;
         run_stage(
             output,
@@ -177,6 +182,7 @@ impl Run<'_> {
             true,
             present,
             |_| {
+                publish::clear_staged(output)?;
                 write_outputs(
                     output,
                     files,
@@ -195,8 +201,7 @@ impl Run<'_> {
         }
         let summary = self.summary(docs, labels, &decisions, deduplicated, started);
         let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
-        fsutil::write_bytes(&output.join("summary.json"), &json)?;
-        fsutil::write_bytes(&output.join("README.md"), readme(&summary).as_bytes())?;
+        publish::publish(output, &set, &readme(&summary), &json)?;
         Ok(summary)
     }
 
@@ -256,8 +261,8 @@ impl Run<'_> {
     }
 }
 
-/// Writes `clusters.parquet` and `removed.txt` while the deduplicated corpus is copied: the
-/// cluster table is CPU (ids and compression), the copy I/O.
+/// Writes `clusters.parquet` and `removed.txt` while the deduplicated corpus is copied (the
+/// cluster table is CPU: ids and compression; the copy I/O), all staged for publishing.
 fn write_outputs(
     output: &Path,
     files: &[InputFile],
@@ -267,16 +272,18 @@ fn write_outputs(
     deduplicated: &[String],
 ) -> Result<()> {
     let kept = &decisions.kept;
+    let staged = publish::staged_dir(output);
     let (tables, corpus) = rayon::join(
         || -> Result<()> {
             write_clusters(
-                &output.join("clusters.parquet"),
+                &staged.join("clusters.parquet"),
                 docs,
                 labels,
                 &decisions.sizes,
                 kept,
             )?;
-            fsutil::write_atomic(&output.join("removed.txt"), |w| {
+            crate::fault_injection::reached(crate::fault_injection::KillPoint::Staged);
+            fsutil::write_atomic(&staged.join("removed.txt"), |w| {
                 for (doc, &k) in kept.iter().enumerate() {
                     if !k {
                         writeln!(w, "{}", docs.id(doc))?;
@@ -291,7 +298,7 @@ fn write_outputs(
                     .filter(|&i| !kept[docs.offsets[f] + i])
                     .map(|i| docs.shards[f].lines[i])
                     .collect();
-                let target = output.join(&deduplicated[f]);
+                let target = staged.join(&deduplicated[f]);
                 fsutil::check_output(&target, &[file.path.as_path()])?;
                 let inflated = stage_files::inflated_copy_path(output, f);
                 if inflated.is_file() {
@@ -310,7 +317,7 @@ fn write_outputs(
 }
 
 /// Names of the deduplicated files, relative to the output directory.
-fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
+pub(super) fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
     if let [file] = files {
         return vec![format!("deduplicated.{}", file.format.extension())];
     }

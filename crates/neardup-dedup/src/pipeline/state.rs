@@ -53,16 +53,7 @@ impl<'a> Run<'a> {
     /// `--index`).
     pub(super) fn open(options: &'a DedupOptions) -> Result<Run<'a>> {
         let files = input::expand(&options.inputs)?;
-        crate::fsutil::check_dir(&options.output)?;
-        let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
-        for name in [
-            "clusters.parquet",
-            "removed.txt",
-            "summary.json",
-            "README.md",
-        ] {
-            crate::fsutil::check_output(&options.output.join(name), &inputs)?;
-        }
+        check_outputs(options, &files)?;
         let detector = neardup::registry::detector(&options.algorithm, &options.params)?;
         let stream = detector.streaming();
         if let (Some(index), None) = (&options.index, &stream) {
@@ -102,6 +93,41 @@ impl<'a> Run<'a> {
             None => own,
         }
     }
+}
+
+/// Every output refusal, before any work: the output directory is not an input directory
+/// nor inside one (its stage files would be read as corpora), and no output of the set is an
+/// input, a symbolic link or anything but a regular file.
+fn check_outputs(options: &DedupOptions, files: &[InputFile]) -> Result<()> {
+    let output = &options.output;
+    crate::fsutil::check_dir(output)?;
+    let canonical_output = std::fs::canonicalize(output).map_err(|e| Error::io(output, e))?;
+    for input in options.inputs.iter().filter(|i| i.is_dir()) {
+        let canonical = std::fs::canonicalize(input).map_err(|e| Error::io(input, e))?;
+        if canonical_output.starts_with(&canonical) {
+            return Err(Error::file(
+                output,
+                format!(
+                    "the output directory is inside the input directory {}: a rerun would read \
+                     its outputs and stage files as corpora; choose an output outside it",
+                    input.display()
+                ),
+            ));
+        }
+    }
+    let folder = output.join("deduplicated");
+    if files.len() > 1 && std::fs::symlink_metadata(&folder).is_ok_and(|m| m.is_symlink()) {
+        return Err(Error::file(
+            &folder,
+            "refusing to write here: it is a symbolic link; outputs only replace regular files",
+        ));
+    }
+    let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
+    let deduplicated = super::outputs::deduplicated_names(files);
+    for name in super::publish::names(&deduplicated) {
+        crate::fsutil::check_output(&output.join(name), &inputs)?;
+    }
+    Ok(())
 }
 
 impl Run<'_> {
