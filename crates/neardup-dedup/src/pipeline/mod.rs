@@ -31,6 +31,7 @@ mod documents;
 mod memory_plan;
 pub mod options;
 pub mod outputs;
+mod publish;
 mod signature_checks;
 mod sketch;
 mod sketched;
@@ -62,6 +63,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
         return Ok(None);
     };
     let mut docs = run.load_documents(&sketched)?;
+    docs.check_ids(&run.files)?;
     run.open_index(&sketched.keys, docs.len())?;
     let candidates_key = run.candidates_key(&sketched.keys);
     let candidates = run.candidates_stage(&docs, &candidates_key, wants(Stage::Candidates))?;

@@ -202,6 +202,7 @@ impl Run<'_> {
         }
         let spill_budget = self.memory.join(total, 0, &self.options.output)?;
         let mut shards = self.read_shards(&dir, markers, spill_budget.is_some())?;
+
         let read: usize = shards.iter().map(SketchShard::len).sum();
         if read != total {
             return Err(Error::file(
