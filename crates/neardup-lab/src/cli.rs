@@ -12,8 +12,8 @@ use crate::commands::*;
 #[derive(Debug, Parser)]
 #[command(name = "neardup", version = crate::VERSION, about, long_about = None)]
 pub struct Cli {
-    /// Worker threads (default: all cores). Results never depend on it.
-    #[arg(long, global = true, env = "NEARDUP_THREADS", value_name = "N", help_heading = "Global options", value_parser = clap::value_parser!(u64).range(1..))]
+    /// Worker threads, 1 to 1024 (default: all cores). Results never depend on it.
+    #[arg(long, global = true, env = "NEARDUP_THREADS", value_name = "N", help_heading = "Global options", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: Option<u64>,
     /// Most pairs a join may report; it stops with an error beyond (default 20000000).
     #[arg(long, global = true, env = "NEARDUP_MAX_PAIRS", value_name = "N", help_heading = "Global options", value_parser = clap::value_parser!(u64).range(1..))]

@@ -163,9 +163,7 @@ impl Algorithm for MinHashLsh {
 
     fn validate(p: &Self::Params, q: &Self::Query) -> Result<()> {
         p.features.validate(Self::NAME)?;
-        if p.num_perm == 0 {
-            return Err(Error::invalid(Self::NAME, "num_perm", "must be at least 1"));
-        }
+        crate::minhash::check_num_perm(Self::NAME, p.num_perm)?;
         if let Some(t) = p.threshold {
             check_unit_threshold(Self::NAME, "threshold", t)?;
         }

@@ -11,7 +11,7 @@
 //! Accuracy is measured against the classic scheme in the tests below: on sets much larger
 //! than k it matches; on sets of about k elements densification adds variance.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::hash::mix64;
 
 /// One-permutation hashing with optimal densification.
@@ -24,12 +24,7 @@ pub struct OnePermutationHasher {
 impl OnePermutationHasher {
     /// A hasher with `bins` bins (the signature length, as `num_perm` for classic MinHash).
     pub fn new(bins: usize, seed: u64) -> Result<Self> {
-        if bins == 0 {
-            return Err(Error::invalid("minhash", "num_perm", "must be at least 1"));
-        }
-        if bins > u32::MAX as usize {
-            return Err(Error::invalid("minhash", "num_perm", "must fit in 32 bits"));
-        }
+        super::check_num_perm("minhash", bins)?;
         Ok(OnePermutationHasher {
             bins,
             seed: mix64(seed ^ 0x0ae0_0ae0),

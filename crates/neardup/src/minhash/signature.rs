@@ -25,7 +25,7 @@
 //! the same integers (a test compares each with the portable one), so signatures do not depend
 //! on the machine.
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::hash::SplitMix64;
 
 /// Lanes updated together in the inner loop (one AVX-512 register, two AVX2 registers).
@@ -44,9 +44,7 @@ pub struct MinHasher {
 impl MinHasher {
     /// `num_perm` permutations drawn from `seed`.
     pub fn new(num_perm: usize, seed: u64) -> Result<Self> {
-        if num_perm == 0 {
-            return Err(Error::invalid("minhash", "num_perm", "must be at least 1"));
-        }
+        super::check_num_perm("minhash", num_perm)?;
         let mut rng = SplitMix64::new(seed);
         let padded = num_perm.div_ceil(LANES) * LANES;
         let mut a = Vec::with_capacity(padded);
