@@ -316,12 +316,10 @@ impl PendingFile {
         refuse_non_regular(path)?;
         let dir = parent_dir(path);
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().to_string())
-            .unwrap_or_default();
-        let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+        let tmp =
+            crate::temp_files::temporary_path(&dir.join(path.file_name().unwrap_or_default()));
         let file = File::create(&tmp).map_err(|e| Error::io(path, e))?;
+        crate::temp_files::register(&tmp);
         Ok(Self {
             path: path.to_path_buf(),
             tmp,
@@ -357,10 +355,12 @@ impl PendingFile {
             }
             std::fs::rename(&self.tmp, &self.path)
         });
-        result.map_err(|e| {
+        let result = result.map_err(|e| {
             let _ = std::fs::remove_file(&self.tmp);
             Error::io(&self.path, e)
-        })
+        });
+        crate::temp_files::unregister(&self.tmp);
+        result
     }
 }
 
@@ -368,6 +368,7 @@ impl Drop for PendingFile {
     fn drop(&mut self) {
         if self.file.take().is_some() {
             let _ = std::fs::remove_file(&self.tmp);
+            crate::temp_files::unregister(&self.tmp);
         }
     }
 }

@@ -48,6 +48,7 @@ pub mod input;
 pub mod machine;
 pub mod pipeline;
 pub mod progress;
+pub mod temp_files;
 
 pub use error::{Error, Result};
 pub use pipeline::{DedupOptions, Keep, Stage, run};

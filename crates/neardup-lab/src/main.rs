@@ -12,6 +12,8 @@ use neardup_lab::commands::invocation::Invocation;
 static GLOBAL: neardup_lab::memory::CountingAlloc = neardup_lab::memory::CountingAlloc;
 
 fn main() -> ExitCode {
+    // First, before any thread: Ctrl-C and SIGTERM remove this run's temporary files.
+    neardup_dedup::temp_files::install_signal_cleanup();
     let matches = neardup_lab::cli::command().get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,

@@ -321,3 +321,77 @@ fn output_refusals_come_before_any_work() {
         assert!(!output.join("stages").exists(), "worked before refusing");
     }
 }
+
+/// Item 4: an id that names two documents is refused by `dedup` as by `eval` (each removed
+/// id used to name a kept document too, and `index remove --ids removed.txt` removed both),
+/// naming the file, the line and the other document; so is an id holding a line break (it
+/// was written raw into `removed.txt`, and such a document could never be removed).
+#[test]
+fn ids_that_repeat_or_hold_a_line_break_are_refused() {
+    let d = dir("ids");
+    let mut docs = corpus(300);
+    docs[150].0 = docs[10].0.clone();
+    let input = d.join("dup.jsonl");
+    write_jsonl(&input, &docs);
+    let out = d.join("out");
+    let e = err(&["dedup", s(&input), "-o", s(&out)]);
+    assert!(e.contains("dup.jsonl:151:"), "{e}");
+    assert!(
+        e.contains(&format!("{:?}", docs[10].0)) && e.contains("line 11"),
+        "{e}"
+    );
+    assert!(!out.join("removed.txt").exists());
+
+    let mut docs = corpus(300);
+    docs[20].0 = "a\\nb".to_string(); // JSON "a\nb": a line break in the id
+    let input = d.join("newline.jsonl");
+    write_jsonl(&input, &docs);
+    let e = err(&["dedup", s(&input), "-o", s(&out)]);
+    assert!(
+        e.contains("newline.jsonl:21:") && e.contains("line break"),
+        "{e}"
+    );
+}
+
+/// Runs `neardup args…`, which must fail within a minute (a hang is killed and fails).
+fn fails_at_once(args: &[&str]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut stderr = String::new();
+            std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+            assert!(!status.success(), "{args:?} succeeded");
+            return stderr;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("{args:?} still running after a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// Item 11: absurd sizes are refused with an error naming them, at once (`num_perm` 10^8 hung
+/// the banding tuner, `--threads 100000` spawned threads for minutes).
+#[test]
+fn absurd_num_perm_and_threads_are_refused_at_once() {
+    let d = dir("bounds");
+    let input = d.join("c.jsonl");
+    write_jsonl(&input, &corpus(50));
+    let out = d.join("out");
+    for n in ["1000000", "100000000"] {
+        let e = fails_at_once(&["lsh", "tune", "--threshold", "0.8", "--num-perm", n]);
+        assert!(e.contains("num_perm") && e.contains("16384"), "{e}");
+        let param = format!("num_perm={n}");
+        let e = fails_at_once(&["dedup", s(&input), "-o", s(&out), "--param", &param]);
+        assert!(e.contains("num_perm") && e.contains(n), "{e}");
+    }
+    let e = fails_at_once(&["dedup", s(&input), "-o", s(&out), "--threads", "100000"]);
+    assert!(e.contains("--threads") && e.contains("1024"), "{e}");
+}

@@ -129,18 +129,20 @@ fn put_in_place(from: &Path, to: &Path) -> Result<()> {
     }
     let dir = to.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let name = to.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let tmp = crate::temp_files::temporary_path(to);
     fsutil::remove_if_present(&tmp)?;
+    crate::temp_files::register(&tmp);
     let linked = std::fs::hard_link(from, &tmp).is_ok();
     let result = match linked {
         true => std::fs::rename(&tmp, to),
         false => std::fs::rename(from, to),
     };
-    result.map_err(|e| {
+    let result = result.map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
         Error::io(to, e)
-    })
+    });
+    crate::temp_files::unregister(&tmp);
+    result
 }
 
 #[cfg(unix)]

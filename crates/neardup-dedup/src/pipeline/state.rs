@@ -54,6 +54,16 @@ impl<'a> Run<'a> {
     pub(super) fn open(options: &'a DedupOptions) -> Result<Run<'a>> {
         let files = input::expand(&options.inputs)?;
         check_outputs(options, &files)?;
+        // What killed runs left: their temporary files (the output directory, its stages and
+        // their folders) and, when this run declines them, inflated copies that take disk
+        // (a run that failed on a full disk is rerun with --no-inflated-copy).
+        crate::temp_files::sweep_and_say(&options.output, 3)?;
+        if !options.inflated_copy {
+            for f in 0..files.len() {
+                let copy = super::stage_files::inflated_copy_path(&options.output, f);
+                crate::fsutil::remove_if_present(&copy)?;
+            }
+        }
         let detector = neardup::registry::detector(&options.algorithm, &options.params)?;
         let stream = detector.streaming();
         if let (Some(index), None) = (&options.index, &stream) {
@@ -141,6 +151,7 @@ impl Run<'_> {
             return Ok(());
         };
         let index = IncrementalIndex::open_for(dir, stream.as_ref())?;
+        crate::temp_files::sweep_and_say(dir, 1)?;
         let source = key(&("index source", sketch_keys));
         let documents = index.documents_excluding(&source) as usize;
         if self
