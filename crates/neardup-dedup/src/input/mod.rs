@@ -78,10 +78,12 @@ pub struct InputFile {
     pub format: FileFormat,
     /// Its compression.
     pub compression: Compression,
-    /// Size in bytes (as stored).
+    /// Size in bytes (as stored; 0 for a stream).
     pub size: u64,
-    /// Modification time in nanoseconds since the epoch (part of the stage keys).
-    pub mtime_ns: u128,
+    /// Read once, as it comes: standard input (`-`), a FIFO, a process substitution
+    /// (`<(…)`). Its compression is told by its first bytes, its format is JSONL unless its
+    /// name says otherwise, and it cannot be sought, reread or checked against an earlier run.
+    pub stream: bool,
 }
 
 impl InputFile {
@@ -90,9 +92,35 @@ impl InputFile {
         InputFile {
             path: copy,
             compression: Compression::None,
+            stream: false,
             ..self.clone()
         }
     }
+
+    /// A stream input at `path` (`-`: standard input).
+    fn stream(path: &Path) -> Result<InputFile> {
+        let (format, compression) = detect(path).unwrap_or((FileFormat::Jsonl, Compression::None));
+        if format != FileFormat::Jsonl {
+            return Err(Error::file(
+                path,
+                "a stream (standard input, a FIFO, <(…)) is read once, as JSON Lines \
+                 (optionally gzip or zstd): CSV and Parquet need a regular file",
+            ));
+        }
+        Ok(InputFile {
+            path: path.to_path_buf(),
+            format,
+            compression,
+            size: 0,
+            stream: true,
+        })
+    }
+}
+
+/// Whether `path` is standard input (`-`) or something that exists but is neither a regular
+/// file nor a directory (a FIFO, `/dev/fd/N` of a process substitution, a character device).
+fn is_stream(path: &Path) -> bool {
+    path == Path::new("-") || std::fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
 }
 
 /// A place in an input file between two records: where a read that stopped there resumes.
@@ -172,6 +200,7 @@ pub fn detect(path: &Path) -> Option<(FileFormat, Compression)> {
 /// nothing or an empty directory is an error.
 pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
     let mut paths: Vec<PathBuf> = Vec::new();
+    let mut streams: Vec<PathBuf> = Vec::new();
     for input in inputs {
         let text = input.to_string_lossy();
         if !input.exists() && text.contains(['*', '?', '[']) {
@@ -197,6 +226,9 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
             }
             found.sort();
             paths.extend(found);
+        } else if is_stream(input) {
+            streams.push(input.clone());
+            paths.push(input.clone());
         } else if input.is_file() {
             if detect(input).is_none() {
                 return Err(Error::file(
@@ -213,24 +245,31 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
             });
         }
     }
+    if let Some(twice) = streams
+        .iter()
+        .find(|&s| streams.iter().filter(|&t| t == s).count() > 1)
+    {
+        return Err(Error::file(
+            twice,
+            "a stream can be read only once: given twice",
+        ));
+    }
     let mut seen = std::collections::HashSet::new();
     paths.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
     paths
         .into_iter()
         .map(|path| {
+            if streams.contains(&path) {
+                return InputFile::stream(&path);
+            }
             let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
-            let mtime_ns = meta
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map_or(0, |d| d.as_nanos());
             let (format, compression) = detect(&path).expect("filtered");
             Ok(InputFile {
                 path,
                 format,
                 compression,
                 size: meta.len(),
-                mtime_ns,
+                stream: false,
             })
         })
         .collect()
@@ -261,11 +300,41 @@ pub fn open(file: &InputFile) -> Result<Box<dyn BufRead + Send>> {
 
 /// Opens a file's content, decompressed, its bytes as stored hashed into `tap` as they are read.
 fn open_tapped(file: &InputFile, tap: Option<&ContentTap>) -> Result<Box<dyn BufRead + Send>> {
+    if file.stream {
+        return open_stream(file, tap);
+    }
     let raw = File::open(&file.path).map_err(|e| Error::io(&file.path, e))?;
     match tap {
         Some(tap) => decompressed(tap.reader(raw), file.compression, &file.path),
         None => decompressed(raw, file.compression, &file.path),
     }
+}
+
+/// Opens a stream input, decompressed as its first bytes say (gzip, zstd or none), hashed
+/// into `tap`.
+fn open_stream(file: &InputFile, tap: Option<&ContentTap>) -> Result<Box<dyn BufRead + Send>> {
+    let path = &file.path;
+    let raw: Box<dyn Read + Send> = if path == Path::new("-") {
+        Box::new(std::io::stdin())
+    } else {
+        Box::new(File::open(path).map_err(|e| Error::io(path, e))?)
+    };
+    let mut raw: Box<dyn Read + Send> = match tap {
+        Some(tap) => Box::new(tap.reader(raw)),
+        None => raw,
+    };
+    let mut magic = Vec::with_capacity(4);
+    (&mut raw)
+        .take(4)
+        .read_to_end(&mut magic)
+        .map_err(|e| read_error(path, e))?;
+    let compression = match magic.as_slice() {
+        [0x1f, 0x8b, ..] => Compression::Gzip,
+        [0x28, 0xb5, 0x2f, 0xfd] => Compression::Zstd,
+        _ => Compression::None,
+    };
+    let whole = std::io::Cursor::new(magic).chain(raw);
+    decompressed(whole, compression, path)
 }
 
 /// The compression a file name says (`.gz`, `.zst`; case-insensitive).

@@ -301,6 +301,13 @@ fn write_outputs(
                 let target = staged.join(&deduplicated[f]);
                 fsutil::check_output(&target, &[file.path.as_path()])?;
                 let inflated = stage_files::inflated_copy_path(output, f);
+                if file.stream && !inflated.is_file() {
+                    return Err(Error::file(
+                        &inflated,
+                        "the copy of this stream input is gone, and a stream cannot be read \
+                         again: rerun the whole command",
+                    ));
+                }
                 if inflated.is_file() {
                     // The sketch stage's inflated copy of a compressed file: the same bytes,
                     // read without inflating them again.

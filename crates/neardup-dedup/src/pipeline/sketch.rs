@@ -369,6 +369,13 @@ impl SketchJob<'_> {
         if let Some(from) = from {
             say_resumed(file, &from, done.len());
         }
+        if file.stream {
+            eprintln!(
+                "neardup: reading {} as a stream: sketched from its start whenever given (no \
+                 resume inside it), its bytes kept in stages/sketch for the outputs stage",
+                file.path.display()
+            );
+        }
         let (text_bytes, seconds) = done.last().map_or((0, 0.0), |m| (m.text_bytes, m.seconds));
         let mut sketch = FileSketch {
             job: self,
@@ -411,10 +418,10 @@ impl SketchJob<'_> {
         )?;
         sketch.commit_last_piece()?;
         // Before the marker: a marker always comes after its file's copy.
-        inflated.finish();
+        inflated.finish()?;
         self.bar.inc(file.size.saturating_sub(shown));
         let start = sketch.start;
-        let (marker, kept) = sketch.finish(&file.path, read)?;
+        let (marker, kept) = sketch.finish(file, read)?;
         if self.bar.is_hidden() {
             eprintln!(
                 "neardup: sketched {} ({} documents, {:.1} MB/s)",
@@ -463,9 +470,11 @@ impl Content {
         }
     }
 
-    fn whole(&self, path: &Path) -> Result<ContentHash> {
+    fn whole(&self, file: &InputFile) -> Result<ContentHash> {
         match self {
-            Content::Tapped(tap) => tap.finish(path),
+            // A stream was read to its end, and cannot be opened again.
+            Content::Tapped(tap) if file.stream => Ok(tap.prefix()),
+            Content::Tapped(tap) => tap.finish(&file.path),
             Content::Known(whole) => Ok(whole.clone()),
         }
     }
@@ -551,9 +560,9 @@ impl FileSketch<'_, '_> {
         Ok(())
     }
 
-    /// Marks the file at `path` sketched (`read`: its text bytes read now); its marker, and
-    /// its documents if kept.
-    fn finish(self, path: &Path, read: u64) -> Result<(Marker, Option<SketchShard>)> {
+    /// Marks `file` sketched (`read`: its text bytes read now); its marker, and its documents
+    /// if kept.
+    fn finish(self, file: &InputFile, read: u64) -> Result<(Marker, Option<SketchShard>)> {
         let marker = Marker {
             key: self.job.keys[self.i].clone(),
             rows: self.pieces.iter().sum(),
@@ -561,7 +570,7 @@ impl FileSketch<'_, '_> {
             text_bytes: self.text_bytes + read,
             pieces: self.pieces,
             position: None,
-            content: Some(self.content.whole(path)?),
+            content: Some(self.content.whole(file)?),
         };
         mark(&marker_path(self.job.dir, self.i), &marker)?;
         Ok((marker, self.kept))
@@ -573,20 +582,25 @@ impl FileSketch<'_, '_> {
 /// (inflating was 5.5 s of the 7.2 s outputs stage of a 1 M-document .jsonl.gz). It costs
 /// disk as large as the inflated input until the outputs stage removes it; `--no-inflated-copy`
 /// declines, and a copy that cannot be written (a full disk) is dropped with a warning, not
-/// an error: the outputs stage then inflates the input as before.
+/// an error: the outputs stage then inflates the input as before. A stream's copy is required
+/// (the outputs stage cannot read the stream again): failing to write it is an error.
 struct InflatedCopy {
     path: PathBuf,
     /// The copy and its writer, past the page cache: gigabytes that the outputs stage reads
     /// once, a stage later.
     file: Option<(fsutil::PendingFile, fsutil::DirectWriter<std::fs::File>)>,
+    /// A stream's copy: its failure is the sketch's.
+    required: bool,
+    /// Why a required copy failed.
+    failed: Option<String>,
 }
 
 impl InflatedCopy {
-    /// Starts the copy of input `index` if it is compressed JSONL and copies are wanted. A
-    /// copy left by an earlier sketch of this input is removed first: a copy in place is
-    /// always the one written with the sketch marker that follows it. A `resumed` sketch
-    /// (one that starts past the file's beginning) keeps none: the bytes before its start
-    /// are not read through it.
+    /// Starts the copy of input `index` if it is compressed JSONL and copies are wanted, or a
+    /// stream. A copy left by an earlier sketch of this input is removed first: a copy in
+    /// place is always the one written with the sketch marker that follows it. A `resumed`
+    /// sketch (one that starts past the file's beginning) keeps none: the bytes before its
+    /// start are not read through it.
     fn start(
         options: &DedupOptions,
         file: &InputFile,
@@ -599,8 +613,13 @@ impl InflatedCopy {
             && !resumed
             && file.format == FileFormat::Jsonl
             && file.compression != Compression::None;
-        let mut copy = Self { path, file: None };
-        if wanted {
+        let mut copy = Self {
+            path,
+            file: None,
+            required: file.stream,
+            failed: None,
+        };
+        if wanted || copy.required {
             let opened = fsutil::PendingFile::create(&copy.path).and_then(|mut f| {
                 let writer = f.writer(true)?;
                 Ok((f, writer))
@@ -621,7 +640,8 @@ impl InflatedCopy {
         }
     }
 
-    fn finish(mut self) {
+    /// Puts the copy in place; an error only when a required copy could not be kept.
+    fn finish(mut self) -> Result<()> {
         if let Some((file, writer)) = self.file.take()
             && let Err(e) = writer
                 .finish()
@@ -630,10 +650,24 @@ impl InflatedCopy {
         {
             self.give_up(&e.to_string());
         }
+        match self.failed {
+            Some(why) => Err(Error::file(
+                &self.path,
+                format!(
+                    "cannot keep the copy of a stream input that the outputs stage reads ({why}); \
+                     free disk space and rerun"
+                ),
+            )),
+            None => Ok(()),
+        }
     }
 
     fn give_up(&mut self, why: &str) {
         self.file = None;
+        if self.required {
+            self.failed.get_or_insert_with(|| why.to_string());
+            return;
+        }
         eprintln!(
             "neardup: warning: not keeping an inflated copy at {} ({why}); the outputs stage \
              will inflate the input again",

@@ -55,7 +55,11 @@ pub(super) fn check_earlier(
 ) -> Result<Vec<(usize, Earlier)>> {
     which
         .par_iter()
-        .map(|&i| Ok((i, earlier(dir, i, &params_keys[i], &files[i].path)?)))
+        .map(|&i| match files[i].stream {
+            // A stream cannot be read twice: it is sketched whenever it is given.
+            true => Ok((i, Earlier::Nothing)),
+            false => Ok((i, earlier(dir, i, &params_keys[i], &files[i].path)?)),
+        })
         .collect()
 }
 

@@ -110,6 +110,15 @@ impl<'a> Run<'a> {
 /// input, a symbolic link or anything but a regular file.
 fn check_outputs(options: &DedupOptions, files: &[InputFile]) -> Result<()> {
     let output = &options.output;
+    if let Some(stream) = files.iter().find(|f| f.stream)
+        && !options.inflated_copy
+    {
+        return Err(Error::file(
+            &stream.path,
+            "a stream input is read once, so the outputs stage reads the copy the sketch keeps \
+             of it: --no-inflated-copy cannot be honoured (give a regular file instead)",
+        ));
+    }
     crate::fsutil::check_dir(output)?;
     let canonical_output = std::fs::canonicalize(output).map_err(|e| Error::io(output, e))?;
     for input in options.inputs.iter().filter(|i| i.is_dir()) {
