@@ -706,11 +706,11 @@ fn memory_estimate_refuses_oversized_builds() {
         "--algorithm",
         "minhash-lsh",
         "--param",
-        "num_perm=100000",
+        "num_perm=16000",
     ]);
     assert!(
-        e.contains("minhash-lsh would need about 800 MB")
-            && e.contains("signatures 2000 documents × 400000 B")
+        e.contains("minhash-lsh would need about 128 MB")
+            && e.contains("signatures 2000 documents × 64000 B")
             && e.contains("memory limit of 100 MB"),
         "{e}"
     );

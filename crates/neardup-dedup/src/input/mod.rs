@@ -710,34 +710,6 @@ fn for_each_csv_block(
     Ok(())
 }
 
-/// A Parquet file's row groups (rows in each), the columns to read (text, then the id when the
-/// file has it) and whether it has the id. Errors when it has no text column.
-fn parquet_layout(
-    path: &Path,
-    text_field: &str,
-    id_field: &str,
-) -> Result<(Vec<u64>, Vec<String>, bool)> {
-    let (groups, names) = parquet::read_frame_with(path, |mut r| {
-        let names: Vec<String> = r.schema()?.iter_names().map(|n| n.to_string()).collect();
-        let groups: Vec<u64> = r
-            .get_metadata()?
-            .row_groups
-            .iter()
-            .map(|g| g.num_rows() as u64)
-            .collect();
-        Ok((groups, names))
-    })?;
-    if !names.iter().any(|n| n == text_field) {
-        return Err(Error::file(path, format!("no text column `{text_field}`")));
-    }
-    let has_id = names.iter().any(|n| n == id_field);
-    let mut columns = vec![text_field.to_string()];
-    if has_id {
-        columns.push(id_field.to_string());
-    }
-    Ok((groups, columns, has_id))
-}
-
 /// Records of a Parquet file in order from `from`, a row group at a time (a file's memory is
 /// bounded by its largest row group, not by the file).
 fn for_each_parquet_block(
@@ -747,54 +719,50 @@ fn for_each_parquet_block(
     id_field: &str,
     mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
 ) -> Result<()> {
-    use polars::prelude::*;
     let path = &file.path;
-    let (groups, columns, has_id) = parquet_layout(path, text_field, id_field)?;
+    let parquet = parquet::ParquetInput::open(path)?;
+    let mut columns = vec![parquet::TextColumn {
+        name: text_field,
+        strings_only: true,
+    }];
+    let has_id = parquet.has_column(id_field);
+    if has_id {
+        columns.push(parquet::TextColumn {
+            name: id_field,
+            strings_only: false,
+        });
+    }
     let mut first = 0u64;
-    for rows in groups {
+    for (group, rows) in parquet.row_groups().into_iter().enumerate() {
         let end = first + rows;
         let start = first.max(from.records);
+        let group_first = first;
         first = end;
         if start >= end {
             continue;
         }
-        let df = crate::input::parquet::read_frame_with(path, |r| {
-            r.with_columns(Some(columns.clone()))
-                .with_slice(Some((start as usize, (end - start) as usize)))
-                .finish()
-        })?;
-        let text = df
-            .column(text_field)
-            .and_then(|c| c.cast(&DataType::String))
-            .map_err(|e| Error::file(path, format!("text column `{text_field}`: {e}")))?;
-        let text = text.str().map_err(|e| Error::file(path, e.to_string()))?;
-        let ids = match has_id {
-            true => Some(
-                df.column(id_field)
-                    .and_then(|c| c.cast(&DataType::String))
-                    .map_err(|e| Error::file(path, format!("id column `{id_field}`: {e}")))?,
-            ),
-            false => None,
-        };
-        let ids = ids
-            .as_ref()
-            .map(|c| c.str().map_err(|e| Error::file(path, e.to_string())))
-            .transpose()?;
-        if text.len() as u64 != end - start {
+        let mut values = parquet.read_text(&columns, Some(vec![group]))?.into_iter();
+        let texts = values.next().unwrap_or_default();
+        let ids = values.next();
+        if texts.len() as u64 != rows || ids.as_ref().is_some_and(|i| i.len() != texts.len()) {
             return Err(Error::file(
                 path,
                 format!(
-                    "read {} rows from row {start}, expected {}",
-                    text.len(),
-                    end - start
+                    "row group {group} holds {} rows, its footer says {rows}: the file is corrupt",
+                    texts.len()
                 ),
             ));
         }
-        let records = (0..text.len())
-            .map(|row| Record {
-                line: start + row as u64 + 1,
-                id: ids.and_then(|c| c.get(row)).map(str::to_string),
-                text: Cow::Owned(text.get(row).unwrap_or("").to_string()),
+        let skip = (start - group_first) as usize;
+        let mut ids = ids.map(|i| i.into_iter().skip(skip));
+        let records = texts
+            .into_iter()
+            .enumerate()
+            .skip(skip)
+            .map(|(row, text)| Record {
+                line: group_first + row as u64 + 1,
+                id: ids.as_mut().and_then(|i| i.next().flatten()),
+                text: Cow::Owned(text.unwrap_or_default()),
             })
             .collect();
         let after = ReadPosition {

@@ -1,34 +1,56 @@
-//! Parquet files read through polars, with every failure (a panic of the reader included) an
-//! error naming the file. Shared by the pipeline's inputs and stage files and by the lab's
-//! corpus loader.
+//! Parquet inputs, read with arrow-rs's `parquet` crate: the dedup pipeline's (a row group at
+//! a time), the deduplicated copy of a Parquet input, and the lab's corpus loader.
+//!
+//! Why not polars, which the lab uses for its own tables: polars-parquet allocates the counts
+//! a file declares, so a corrupt 857-byte file aborted the process asking for 86 GB (and a
+//! page's value count asked for 2^61 bytes) before any error could name the file. arrow-rs
+//! checks declared sizes against the bytes there; the reproducers in
+//! `crates/neardup-lab/tests/fuzz_regressions/` are errors now. Every failure, and a panic of
+//! the reader should one remain, is an error naming the file.
+//!
+//! Texts must be text (a string column; a column of numbers is a wrong `--text-field`, as
+//! JSONL rejects numbers as text); ids and labels may be strings or integers.
 
 use std::fs::File;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use polars::prelude::*;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::ProjectionMask;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 
 use crate::error::{Error, Result};
 
-/// Reads a whole Parquet file into a frame; every failure is an error naming the file.
-pub fn read_frame(path: &Path) -> Result<DataFrame> {
-    read_frame_with(path, |reader| reader.finish())
+/// Rows decoded at a time.
+const BATCH_ROWS: usize = 8192;
+
+/// A column to read as text: its name and whether it must hold strings (a text column) or may
+/// hold integers too (ids, labels).
+#[derive(Debug, Clone, Copy)]
+pub struct TextColumn<'a> {
+    pub name: &'a str,
+    pub strings_only: bool,
 }
 
-/// Reads a Parquet file with a configured reader (columns, a slice of rows, its metadata);
-/// every failure is an error naming the file.
-pub fn read_frame_with<T>(
-    path: &Path,
-    read: impl FnOnce(ParquetReader<File>) -> PolarsResult<T>,
-) -> Result<T> {
-    let file = File::open(path).map_err(|e| Error::io(path, e))?;
-    // polars-parquet 0.55 panics on some malformed metadata instead of returning an error
-    // (found by fuzzing: `expect("thrift bool field")` in its thrift reader), so a corrupt
-    // file would abort the whole run. Its panic becomes this file's error.
-    let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        read(ParquetReader::new(file))
-    }));
-    match read {
-        Ok(df) => df.map_err(|e| Error::file(path, format!("cannot read Parquet: {e}"))),
+/// The values of a column read as text (`None`: null).
+pub type Values = Vec<Option<String>>;
+
+/// An open Parquet input: its footer read and checked.
+#[derive(Debug)]
+pub struct ParquetInput {
+    path: PathBuf,
+    metadata: ArrowReaderMetadata,
+}
+
+/// Runs `read` on the file, with its errors and panics as errors naming it.
+fn guarded<T>(path: &Path, read: impl FnOnce() -> std::result::Result<T, String>) -> Result<T> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(why)) => Err(Error::file(path, format!("cannot read Parquet: {why}"))),
         Err(panic) => {
             let why = panic
                 .downcast_ref::<&str>()
@@ -37,8 +59,209 @@ pub fn read_frame_with<T>(
                 .unwrap_or_else(|| "unknown reason".into());
             Err(Error::file(
                 path,
-                format!("cannot read Parquet: the reader failed on corrupt metadata ({why})"),
+                format!("cannot read Parquet: the reader failed on a corrupt file ({why})"),
             ))
         }
     }
+}
+
+impl ParquetInput {
+    /// Opens `path` and reads its footer.
+    pub fn open(path: &Path) -> Result<ParquetInput> {
+        let file = File::open(path).map_err(|e| Error::io(path, e))?;
+        let metadata = guarded(path, || {
+            ArrowReaderMetadata::load(&file, Default::default()).map_err(|e| e.to_string())
+        })?;
+        Ok(ParquetInput {
+            path: path.to_path_buf(),
+            metadata,
+        })
+    }
+
+    /// The top-level column names.
+    pub fn column_names(&self) -> Vec<String> {
+        let schema = self.metadata.schema();
+        schema.fields().iter().map(|f| f.name().clone()).collect()
+    }
+
+    /// Whether the file has a top-level column `name`.
+    pub fn has_column(&self, name: &str) -> bool {
+        self.metadata.schema().fields().find(name).is_some()
+    }
+
+    /// Rows in each row group.
+    pub fn row_groups(&self) -> Vec<u64> {
+        let groups = self.metadata.metadata().row_groups();
+        groups.iter().map(|g| g.num_rows().max(0) as u64).collect()
+    }
+
+    /// The index of column `column` after checking that it can be read as text.
+    fn text_column(&self, column: TextColumn<'_>) -> Result<usize> {
+        let schema = self.metadata.schema();
+        let Some((index, field)) = schema.fields().find(column.name) else {
+            return Err(Error::file(
+                &self.path,
+                format!(
+                    "no column `{}` (columns: {})",
+                    column.name,
+                    self.column_names().join(", ")
+                ),
+            ));
+        };
+        let readable = match field.data_type() {
+            DataType::Dictionary(_, values) => is_text(values, column.strings_only),
+            other => is_text(other, column.strings_only),
+        };
+        if !readable {
+            let wanted = match column.strings_only {
+                true => "text (choose the text column with --text-field)",
+                false => "text or integers",
+            };
+            return Err(Error::file(
+                &self.path,
+                format!(
+                    "column `{}` holds {} values, not {wanted}",
+                    column.name,
+                    field.data_type()
+                ),
+            ));
+        }
+        Ok(index)
+    }
+
+    /// Reads `columns` as text, from row groups `groups` (every one: `None`), in row order.
+    pub fn read_text(
+        &self,
+        columns: &[TextColumn<'_>],
+        groups: Option<Vec<usize>>,
+    ) -> Result<Vec<Values>> {
+        let indices = columns
+            .iter()
+            .map(|&c| self.text_column(c))
+            .collect::<Result<Vec<_>>>()?;
+        let mut values: Vec<Values> = vec![Vec::new(); columns.len()];
+        self.each_batch(&indices, groups, |batch| {
+            for (k, &index) in indices.iter().enumerate() {
+                let name = self.metadata.schema().field(index).name();
+                let column = batch
+                    .column_by_name(name)
+                    .ok_or_else(|| format!("column `{name}` missing from a batch"))?;
+                append_text(column.as_ref(), &mut values[k])?;
+            }
+            Ok(())
+        })?;
+        Ok(values)
+    }
+
+    /// Calls `each` on every record batch of columns `indices` (all: empty) of row groups
+    /// `groups` (all: `None`), in order.
+    fn each_batch(
+        &self,
+        indices: &[usize],
+        groups: Option<Vec<usize>>,
+        mut each: impl FnMut(&RecordBatch) -> std::result::Result<(), String>,
+    ) -> Result<()> {
+        let file = File::open(&self.path).map_err(|e| Error::io(&self.path, e))?;
+        guarded(&self.path, || {
+            let mut builder =
+                ParquetRecordBatchReaderBuilder::new_with_metadata(file, self.metadata.clone())
+                    .with_batch_size(BATCH_ROWS);
+            if !indices.is_empty() {
+                let mask = ProjectionMask::roots(builder.parquet_schema(), indices.to_vec());
+                builder = builder.with_projection(mask);
+            }
+            if let Some(groups) = groups {
+                builder = builder.with_row_groups(groups);
+            }
+            let reader = builder.build().map_err(|e| e.to_string())?;
+            for batch in reader {
+                each(&batch.map_err(|e| e.to_string())?)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Writes the rows `keep` says (asked with rows 1, 2, … in order) to `out` as Parquet with
+    /// the file's own schema and zstd compression.
+    pub fn copy_rows(&self, out: &mut File, keep: &mut dyn FnMut(u64) -> bool) -> Result<()> {
+        let schema = self.metadata.schema().clone();
+        let properties = parquet::file::properties::WriterProperties::builder()
+            .set_compression(parquet::basic::Compression::ZSTD(Default::default()))
+            .build();
+        let mut writer = parquet::arrow::ArrowWriter::try_new(out, schema, Some(properties))
+            .map_err(|e| Error::file(&self.path, format!("cannot write Parquet: {e}")))?;
+        let mut row = 0u64;
+        let mut write_error = None;
+        self.each_batch(&[], None, |batch| {
+            let mask: arrow_array::BooleanArray = (0..batch.num_rows())
+                .map(|_| {
+                    row += 1;
+                    Some(keep(row))
+                })
+                .collect();
+            let kept = arrow_select::filter::filter_record_batch(batch, &mask)
+                .map_err(|e| e.to_string())?;
+            writer.write(&kept).map_err(|e| {
+                write_error = Some(e.to_string());
+                "the output could not be written".to_string()
+            })
+        })?;
+        if let Some(e) = write_error {
+            return Err(Error::file(
+                &self.path,
+                format!("cannot write Parquet: {e}"),
+            ));
+        }
+        writer
+            .close()
+            .map(|_| ())
+            .map_err(|e| Error::file(&self.path, format!("cannot write Parquet: {e}")))
+    }
+}
+
+/// Whether values of type `t` read as text (strings; integers too unless `strings_only`).
+fn is_text(t: &DataType, strings_only: bool) -> bool {
+    use DataType::*;
+    match t {
+        Utf8 | LargeUtf8 | Utf8View | Null => true,
+        Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => !strings_only,
+        _ => false,
+    }
+}
+
+/// Appends `array`'s values as text (a type [`is_text`] accepts, or a dictionary of one).
+fn append_text(array: &dyn Array, out: &mut Values) -> std::result::Result<(), String> {
+    use DataType::*;
+    fn each<T: ToString>(out: &mut Values, values: impl Iterator<Item = Option<T>>) {
+        out.extend(values.map(|v| v.map(|v| v.to_string())));
+    }
+    match array.data_type() {
+        Utf8 => each(out, array.as_string::<i32>().iter()),
+        LargeUtf8 => each(out, array.as_string::<i64>().iter()),
+        Utf8View => each(out, array.as_string_view().iter()),
+        Null => out.extend(std::iter::repeat_n(None, array.len())),
+        Int8 => each(out, array.as_primitive::<Int8Type>().iter()),
+        Int16 => each(out, array.as_primitive::<Int16Type>().iter()),
+        Int32 => each(out, array.as_primitive::<Int32Type>().iter()),
+        Int64 => each(out, array.as_primitive::<Int64Type>().iter()),
+        UInt8 => each(out, array.as_primitive::<UInt8Type>().iter()),
+        UInt16 => each(out, array.as_primitive::<UInt16Type>().iter()),
+        UInt32 => each(out, array.as_primitive::<UInt32Type>().iter()),
+        UInt64 => each(out, array.as_primitive::<UInt64Type>().iter()),
+        Dictionary(_, _) => {
+            let dictionary = array.as_any_dictionary();
+            let mut distinct = Vec::new();
+            append_text(dictionary.values().as_ref(), &mut distinct)?;
+            let keys = dictionary.normalized_keys();
+            for (row, key) in keys.into_iter().enumerate() {
+                let value = match dictionary.keys().is_null(row) {
+                    true => None,
+                    false => distinct.get(key).cloned().flatten(),
+                };
+                out.push(value);
+            }
+        }
+        other => return Err(format!("a column of {other} values cannot be read as text")),
+    }
+    Ok(())
 }

@@ -28,6 +28,7 @@
 mod candidates;
 mod components;
 mod documents;
+pub mod frames;
 mod memory_plan;
 pub mod options;
 pub mod outputs;

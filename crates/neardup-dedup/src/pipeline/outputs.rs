@@ -387,6 +387,9 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
     if file.format == FileFormat::Jsonl && file.compression == Compression::None {
         return copy_jsonl_spans(file, target, &mut is_removed);
     }
+    if file.format == FileFormat::Parquet {
+        return copy_parquet(file, target, &mut is_removed);
+    }
     let mut failure: Option<Error> = None;
     let result = fsutil::write_atomic(target, |w| {
         let r = match file.format {
@@ -404,7 +407,7 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
                 })
             }
             FileFormat::Csv => copy_csv(file, w, &mut is_removed, target),
-            FileFormat::Parquet => copy_parquet(file, w, &mut is_removed, target),
+            FileFormat::Parquet => unreachable!("copied above"),
         };
         r.map_err(|e| {
             let io = std::io::Error::other(e.to_string());
@@ -528,25 +531,24 @@ fn copy_csv(
     writer.flush().map_err(|e| Error::io(target, e))
 }
 
+/// The kept rows of a Parquet input, with its schema (read by arrow-rs: see `input::parquet`).
 fn copy_parquet(
     file: &InputFile,
-    w: &mut dyn Write,
-    is_removed: &mut dyn FnMut(u64) -> bool,
     target: &Path,
+    is_removed: &mut dyn FnMut(u64) -> bool,
 ) -> Result<()> {
-    let df = crate::input::parquet::read_frame(&file.path)?;
-    let mask: BooleanChunked = (1..=df.height() as u64)
-        .map(|row| Some(!is_removed(row)))
-        .collect();
-    let mut kept = df
-        .filter(&mask)
-        .map_err(|e| Error::file(target, e.to_string()))?;
-    drop(df); // before writing: one copy of the file's rows at a time
-    ParquetWriter::new(w)
-        .with_compression(ParquetCompression::Zstd(None))
-        .finish(&mut kept)
-        .map(|_| ())
-        .map_err(|e| Error::file(target, e.to_string()))
+    let parquet = input::parquet::ParquetInput::open(&file.path)?;
+    let mut failure: Option<Error> = None;
+    let result = fsutil::write_atomic_file(target, |out| {
+        parquet
+            .copy_rows(out, &mut |row| !is_removed(row))
+            .map_err(|e| {
+                let io = std::io::Error::other(e.to_string());
+                failure = Some(e);
+                io
+            })
+    });
+    failure.map_or(result, Err)
 }
 
 fn readme(s: &Summary) -> String {

@@ -99,7 +99,7 @@ fn write_frame(path: &Path, df: &mut DataFrame) -> Result<()> {
 }
 
 fn read(path: &Path) -> Result<DataFrame> {
-    crate::input::parquet::read_frame(path)
+    super::frames::read_frame(path)
 }
 
 fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
@@ -257,14 +257,13 @@ pub fn read_sketch(path: &Path, width: usize) -> Result<SketchShard> {
 /// join that does not fit in memory keeps.
 pub fn read_sketch_places(path: &Path, width: usize) -> Result<SketchShard> {
     let columns = ["line", "id", "bytes"].map(String::from).to_vec();
-    let df =
-        crate::input::parquet::read_frame_with(path, |r| r.with_columns(Some(columns)).finish())?;
+    let df = super::frames::read_frame_with(path, |r| r.with_columns(Some(columns)).finish())?;
     places(path, &df, width)
 }
 
 /// The row groups of a sketch shard: (first row, rows) of each.
 pub fn sketch_row_groups(path: &Path) -> Result<Vec<(usize, usize)>> {
-    crate::input::parquet::read_frame_with(path, |mut r| {
+    super::frames::read_frame_with(path, |mut r| {
         let mut first = 0;
         Ok(r.get_metadata()?
             .row_groups
@@ -285,7 +284,7 @@ pub fn read_sketch_signatures(
     (first, rows): (usize, usize),
 ) -> Result<SignatureTable> {
     let columns = ["empty", "signature"].map(String::from).to_vec();
-    let df = crate::input::parquet::read_frame_with(path, |r| {
+    let df = super::frames::read_frame_with(path, |r| {
         r.with_columns(Some(columns))
             .with_slice(Some((first, rows)))
             .finish()

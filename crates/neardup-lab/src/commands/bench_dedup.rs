@@ -141,7 +141,7 @@ fn children_usage() -> (f64, u64) {
 
 /// (planted pairs in one cluster, planted pairs, pairs within clusters).
 fn score(clusters: &Path, truth: &Path) -> Result<(u64, u64, u64)> {
-    let df = neardup_dedup::input::parquet::read_frame(clusters)?;
+    let df = neardup_dedup::pipeline::frames::read_frame(clusters)?;
     let ids = df.column("id")?.str()?.clone();
     let cl = df.column("cluster")?.u32()?.clone();
     let mut cluster_of: HashMap<String, u32> = HashMap::with_capacity(df.height());

@@ -1,11 +1,10 @@
-//! Parquet loader (polars). Parquet is columnar, so the id, text and label columns are read
-//! whole; "line" in errors means the 1-based row.
+//! Parquet loader (arrow-rs, through `neardup_dedup::input::parquet`: a corrupt file is an
+//! error naming it, never an abort). Parquet is columnar, so the id, text and label columns
+//! are read whole; "line" in errors means the 1-based row.
 
 use std::path::Path;
 
-use polars::prelude::*;
-
-use neardup_dedup::input::parquet::read_frame;
+use neardup_dedup::input::parquet::{ParquetInput, TextColumn, Values};
 
 use super::{Corpus, CorpusBuilder, LoadOptions, stem};
 use crate::error::{LabError, Result};
@@ -13,47 +12,34 @@ use crate::error::{LabError, Result};
 /// Loads a Parquet corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let f = &options.fields;
-    let df = read_frame(path)?;
-    let (ids, texts, labels) = columns(&df, path, options)?;
+    let (ids, texts, labels) = columns(path, options)?;
     let mut builder = CorpusBuilder::new(path);
-    for row in 0..df.height() {
+    for (row, (id, text)) in ids.into_iter().zip(texts).enumerate() {
         if options.limit.is_some_and(|l| builder.len() >= l) {
             break;
         }
-        let Some(id) = ids.get(row) else {
+        let Some(id) = id else {
             builder.invalid(
                 options.skip_invalid,
                 LabError::line(path, row + 1, format!("null id in column `{}`", f.id)),
             )?;
             continue;
         };
-        let text = texts.get(row).unwrap_or_default();
-        let label = labels.as_ref().and_then(|l| l.get(row));
-        builder.push(row + 1, id.to_string(), text, label)?;
+        let label = labels.as_ref().and_then(|l| l[row].as_deref());
+        builder.push(row + 1, id, text.as_deref().unwrap_or_default(), label)?;
     }
     let sha = neardup_dedup::input::checksummed::sha256_file(path)?;
     builder.finish(stem(path), path.display().to_string(), sha)
 }
 
-/// The id, text and (if present) label columns as strings, checked: text must be text, every
-/// column as long as the frame.
-fn columns(
-    df: &DataFrame,
-    path: &Path,
-    options: &LoadOptions,
-) -> Result<(StringChunked, StringChunked, Option<StringChunked>)> {
+/// The id, text and (if present) label columns as text, checked: text must be text, every
+/// column as long as the others.
+fn columns(path: &Path, options: &LoadOptions) -> Result<(Values, Values, Option<Values>)> {
     let f = &options.fields;
-    let mut wanted = vec![f.id.clone(), f.text.clone()];
-    let names: Vec<String> = df
-        .get_column_names()
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let parquet = ParquetInput::open(path)?;
+    let names = parquet.column_names();
     let label = match &f.label {
-        Some(l) if names.contains(l) => {
-            wanted.push(l.clone());
-            Some(l.clone())
-        }
+        Some(l) if parquet.has_column(l) => Some(l.clone()),
         Some(l) if options.label_required => {
             return Err(LabError::file(
                 path,
@@ -63,55 +49,46 @@ fn columns(
         _ => None,
     };
     for (what, name) in [("id", &f.id), ("text", &f.text)] {
-        if !names.contains(name) {
+        if !parquet.has_column(name) {
             return Err(LabError::file(
                 path,
                 format!("no {what} column `{name}` (columns: {})", names.join(", ")),
             ));
         }
     }
-    let as_strings = |name: &str| -> Result<StringChunked> {
-        let col = df
-            .column(name)
-            .map_err(|e| LabError::file(path, e.to_string()))?;
-        let cast = col.cast(&DataType::String).map_err(|e| {
-            LabError::file(path, format!("column `{name}` cannot be read as text: {e}"))
-        })?;
-        Ok(cast
-            .str()
-            .map_err(|e| LabError::file(path, e.to_string()))?
-            .clone())
-    };
     // Text must be text: a column of numbers is a wrong --text-field, not a corpus (JSONL
-    // rejects numbers as text too). Ids may be integers.
-    let text_type = df
-        .column(&f.text)
-        .map_err(|e| LabError::file(path, e.to_string()))?
-        .dtype()
-        .clone();
-    if !matches!(text_type, DataType::String | DataType::Null) {
-        return Err(LabError::file(
-            path,
-            format!(
-                "text column `{}` holds {text_type} values, not text (choose the text column with --text-field)",
-                f.text
-            ),
-        ));
+    // rejects numbers as text too). Ids and labels may be integers.
+    let mut wanted = vec![
+        TextColumn {
+            name: &f.id,
+            strings_only: false,
+        },
+        TextColumn {
+            name: &f.text,
+            strings_only: true,
+        },
+    ];
+    if let Some(l) = &label {
+        wanted.push(TextColumn {
+            name: l,
+            strings_only: false,
+        });
     }
-    let ids = as_strings(&f.id)?;
-    let texts = as_strings(&f.text)?;
-    let labels = label.as_deref().map(as_strings).transpose()?;
-    // A corrupt file can decode to columns shorter than the frame (found by fuzzing: the
-    // row loop then indexed past the end and panicked inside polars).
-    let height = df.height();
+    let mut values = parquet.read_text(&wanted, None)?.into_iter();
+    let (ids, texts) = (
+        values.next().unwrap_or_default(),
+        values.next().unwrap_or_default(),
+    );
+    let labels = values.next();
+    let rows: u64 = parquet.row_groups().iter().sum();
     for (name, len) in [(&f.id, ids.len()), (&f.text, texts.len())]
         .into_iter()
-        .chain(label.as_ref().zip(labels.as_ref().map(|l| l.len())))
+        .chain(label.as_ref().zip(labels.as_ref().map(Vec::len)))
     {
-        if len != height {
+        if len as u64 != rows {
             return Err(LabError::file(
                 path,
-                format!("column `{name}` has {len} values for {height} rows: the file is corrupt"),
+                format!("column `{name}` has {len} values for {rows} rows: the file is corrupt"),
             ));
         }
     }
@@ -168,14 +145,12 @@ mod tests {
         }
     }
 
-    /// Known, not fixed (fuzzing, issue 15): polars-parquet 0.55 allocates by counts the file
-    /// declares — a thrift list (`Vec::with_capacity` in `read_list`: this 857-byte file asks
-    /// for 86 GB) and a page's value count (`BitmapBuilder::reserve` in
-    /// `decode_hybrid_rle_into_bitmap`: 2^61 bytes) — so the process aborts on the failed
-    /// allocation before any error can name the file. Needs a fix upstream (bound counts by
-    /// the bytes left) or another Parquet reader; run with `--ignored` to reproduce.
+    /// Regressions (fuzzing, issue 15; fixed by reading inputs with arrow-rs, issue 34):
+    /// polars-parquet 0.55 allocated by counts the file declares — a thrift list
+    /// (`Vec::with_capacity` in `read_list`: this 857-byte file asked for 86 GB) and a page's
+    /// value count (`BitmapBuilder::reserve` in `decode_hybrid_rle_into_bitmap`: 2^61 bytes) —
+    /// so the process aborted (SIGABRT) before any error could name the file.
     #[test]
-    #[ignore = "aborts the process: polars-parquet allocates by counts read from the file"]
     fn corrupt_declared_counts_do_not_abort() {
         let inputs: [(&str, &[u8]); 2] = [
             (
