@@ -125,7 +125,12 @@ pub fn sweep(dir: &Path, depth: usize) -> Result<(usize, u64)> {
             && !running(pid)
         {
             let size = entry.metadata().map_or(0, |m| m.len());
-            crate::fsutil::remove_if_present(&path)?;
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(Error::io(&path, e));
+                }
+                _ => {}
+            }
             (files, bytes) = (files + 1, bytes + size);
         }
     }

@@ -356,26 +356,9 @@ impl SketchJob<'_> {
         // A finished marker of other contents goes before any piece is rewritten: should the
         // file get those contents back, the marker must not vouch for pieces of these.
         fsutil::remove_if_present(&marker_path(self.dir, i))?;
-        let (done, content) = match resume {
-            Some((pieces, whole)) => (pieces, Content::Known(whole)),
-            // polars reads Parquet by its path: hashed by a read of its own.
-            None if file.format == FileFormat::Parquet => {
-                let (whole, _) = content::hash_file(&file.path, None)?;
-                (Vec::new(), Content::Known(whole))
-            }
-            None => (Vec::new(), Content::Tapped(ContentTap::default())),
-        };
+        let (done, content) = Content::for_sketch(file, resume)?;
         let from = done.last().and_then(|m| m.position);
-        if let Some(from) = from {
-            say_resumed(file, &from, done.len());
-        }
-        if file.stream {
-            eprintln!(
-                "neardup: reading {} as a stream: sketched from its start whenever given (no \
-                 resume inside it), its bytes kept in stages/sketch for the outputs stage",
-                file.path.display()
-            );
-        }
+        say_how_read(file, from.as_ref(), done.len());
         let (text_bytes, seconds) = done.last().map_or((0, 0.0), |m| (m.text_bytes, m.seconds));
         let mut sketch = FileSketch {
             job: self,
@@ -434,14 +417,24 @@ impl SketchJob<'_> {
     }
 }
 
-fn say_resumed(file: &InputFile, from: &ReadPosition, pieces: usize) {
-    eprintln!(
-        "neardup: resuming the sketch of {} at line {} ({} documents in {pieces} pieces were \
-         sketched before; the file's first bytes are unchanged)",
-        file.path.display(),
-        from.line,
-        from.records,
-    );
+/// Says when a sketch resumes inside a file, or reads a stream.
+fn say_how_read(file: &InputFile, from: Option<&ReadPosition>, pieces: usize) {
+    if let Some(from) = from {
+        eprintln!(
+            "neardup: resuming the sketch of {} at line {} ({} documents in {pieces} pieces were \
+             sketched before; the file's first bytes are unchanged)",
+            file.path.display(),
+            from.line,
+            from.records,
+        );
+    }
+    if file.stream {
+        eprintln!(
+            "neardup: reading {} as a stream: sketched from its start whenever given (no \
+             resume inside it), its bytes kept in stages/sketch for the outputs stage",
+            file.path.display()
+        );
+    }
 }
 
 /// Pieces an interrupted sketch finished for a file as it is, and the file's hash.
@@ -455,6 +448,20 @@ enum Content {
 }
 
 impl Content {
+    /// The pieces a sketch of `file` keeps and where it gets the file's hash: from the check
+    /// that allowed resuming, from a read of its own (arrow-rs reads Parquet by its path), or
+    /// from a tap on the sketch's read.
+    fn for_sketch(file: &InputFile, resume: Option<Resume>) -> Result<(Vec<Marker>, Content)> {
+        Ok(match resume {
+            Some((pieces, whole)) => (pieces, Content::Known(whole)),
+            None if file.format == FileFormat::Parquet => {
+                let (whole, _) = content::hash_file(&file.path, None)?;
+                (Vec::new(), Content::Known(whole))
+            }
+            None => (Vec::new(), Content::Tapped(ContentTap::default())),
+        })
+    }
+
     fn tap(&self) -> Option<ContentTap> {
         match self {
             Content::Tapped(tap) => Some(tap.clone()),

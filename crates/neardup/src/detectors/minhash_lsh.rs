@@ -163,7 +163,7 @@ impl Algorithm for MinHashLsh {
 
     fn validate(p: &Self::Params, q: &Self::Query) -> Result<()> {
         p.features.validate(Self::NAME)?;
-        crate::minhash::check_num_perm(Self::NAME, p.num_perm)?;
+        crate::minhash::num_perm::check_num_perm(Self::NAME, p.num_perm)?;
         if let Some(t) = p.threshold {
             check_unit_threshold(Self::NAME, "threshold", t)?;
         }

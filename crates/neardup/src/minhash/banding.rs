@@ -80,7 +80,7 @@ pub fn tune(target: f64, num_perm: usize, false_positive_weight: f64) -> Result<
 fn tune_uncached(target: f64, num_perm: usize, false_positive_weight: f64) -> Result<Tuned> {
     crate::error::check_unit_threshold("lsh", "threshold", target)?;
     // Bounded first: the scan below is O(num_perm) integrals.
-    super::check_num_perm("lsh", num_perm)?;
+    super::num_perm::check_num_perm("lsh", num_perm)?;
     if !(0.0..=1.0).contains(&false_positive_weight) {
         return Err(Error::invalid(
             "lsh",

@@ -24,7 +24,7 @@ pub struct OnePermutationHasher {
 impl OnePermutationHasher {
     /// A hasher with `bins` bins (the signature length, as `num_perm` for classic MinHash).
     pub fn new(bins: usize, seed: u64) -> Result<Self> {
-        super::check_num_perm("minhash", bins)?;
+        super::num_perm::check_num_perm("minhash", bins)?;
         Ok(OnePermutationHasher {
             bins,
             seed: mix64(seed ^ 0x0ae0_0ae0),

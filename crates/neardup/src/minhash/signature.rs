@@ -44,7 +44,7 @@ pub struct MinHasher {
 impl MinHasher {
     /// `num_perm` permutations drawn from `seed`.
     pub fn new(num_perm: usize, seed: u64) -> Result<Self> {
-        super::check_num_perm("minhash", num_perm)?;
+        super::num_perm::check_num_perm("minhash", num_perm)?;
         let mut rng = SplitMix64::new(seed);
         let padded = num_perm.div_ceil(LANES) * LANES;
         let mut a = Vec::with_capacity(padded);
