@@ -685,3 +685,59 @@ fn corrupt_parquet_never_aborts_a_command() {
         }
     }
 }
+
+/// Item 10: `--memory` bounds the run — its peak (VmHWM, as `summary.json` reports it) within
+/// 10 % of the limit, where a limit that made the sketch drop the documents it kept while the
+/// join was still allowed the whole limit read them all back (200,000 documents with
+/// `--memory 128MiB` peaked at 285 MB, above the run without a limit); a limit below what any
+/// run needs is refused before any work, naming the least that works, and `--max-memory`
+/// bounds `dedup` when `--memory` is not given (it was ignored). Run without the tests'
+/// overhead override: this is the real limit.
+#[test]
+fn a_memory_limit_bounds_the_run_or_is_refused_up_front() {
+    let d = dir("memory");
+    let input = d.join("c.jsonl");
+    write_jsonl(&input, &corpus(120_000));
+    let real = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(args)
+            .env_remove("NEARDUP_TEST_MEMORY_OVERHEAD")
+            .output()
+            .unwrap()
+    };
+    let limit: u64 = 160 << 20;
+    let out = d.join("limited");
+    let run = real(&["dedup", s(&input), "-o", s(&out), "--memory", "160MiB"]);
+    assert!(run.status.success(), "{}", run.stderr_text());
+    let peak = summary(&out)["peak_rss_bytes"].as_u64().unwrap();
+    println!("peak {peak} B under --memory {limit} B");
+    assert!(peak as f64 <= 1.1 * limit as f64, "peak {peak} B");
+
+    for args in [
+        vec![
+            "dedup",
+            s(&input),
+            "-o",
+            s(&d.join("small")),
+            "--memory",
+            "64MiB",
+        ],
+        vec![
+            "--max-memory",
+            "64MiB",
+            "dedup",
+            s(&input),
+            "-o",
+            s(&d.join("small")),
+        ],
+    ] {
+        let run = real(&args);
+        assert_eq!(run.status.code(), Some(1), "{args:?}");
+        let e = run.stderr_text();
+        assert!(
+            e.contains("give at least") && e.contains("--memory 67 MB"),
+            "{e}"
+        );
+        assert!(!d.join("small/stages").exists(), "worked before refusing");
+    }
+}

@@ -13,12 +13,19 @@ use crate::error::{Error, Result};
 /// id's bytes) and cluster label and union–find entries (12).
 const SPILLED_BYTES_PER_DOCUMENT: u64 = 64;
 
-/// The least a spilled join's pieces may use. (Whatever the budget, reading one row group of a
-/// shard holds about 2 × `SKETCH_ROWS_PER_GROUP` signatures — 16 MB at 128 permutations — and
-/// the input's line blocks about 32 MB more, so a `--memory` below about 128 MB is not kept to
-/// (200k documents with `--memory 64MiB` peaked at 104 MB); tests use tiny limits to force
-/// many pieces.)
+/// The least a spilled join's pieces may use (tests use tiny limits to force many pieces).
 const MIN_SPILL_BUDGET: u64 = 64 << 10;
+
+/// What a run holds whatever the corpus, beside what the plan counts per document: the code
+/// and libraries, the pairs and the outputs stage's buffers…
+const BASE_BYTES: u64 = 32 << 20;
+/// …and, for each input file sketched at a time, its line blocks (8 MB each, a few in
+/// flight), the part being converted and written, and the writers' buffers. Measured at 2
+/// threads on the kit's corpus, one file: 100 documents peak at 30 MB, 20,000 at 62 MB;
+/// 200,000 and 10^6 documents without a limit at 213 and 725 MB, i.e. about 85 MB plus
+/// 640 bytes a document — the overhead these two constants add up to, and
+/// [`MemoryPlan::join_bytes_per_doc`].
+const FILE_IN_FLIGHT_BYTES: u64 = 64 << 20;
 
 /// The run's memory decisions.
 #[derive(Debug, Clone)]
@@ -31,25 +38,63 @@ pub(super) struct MemoryPlan {
     keys_per_doc: u64,
     /// Why the join cannot spill, if it cannot: the algorithm runs in memory.
     runs_in_memory: Option<String>,
+    /// What the run holds whatever the corpus (see [`BASE_BYTES`]).
+    overhead: u64,
 }
 
 impl MemoryPlan {
-    /// The plan for `limit` and `stream` (the algorithm's streamable split, if it has one).
+    /// The plan for `limit`, `files` input files and `stream` (the algorithm's streamable
+    /// split, if it has one).
     pub(super) fn new(
         limit: Option<u64>,
+        files: usize,
         stream: Option<&dyn StreamingDetector>,
         algorithm: &str,
     ) -> Self {
         let width = stream.map_or(0, |s| s.width()).max(1) as u64;
+        let threads = rayon::current_num_threads();
+        let in_flight = files.clamp(1, threads) as u64;
         MemoryPlan {
             limit,
-            // Its signature, one band's (key, doc) per worker, and its place and id.
-            join_bytes_per_doc: width * 4 + 16 * rayon::current_num_threads() as u64 + 48,
+            // Its signature, one band's (key, doc) per worker, its place and id, and the
+            // verified pairs and labels (fitted to the measurements above).
+            join_bytes_per_doc: width * 4 + 16 * threads as u64 + 96,
             keys_per_doc: stream.map_or(0, |s| s.keys_per_doc()) as u64,
             runs_in_memory: stream
                 .is_none()
                 .then(|| format!("`{algorithm}` runs in memory")),
+            overhead: crate::fault_injection::memory_overhead(
+                BASE_BYTES + FILE_IN_FLIGHT_BYTES * in_flight,
+            ),
         }
+    }
+
+    /// Refuses, before any work, a limit below what any corpus of these inputs needs, naming
+    /// the smallest workable one (below the overhead; how much more a corpus needs is known
+    /// once it is sketched: [`MemoryPlan::join`]).
+    pub(super) fn check_floor(&self, files: usize, output: &Path) -> Result<()> {
+        match self.limit {
+            Some(limit) if limit < self.overhead => Err(Error::file(
+                output,
+                format!(
+                    "--memory {} is below the {} any run of {files} input file{} needs (the \
+                     process, and the blocks and buffers of each file sketched at a time on {} \
+                     threads); give at least {} (--memory, or --max-memory when --memory is not \
+                     given)",
+                    human_bytes(limit),
+                    human_bytes(self.overhead),
+                    if files == 1 { "" } else { "s" },
+                    rayon::current_num_threads(),
+                    human_bytes(self.overhead + (1 << 20))
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// What the per-document memory of a run may use: the limit less the overhead.
+    fn usable(&self, limit: u64) -> u64 {
+        limit.saturating_sub(self.overhead)
     }
 
     /// Memory the in-memory join needs per document.
@@ -58,12 +103,13 @@ impl MemoryPlan {
     }
 
     /// While the join would need at most this many bytes for them, the sketch stage keeps the
-    /// documents it sketches for the join instead of reading them back: three quarters of the
-    /// limit, because the sketch's own blocks and buffers (100–200 MB) come on top. (Keeping up
-    /// to the whole limit, 5·10^6 documents with `--memory 1GiB` peaked at 1,142 MB before the
-    /// join spilled.)
+    /// documents it sketches for the join instead of reading them back: the limit less the
+    /// overhead, which the sketch's own blocks and buffers are part of — the same bound as the
+    /// in-memory join's, so that documents dropped for it are never read back whole (with
+    /// three quarters of the limit kept and the whole limit allowed to the join, 200,000
+    /// documents with `--memory 128MiB` peaked at 285 MB, above the run without a limit).
     pub(super) fn keep_for_join(&self) -> u64 {
-        self.limit.map_or(u64::MAX, |m| m / 4 * 3)
+        self.limit.map_or(u64::MAX, |m| self.usable(m))
     }
 
     /// How the join of `docs` new documents (and the key tables of `indexed` ones) runs:
@@ -75,7 +121,7 @@ impl MemoryPlan {
         };
         let need = docs as u64 * self.join_bytes_per_doc;
         let index_need = indexed as u64 * (self.keys_per_doc * 12 + 1);
-        if need + index_need <= limit {
+        if need + index_need <= self.usable(limit) {
             return Ok(None);
         }
         if indexed > 0 || self.runs_in_memory.is_some() {
@@ -105,7 +151,7 @@ impl MemoryPlan {
         // union–find; the rest is split between the join's pieces and what the pieces' readers
         // allocate besides (Parquet pages, the pairs).
         let fixed = docs as u64 * SPILLED_BYTES_PER_DOCUMENT;
-        let budget = limit.saturating_sub(fixed) / 2;
+        let budget = self.usable(limit).saturating_sub(fixed) / 2;
         if budget < MIN_SPILL_BUDGET {
             return Err(Error::file(
                 output,
@@ -114,7 +160,7 @@ impl MemoryPlan {
                      their places and ids alone take about {}; give at least {}",
                     human_bytes(limit),
                     human_bytes(fixed),
-                    human_bytes(fixed + 2 * MIN_SPILL_BUDGET)
+                    human_bytes(self.overhead + fixed + 2 * MIN_SPILL_BUDGET)
                 ),
             ));
         }

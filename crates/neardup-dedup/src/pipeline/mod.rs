@@ -63,6 +63,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     let Some(sketched) = sketched.filter(|_| only != Some(Stage::Sketch)) else {
         return Ok(None);
     };
+    crate::machine::return_freed_memory();
     let mut docs = run.load_documents(&sketched)?;
     docs.check_ids(&run.files)?;
     run.open_index(&sketched.keys, docs.len())?;
@@ -71,11 +72,13 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     if only == Some(Stage::Candidates) {
         return Ok(None);
     }
+    crate::machine::return_freed_memory();
     let verify_key = key(&("verify", &candidates_key));
     let verified = run.verify_stage(&docs, candidates, &verify_key, wants(Stage::Verify))?;
     if only == Some(Stage::Verify) {
         return Ok(None);
     }
+    crate::machine::return_freed_memory();
     let components_key = key(&("components", &verify_key));
     let labels = run.components_stage(&docs, verified, &components_key)?;
     if only == Some(Stage::Components) {

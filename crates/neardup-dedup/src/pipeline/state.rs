@@ -76,7 +76,13 @@ impl<'a> Run<'a> {
                 ),
             ));
         }
-        let memory = MemoryPlan::new(options.memory, stream.as_deref(), &options.algorithm);
+        let memory = MemoryPlan::new(
+            options.memory,
+            files.len(),
+            stream.as_deref(),
+            &options.algorithm,
+        );
+        memory.check_floor(files.len(), &options.output)?;
         Ok(Run {
             options,
             files,

@@ -80,9 +80,11 @@ pub struct Args {
     /// Which document of a cluster is kept.
     #[arg(long, default_value = "first", value_parser = named_choice(&Keep::ALL, Keep::name, Keep::description))]
     pub keep: Keep,
-    /// Memory the run may use (4GiB, 500MB…): each file is sketched a row group at a time,
-    /// and a join whose signatures do not fit spills its keys to disk and reads candidates'
-    /// signatures back from the sketch shards (same output). Not below a few hundred MB.
+    /// Memory the run may use (4GiB, 500MB…; default: --max-memory): each file is sketched a
+    /// row group at a time, and a join whose signatures do not fit spills its keys to disk and
+    /// reads candidates' signatures back from the sketch shards (same output). At least about
+    /// 100 MB per input file sketched at a time (the limit is refused before any work, naming
+    /// the least it takes).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub memory: Option<u64>,
     /// Run only this stage (the stages before it must have finished).
@@ -119,7 +121,11 @@ impl Args {
             text_field: self.text_field,
             id_field: self.id_field,
             keep: self.keep,
-            memory: self.memory,
+            // Without --memory, the global limit bounds dedup as every other command.
+            memory: match self.memory {
+                Some(m) => Some(m),
+                None => neardup::resources::memory_limit()?,
+            },
             stage: self.stage,
             shard: self.shard,
             index: self.index,
