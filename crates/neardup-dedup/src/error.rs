@@ -37,6 +37,15 @@ pub enum Error {
     Algorithm(#[from] neardup::Error),
 }
 
+/// What a caught panic said (its `&str` or `String` payload).
+pub fn panic_reason(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown reason".into())
+}
+
 /// `Result` with [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;
 

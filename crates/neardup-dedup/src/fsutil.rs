@@ -58,7 +58,7 @@ pub fn refuse_non_regular(path: &Path) -> Result<()> {
 }
 
 /// Whether `a` and `b` name the same existing file.
-fn same_file(a: &Path, b: &Path) -> bool {
+pub fn same_file(a: &Path, b: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;

@@ -52,11 +52,7 @@ fn guarded<T>(path: &Path, read: impl FnOnce() -> std::result::Result<T, String>
         Ok(Ok(value)) => Ok(value),
         Ok(Err(why)) => Err(Error::file(path, format!("cannot read Parquet: {why}"))),
         Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown reason".into());
+            let why = crate::error::panic_reason(panic.as_ref());
             Err(Error::file(
                 path,
                 format!("cannot read Parquet: the reader failed on a corrupt file ({why})"),

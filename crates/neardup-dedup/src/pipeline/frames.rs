@@ -31,11 +31,7 @@ pub fn read_frame_with<T>(
     match read {
         Ok(df) => df.map_err(|e| Error::file(path, format!("cannot read Parquet: {e}"))),
         Err(panic) => {
-            let why = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown reason".into());
+            let why = crate::error::panic_reason(panic.as_ref());
             Err(Error::file(
                 path,
                 format!("cannot read Parquet: the reader failed on corrupt metadata ({why})"),

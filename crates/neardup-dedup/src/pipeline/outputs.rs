@@ -167,11 +167,7 @@ impl Run<'_> {
         let stage_key = key(&("outputs", components_key, self.options.keep, &deduplicated));
         let decisions = Decisions::new(docs, labels, self.options.keep);
         let staged = publish::staged_dir(output);
-        let set: Vec<String> = publish::TABLES
-            .iter()
-            .map(|s| s.to_string())
-            .chain(deduplicated.iter().cloned())
-            .collect();
+        let set = publish::staged_names(&deduplicated);
         let present = || set.iter().all(|f| staged.join(f).is_file());
         let files = &self.files;
         run_stage(
@@ -387,36 +383,47 @@ fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Resul
     if file.format == FileFormat::Jsonl && file.compression == Compression::None {
         return copy_jsonl_spans(file, target, &mut is_removed);
     }
-    if file.format == FileFormat::Parquet {
-        return copy_parquet(file, target, &mut is_removed);
-    }
+    // The reader's own error (naming the input and line) rather than its I/O wrapper.
     let mut failure: Option<Error> = None;
-    let result = fsutil::write_atomic(target, |w| {
-        let r = match file.format {
-            FileFormat::Jsonl => {
-                let mut out = Vec::new();
-                input::for_each_line_block(file, |block| {
-                    out.clear();
-                    for (n, line) in block.lines() {
-                        if !is_removed(n) {
-                            out.extend_from_slice(line);
-                            out.push(b'\n');
-                        }
-                    }
-                    w.write_all(&out).map_err(|e| Error::io(target, e))
-                })
-            }
-            FileFormat::Csv => copy_csv(file, w, &mut is_removed, target),
-            FileFormat::Parquet => unreachable!("copied above"),
-        };
+    let mut keep_error = |r: Result<()>| {
         r.map_err(|e| {
             let io = std::io::Error::other(e.to_string());
             failure = Some(e);
             io
         })
-    });
-    // The reader's own error (naming the input and line) rather than its I/O wrapper.
+    };
+    let result = match file.format {
+        FileFormat::Parquet => fsutil::write_atomic_file(target, |out| {
+            keep_error(copy_parquet(file, out, &mut is_removed))
+        }),
+        FileFormat::Csv => fsutil::write_atomic(target, |w| {
+            keep_error(copy_csv(file, w, &mut is_removed, target))
+        }),
+        FileFormat::Jsonl => fsutil::write_atomic(target, |w| {
+            keep_error(copy_jsonl_blocks(file, w, &mut is_removed, target))
+        }),
+    };
     failure.map_or(result, Err)
+}
+
+/// A compressed JSONL file's kept lines, inflated block by block.
+fn copy_jsonl_blocks(
+    file: &InputFile,
+    w: &mut dyn Write,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+    target: &Path,
+) -> Result<()> {
+    let mut out = Vec::new();
+    input::for_each_line_block(file, |block| {
+        out.clear();
+        for (n, line) in block.lines() {
+            if !is_removed(n) {
+                out.extend_from_slice(line);
+                out.push(b'\n');
+            }
+        }
+        w.write_all(&out).map_err(|e| Error::io(target, e))
+    })
 }
 
 /// An uncompressed JSONL file without its removed lines and what is not a record
@@ -534,21 +541,11 @@ fn copy_csv(
 /// The kept rows of a Parquet input, with its schema (read by arrow-rs: see `input::parquet`).
 fn copy_parquet(
     file: &InputFile,
-    target: &Path,
+    out: &mut std::fs::File,
     is_removed: &mut dyn FnMut(u64) -> bool,
 ) -> Result<()> {
     let parquet = input::parquet::ParquetInput::open(&file.path)?;
-    let mut failure: Option<Error> = None;
-    let result = fsutil::write_atomic_file(target, |out| {
-        parquet
-            .copy_rows(out, &mut |row| !is_removed(row))
-            .map_err(|e| {
-                let io = std::io::Error::other(e.to_string());
-                failure = Some(e);
-                io
-            })
-    });
-    failure.map_or(result, Err)
+    parquet.copy_rows(out, &mut |row| !is_removed(row))
 }
 
 fn readme(s: &Summary) -> String {

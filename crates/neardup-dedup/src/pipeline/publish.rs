@@ -25,7 +25,7 @@ use crate::fsutil;
 
 /// The outputs every run writes, besides the deduplicated corpus, `README.md` and
 /// `summary.json`.
-pub(super) const TABLES: [&str; 2] = ["clusters.parquet", "removed.txt"];
+const TABLES: [&str; 2] = ["clusters.parquet", "removed.txt"];
 
 /// The folder of the deduplicated corpus when there are several inputs.
 const DEDUPLICATED_DIR: &str = "deduplicated";
@@ -50,15 +50,22 @@ pub(super) fn clear_staged(output: &Path) -> Result<()> {
     }
 }
 
-/// Every output name a run may check before it writes (`deduplicated`: this run's corpus
-/// files, relative to the output directory).
-pub(super) fn names(deduplicated: &[String]) -> Vec<String> {
+/// The files the outputs stage stages (`deduplicated`: this run's corpus files, relative to
+/// the output directory).
+pub(super) fn staged_names(deduplicated: &[String]) -> Vec<String> {
     TABLES
         .iter()
         .map(|s| s.to_string())
         .chain(deduplicated.iter().cloned())
-        .chain(["summary.json".to_string(), "README.md".to_string()])
         .collect()
+}
+
+/// Every output name a run may check before it writes: the staged files, then the two
+/// published last.
+pub(super) fn names(deduplicated: &[String]) -> Vec<String> {
+    let mut names = staged_names(deduplicated);
+    names.extend(["summary.json".to_string(), "README.md".to_string()]);
+    names
 }
 
 /// Publishes the staged files `staged` (names relative to the output directory), then
@@ -124,7 +131,7 @@ fn is_regular_file(path: &Path) -> bool {
 /// (moved where hard links are refused). Nothing to do when `to` is `from` already.
 fn put_in_place(from: &Path, to: &Path) -> Result<()> {
     fsutil::refuse_non_regular(to)?;
-    if same_inode(from, to) {
+    if fsutil::same_file(from, to) {
         return Ok(());
     }
     let dir = to.parent().unwrap_or(Path::new("."));
@@ -143,18 +150,4 @@ fn put_in_place(from: &Path, to: &Path) -> Result<()> {
     });
     crate::temp_files::unregister(&tmp);
     result
-}
-
-#[cfg(unix)]
-fn same_inode(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::symlink_metadata(a), std::fs::symlink_metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev() && x.ino() == y.ino(),
-        _ => false,
-    }
-}
-
-#[cfg(not(unix))]
-fn same_inode(_: &Path, _: &Path) -> bool {
-    false
 }
