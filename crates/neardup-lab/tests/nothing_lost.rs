@@ -124,9 +124,7 @@ fn a_file_rewritten_with_its_size_and_mtime_is_sketched_anew() {
 
     let fresh = d.join("fresh");
     ok(&["dedup", s(&input), "-o", s(&fresh)]);
-    for name in ["removed.txt", "deduplicated.jsonl", "clusters.parquet"] {
-        assert_eq!(read(out.join(name)), read(fresh.join(name)), "{name}");
-    }
+    same_outputs(&out, &fresh);
     // Nothing removed is kept.
     let removed: std::collections::BTreeSet<String> =
         lines(out.join("removed.txt")).into_iter().collect();
@@ -153,12 +151,7 @@ fn a_sketch_of_a_file_changed_since_its_kill_starts_over() {
         "--checkpoint-every",
         "64KiB",
     ];
-    let killed = Command::new(env!("CARGO_BIN_EXE_neardup"))
-        .args(args)
-        .env("NEARDUP_KILL_AFTER_PIECES", "2")
-        .output()
-        .unwrap();
-    assert_eq!(killed.status.code(), Some(137), "not killed");
+    killed_at("NEARDUP_KILL_AFTER_PIECES", "2", &args);
     // The first document's text changes, same length, same modification time.
     let mtime = std::fs::metadata(&input).unwrap().modified().unwrap();
     let mut changed = docs.clone();
@@ -171,9 +164,7 @@ fn a_sketch_of_a_file_changed_since_its_kill_starts_over() {
     assert!(!stderr.contains("resuming"), "{stderr}");
     let fresh = d.join("fresh");
     ok(&["dedup", s(&input), "-o", s(&fresh)]);
-    for name in ["removed.txt", "deduplicated.jsonl", "clusters.parquet"] {
-        assert_eq!(read(out.join(name)), read(fresh.join(name)), "{name}");
-    }
+    same_outputs(&out, &fresh);
 }
 
 /// Every file of an output directory but its stages: name → bytes.
@@ -197,11 +188,11 @@ fn output_set(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     set
 }
 
-/// Runs `neardup args…` with `variable=1`, which must end it as a kill would (status 137).
-fn killed_at(variable: &str, args: &[&str]) {
+/// Runs `neardup args…` with `variable=after`, which must end it as a kill would (status 137).
+fn killed_at(variable: &str, after: &str, args: &[&str]) {
     let run = Command::new(env!("CARGO_BIN_EXE_neardup"))
         .args(args)
-        .env(variable, "1")
+        .env(variable, after)
         .output()
         .unwrap();
     assert_eq!(
@@ -233,9 +224,9 @@ fn a_killed_rerun_leaves_the_previous_set_or_one_that_says_it_is_incomplete() {
         "the rerun must change the set for this test to mean anything"
     );
 
-    killed_at("NEARDUP_KILL_AFTER_STAGED", &rerun);
+    killed_at("NEARDUP_KILL_AFTER_STAGED", "1", &rerun);
     assert_eq!(output_set(&out), previous, "killed while writing");
-    killed_at("NEARDUP_KILL_AFTER_PUBLISHED", &rerun);
+    killed_at("NEARDUP_KILL_AFTER_PUBLISHED", "1", &rerun);
     assert!(!out.join("summary.json").exists(), "looks complete");
     let readme = String::from_utf8(read(out.join("README.md"))).unwrap();
     assert!(readme.contains("Incomplete output set"), "{readme}");
