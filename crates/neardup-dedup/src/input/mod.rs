@@ -22,6 +22,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod checksummed;
 pub mod content;
+mod csv;
 pub mod json_fields;
 pub mod parquet;
 
@@ -627,152 +628,11 @@ pub fn for_each_record_block_and_bytes(
                 each(parsed, lines.end(records))
             })
         }
-        FileFormat::Csv => for_each_csv_block(file, from, text_field, id_field, each),
+        FileFormat::Csv => csv::for_each_block(file, from, text_field, id_field, each),
         FileFormat::Parquet => {
-            for_each_parquet_block(file, from.position, text_field, id_field, each)
+            parquet::for_each_block(file, from.position, text_field, id_field, each)
         }
     }
-}
-
-/// Records of a CSV file in order from `from`, in blocks of about `block` bytes of text.
-fn for_each_csv_block(
-    file: &InputFile,
-    read: &ReadFrom,
-    text_field: &str,
-    id_field: &str,
-    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
-) -> Result<()> {
-    let path = &file.path;
-    let (from, block_bytes) = (read.position, read.block);
-    // CSV resumes by skipping records: it always reads from the start, so it is always hashed.
-    let mut reader = csv::ReaderBuilder::new()
-        .flexible(false)
-        .from_reader(open_tapped(file, read.tap.as_ref())?);
-    let headers = reader
-        .headers()
-        .map_err(|e| Error::file(path, format!("cannot read the CSV header: {e}")))?
-        .clone();
-    let column = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h.trim_start_matches('\u{feff}') == name)
-    };
-    let text_col = column(text_field).ok_or_else(|| {
-        Error::line(
-            path,
-            1,
-            format!("no text column `{text_field}` in the header"),
-        )
-    })?;
-    let id_col = column(id_field);
-    let mut block = Vec::new();
-    let mut bytes = 0;
-    let mut records = 0u64;
-    let mut record = csv::StringRecord::new();
-    let position = |reader: &csv::Reader<_>, records| {
-        let p: &csv::Position = reader.position();
-        ReadPosition {
-            records,
-            line: p.line(),
-            byte: p.byte(),
-        }
-    };
-    loop {
-        match reader.read_record(&mut record) {
-            Ok(false) => break,
-            Ok(true) => {}
-            Err(e) => {
-                let line = e.position().map_or(0, |p| p.line() as usize);
-                return Err(Error::line(path, line, format!("malformed CSV: {e}")));
-            }
-        }
-        records += 1;
-        if records <= from.records {
-            // Sketched before the interruption this read resumes from.
-            continue;
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        let text = record.get(text_col).unwrap_or("").to_string();
-        bytes += text.len();
-        block.push(Record {
-            line,
-            id: id_col.and_then(|c| record.get(c)).map(str::to_string),
-            text: Cow::Owned(text),
-        });
-        if bytes >= block_bytes {
-            each(std::mem::take(&mut block), position(&reader, records))?;
-            bytes = 0;
-        }
-    }
-    if !block.is_empty() {
-        each(block, position(&reader, records))?;
-    }
-    Ok(())
-}
-
-/// Records of a Parquet file in order from `from`, a row group at a time (a file's memory is
-/// bounded by its largest row group, not by the file).
-fn for_each_parquet_block(
-    file: &InputFile,
-    from: ReadPosition,
-    text_field: &str,
-    id_field: &str,
-    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
-) -> Result<()> {
-    let path = &file.path;
-    let parquet = parquet::ParquetInput::open(path)?;
-    let mut columns = vec![parquet::TextColumn {
-        name: text_field,
-        strings_only: true,
-    }];
-    let has_id = parquet.has_column(id_field);
-    if has_id {
-        columns.push(parquet::TextColumn {
-            name: id_field,
-            strings_only: false,
-        });
-    }
-    let mut first = 0u64;
-    for (group, rows) in parquet.row_groups().into_iter().enumerate() {
-        let end = first + rows;
-        let start = first.max(from.records);
-        let group_first = first;
-        first = end;
-        if start >= end {
-            continue;
-        }
-        let mut values = parquet.read_text(&columns, Some(vec![group]))?.into_iter();
-        let texts = values.next().unwrap_or_default();
-        let ids = values.next();
-        if texts.len() as u64 != rows || ids.as_ref().is_some_and(|i| i.len() != texts.len()) {
-            return Err(Error::file(
-                path,
-                format!(
-                    "row group {group} holds {} rows, its footer says {rows}: the file is corrupt",
-                    texts.len()
-                ),
-            ));
-        }
-        let skip = (start - group_first) as usize;
-        let mut ids = ids.map(|i| i.into_iter().skip(skip));
-        let records = texts
-            .into_iter()
-            .enumerate()
-            .skip(skip)
-            .map(|(row, text)| Record {
-                line: group_first + row as u64 + 1,
-                id: ids.as_mut().and_then(|i| i.next().flatten()),
-                text: Cow::Owned(text.unwrap_or_default()),
-            })
-            .collect();
-        let after = ReadPosition {
-            records: end,
-            line: end + 1,
-            byte: 0,
-        };
-        each(records, after)?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! Texts must be text (a string column; a column of numbers is a wrong `--text-field`, as
 //! JSONL rejects numbers as text); ids and labels may be strings or integers.
 
+use std::borrow::Cow;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
@@ -23,6 +24,7 @@ use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 
+use super::{InputFile, ReadPosition, Record};
 use crate::error::{Error, Result};
 
 /// Rows decoded at a time.
@@ -213,6 +215,71 @@ impl ParquetInput {
             .map(|_| ())
             .map_err(|e| Error::file(&self.path, format!("cannot write Parquet: {e}")))
     }
+}
+
+/// Records of a Parquet file in order from `from`, a row group at a time (a file's memory is
+/// bounded by its largest row group, not by the file).
+pub(super) fn for_each_block(
+    file: &InputFile,
+    from: ReadPosition,
+    text_field: &str,
+    id_field: &str,
+    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
+) -> Result<()> {
+    let path = &file.path;
+    let parquet = ParquetInput::open(path)?;
+    let mut columns = vec![TextColumn {
+        name: text_field,
+        strings_only: true,
+    }];
+    let has_id = parquet.has_column(id_field);
+    if has_id {
+        columns.push(TextColumn {
+            name: id_field,
+            strings_only: false,
+        });
+    }
+    let mut first = 0u64;
+    for (group, rows) in parquet.row_groups().into_iter().enumerate() {
+        let end = first + rows;
+        let start = first.max(from.records);
+        let group_first = first;
+        first = end;
+        if start >= end {
+            continue;
+        }
+        let mut values = parquet.read_text(&columns, Some(vec![group]))?.into_iter();
+        let texts = values.next().unwrap_or_default();
+        let ids = values.next();
+        if texts.len() as u64 != rows || ids.as_ref().is_some_and(|i| i.len() != texts.len()) {
+            return Err(Error::file(
+                path,
+                format!(
+                    "row group {group} holds {} rows, its footer says {rows}: the file is corrupt",
+                    texts.len()
+                ),
+            ));
+        }
+        let skip = (start - group_first) as usize;
+        let mut ids = ids.map(|i| i.into_iter().skip(skip));
+        let records = texts
+            .into_iter()
+            .enumerate()
+            .skip(skip)
+            .map(|(row, text)| Record {
+                line: group_first + row as u64 + 1,
+                id: ids.as_mut().and_then(|i| i.next().flatten()),
+                text: Cow::Owned(text.unwrap_or_default()),
+            })
+            .collect();
+        let after = ReadPosition {
+            records: end,
+            line: end + 1,
+            byte: 0,
+        };
+        each(records, after)?;
+    }
+    Ok(())
 }
 
 /// Whether values of type `t` read as text (strings; integers too unless `strings_only`).

@@ -29,12 +29,14 @@ mod candidates;
 mod components;
 mod documents;
 pub mod frames;
+mod inflated_copy;
 mod memory_plan;
 pub mod options;
 pub mod outputs;
 mod publish;
 mod signature_checks;
 mod sketch;
+mod sketch_file;
 mod sketched;
 pub mod spilled_join;
 mod stage;
@@ -44,7 +46,7 @@ mod verify;
 
 pub use documents::Documents;
 pub use options::{DEFAULT_CHECKPOINT_BYTES, DedupOptions, Keep, Stage, StageReport};
-pub use sketch::sketch_file;
+pub use sketch_file::sketch_file;
 
 use std::time::Instant;
 

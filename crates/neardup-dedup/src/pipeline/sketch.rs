@@ -2,26 +2,25 @@
 //! places, ids, lengths and signatures (`stages/sketch/NNNNN.parquet` with its marker), texts
 //! streamed block by block; then every shard is read into [`Documents`] for the join.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
-use neardup::streaming::{SignatureTable, SketchScratch, StreamingDetector};
+use neardup::streaming::{SignatureTable, StreamingDetector};
 use rayon::prelude::*;
 
 use super::documents::Documents;
+use super::inflated_copy::InflatedCopy;
 use super::options::{DedupOptions, Stage, StageReport};
+use super::sketch_file::{Checkpoint, sketch_file_parts};
 use super::sketched::{Earlier, check_earlier, marker_path, piece_marker_path, sketch_key};
 use super::spilled_join::ShardFiles;
-use super::stage_files::{
-    self, Marker, SKETCH_ROWS_PER_GROUP, SketchShard, SketchWriter, key, mark, stage_dir,
-};
+use super::stage_files::{self, Marker, SketchShard, SketchWriter, key, mark, stage_dir};
 use super::state::Run;
 use crate::error::{Error, Result};
 use crate::fsutil;
 use crate::input::content::{self, ContentHash, ContentTap};
-use crate::input::{self, Compression, FileFormat, InputFile, ReadFrom, ReadPosition, Record};
+use crate::input::{self, Compression, FileFormat, InputFile, ReadFrom, ReadPosition};
 
 /// Every input file's finished sketch: its marker and its sketch key (`sketched::sketch_key`).
 pub(super) struct Sketched {
@@ -584,105 +583,6 @@ impl FileSketch<'_, '_> {
     }
 }
 
-/// The inflated bytes of a compressed JSONL input, kept while it is sketched so that the
-/// outputs stage copies the kept lines from them instead of inflating the input a second time
-/// (inflating was 5.5 s of the 7.2 s outputs stage of a 1 M-document .jsonl.gz). It costs
-/// disk as large as the inflated input until the outputs stage removes it; `--no-inflated-copy`
-/// declines, and a copy that cannot be written (a full disk) is dropped with a warning, not
-/// an error: the outputs stage then inflates the input as before. A stream's copy is required
-/// (the outputs stage cannot read the stream again): failing to write it is an error.
-struct InflatedCopy {
-    path: PathBuf,
-    /// The copy and its writer, past the page cache: gigabytes that the outputs stage reads
-    /// once, a stage later.
-    file: Option<(fsutil::PendingFile, fsutil::DirectWriter<std::fs::File>)>,
-    /// A stream's copy: its failure is the sketch's.
-    required: bool,
-    /// Why a required copy failed.
-    failed: Option<String>,
-}
-
-impl InflatedCopy {
-    /// Starts the copy of input `index` if it is compressed JSONL and copies are wanted, or a
-    /// stream. A copy left by an earlier sketch of this input is removed first: a copy in
-    /// place is always the one written with the sketch marker that follows it. A `resumed`
-    /// sketch (one that starts past the file's beginning) keeps none: the bytes before its
-    /// start are not read through it.
-    fn start(
-        options: &DedupOptions,
-        file: &InputFile,
-        index: usize,
-        resumed: bool,
-    ) -> Result<Self> {
-        let path = stage_files::inflated_copy_path(&options.output, index);
-        fsutil::remove_if_present(&path)?;
-        let wanted = options.inflated_copy
-            && !resumed
-            && file.format == FileFormat::Jsonl
-            && file.compression != Compression::None;
-        let mut copy = Self {
-            path,
-            file: None,
-            required: file.stream,
-            failed: None,
-        };
-        if wanted || copy.required {
-            let opened = fsutil::PendingFile::create(&copy.path).and_then(|mut f| {
-                let writer = f.writer(true)?;
-                Ok((f, writer))
-            });
-            match opened {
-                Ok(f) => copy.file = Some(f),
-                Err(e) => copy.give_up(&e.to_string()),
-            }
-        }
-        Ok(copy)
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        if let Some((_, writer)) = &mut self.file
-            && let Err(e) = writer.write_all(bytes)
-        {
-            self.give_up(&e.to_string());
-        }
-    }
-
-    /// Puts the copy in place; an error only when a required copy could not be kept.
-    fn finish(mut self) -> Result<()> {
-        if let Some((file, writer)) = self.file.take()
-            && let Err(e) = writer
-                .finish()
-                .map_err(|e| Error::io(&self.path, e))
-                .and_then(|_| file.commit())
-        {
-            self.give_up(&e.to_string());
-        }
-        match self.failed {
-            Some(why) => Err(Error::file(
-                &self.path,
-                format!(
-                    "cannot keep the copy of a stream input that the outputs stage reads ({why}); \
-                     free disk space and rerun"
-                ),
-            )),
-            None => Ok(()),
-        }
-    }
-
-    fn give_up(&mut self, why: &str) {
-        self.file = None;
-        if self.required {
-            self.failed.get_or_insert_with(|| why.to_string());
-            return;
-        }
-        eprintln!(
-            "neardup: warning: not keeping an inflated copy at {} ({why}); the outputs stage \
-             will inflate the input again",
-            self.path.display()
-        );
-    }
-}
-
 /// Piece `piece` of input `file`'s sketch shard.
 pub(super) fn piece_path(dir: &Path, file: usize, piece: usize) -> PathBuf {
     dir.join(format!("{file:05}-{piece:05}.parquet"))
@@ -700,129 +600,4 @@ fn remove_piece_markers_from(dir: &Path, file: usize, piece: usize) -> Result<()
         fsutil::remove_if_present(&path)?;
         p += 1;
     }
-}
-
-/// Sketches one input file: its documents' places, ids, lengths and signatures, and the text
-/// bytes read. (Also what the Python package's Ray pipeline runs per file.)
-pub fn sketch_file(
-    file: &InputFile,
-    stream: Option<&dyn StreamingDetector>,
-    text_field: &str,
-    id_field: &str,
-) -> Result<(SketchShard, u64)> {
-    let mut shard = SketchShard::new(stream.map_or(0, |s| s.width()));
-    let text_bytes = sketch_file_parts(
-        file,
-        stream,
-        text_field,
-        id_field,
-        (ReadFrom::start(), u64::MAX),
-        |_| {},
-        |part, _| {
-            shard.append(part);
-            Ok(())
-        },
-    )?;
-    Ok((shard, text_bytes))
-}
-
-/// Where a sketch may stop and resume: the sketch parts before it are written.
-#[derive(Debug, Clone, Copy)]
-pub struct Checkpoint {
-    /// Where reading resumes.
-    pub position: ReadPosition,
-    /// Text bytes read up to it (from where this sketch started).
-    pub text_bytes: u64,
-}
-
-/// Sketches one input file from `from`, handing its documents to `sink` in order, in parts of
-/// at least [`SKETCH_ROWS_PER_GROUP`] documents (or fewer: the last, and a part that ends
-/// where at least `every` text bytes were read since the last checkpoint, which comes with
-/// its [`Checkpoint`]), so a caller that writes them need not hold the file's signatures, and
-/// a JSONL file's bytes as read to `bytes`; returns the text bytes read.
-///
-/// Each block is sketched in parallel while the block before it is appended to the part and
-/// the part, when full, goes to `sink`: run one after the other, that serial tail (and the
-/// shard write in it) left a core idle for a tenth of the stage.
-pub fn sketch_file_parts(
-    file: &InputFile,
-    stream: Option<&dyn StreamingDetector>,
-    text_field: &str,
-    id_field: &str,
-    (mut from, every): (ReadFrom, u64),
-    bytes: impl FnMut(&[u8]),
-    mut sink: impl FnMut(SketchShard, Option<Checkpoint>) -> Result<()>,
-) -> Result<u64> {
-    let width = stream.map_or(0, |s| s.width());
-    let mut part = SketchShard::new(width);
-    let mut text_bytes = 0u64;
-    let mut last_checkpoint = 0u64;
-    // A sketched block, the position after it and the text bytes read through it.
-    type Sketched = (SketchShard, ReadPosition, u64);
-    let mut tail = |part: &mut SketchShard, block: Option<Sketched>| -> Result<()> {
-        let mut checkpoint = None;
-        if let Some((block, position, through)) = block {
-            part.append(block);
-            if through - last_checkpoint >= every {
-                last_checkpoint = through;
-                checkpoint = Some(Checkpoint {
-                    position,
-                    text_bytes: through,
-                });
-            }
-        }
-        if checkpoint.is_some() || part.len() >= SKETCH_ROWS_PER_GROUP {
-            sink(std::mem::replace(part, SketchShard::new(width)), checkpoint)?;
-        }
-        Ok(())
-    };
-    let mut previous: Option<Sketched> = None;
-    let read = |block: Vec<Record<'_>>, after: ReadPosition| {
-        text_bytes += block.iter().map(|r| r.text.len() as u64).sum::<u64>();
-        let through = text_bytes;
-        let mut sketched = None;
-        let appended = rayon::in_place_scope(|scope| {
-            scope.spawn(|_| sketched = Some(sketch_block(stream, width, block)));
-            tail(&mut part, previous.take())
-        });
-        appended?;
-        previous = sketched.map(|s| (s, after, through));
-        Ok(())
-    };
-    // Blocks no larger than the checkpoint interval, so that checkpoints can be that close.
-    from.block = from.block.min(every.try_into().unwrap_or(usize::MAX));
-    input::for_each_record_block_and_bytes(file, &from, text_field, id_field, bytes, read)?;
-    tail(&mut part, previous.take())?;
-    if !part.is_empty() {
-        sink(part, None)?;
-    }
-    Ok(text_bytes)
-}
-
-/// Sketches one block of records in parallel, in order.
-fn sketch_block(
-    stream: Option<&dyn StreamingDetector>,
-    width: usize,
-    block: Vec<Record<'_>>,
-) -> SketchShard {
-    let mut words = vec![0u32; block.len() * width.max(1)];
-    let empty: Vec<bool> = words
-        .par_chunks_mut(width.max(1))
-        .zip(block.par_iter())
-        .map_init(SketchScratch::default, |s, (row, r)| match stream {
-            Some(st) => !st.sketch(&r.text, s, &mut row[..width]),
-            None => r.text.trim().is_empty(),
-        })
-        .collect();
-    if width == 0 {
-        words.clear();
-    }
-    let mut shard = SketchShard::new(width);
-    shard.table = SignatureTable::from_parts(width, words, empty);
-    for r in block {
-        shard.lines.push(r.line);
-        shard.ids.push(r.id);
-        shard.bytes.push(r.text.len().min(u32::MAX as usize) as u32);
-    }
-    shard
 }

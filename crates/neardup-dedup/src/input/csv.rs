@@ -1,0 +1,83 @@
+//! CSV records read in order (quoted fields may span lines), in blocks of about a given size
+//! of text.
+
+use std::borrow::Cow;
+
+use super::{InputFile, ReadFrom, ReadPosition, Record, open_tapped};
+use crate::error::{Error, Result};
+
+/// Records of a CSV file in order from `from`, in blocks of about `block` bytes of text.
+pub(super) fn for_each_block(
+    file: &InputFile,
+    read: &ReadFrom,
+    text_field: &str,
+    id_field: &str,
+    mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
+) -> Result<()> {
+    let path = &file.path;
+    let (from, block_bytes) = (read.position, read.block);
+    // CSV resumes by skipping records: it always reads from the start, so it is always hashed.
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(false)
+        .from_reader(open_tapped(file, read.tap.as_ref())?);
+    let headers = reader
+        .headers()
+        .map_err(|e| Error::file(path, format!("cannot read the CSV header: {e}")))?
+        .clone();
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim_start_matches('\u{feff}') == name)
+    };
+    let text_col = column(text_field).ok_or_else(|| {
+        Error::line(
+            path,
+            1,
+            format!("no text column `{text_field}` in the header"),
+        )
+    })?;
+    let id_col = column(id_field);
+    let mut block = Vec::new();
+    let mut bytes = 0;
+    let mut records = 0u64;
+    let mut record = csv::StringRecord::new();
+    let position = |reader: &csv::Reader<_>, records| {
+        let p: &csv::Position = reader.position();
+        ReadPosition {
+            records,
+            line: p.line(),
+            byte: p.byte(),
+        }
+    };
+    loop {
+        match reader.read_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => {
+                let line = e.position().map_or(0, |p| p.line() as usize);
+                return Err(Error::line(path, line, format!("malformed CSV: {e}")));
+            }
+        }
+        records += 1;
+        if records <= from.records {
+            // Sketched before the interruption this read resumes from.
+            continue;
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        let text = record.get(text_col).unwrap_or("").to_string();
+        bytes += text.len();
+        block.push(Record {
+            line,
+            id: id_col.and_then(|c| record.get(c)).map(str::to_string),
+            text: Cow::Owned(text),
+        });
+        if bytes >= block_bytes {
+            each(std::mem::take(&mut block), position(&reader, records))?;
+            bytes = 0;
+        }
+    }
+    if !block.is_empty() {
+        each(block, position(&reader, records))?;
+    }
+    Ok(())
+}

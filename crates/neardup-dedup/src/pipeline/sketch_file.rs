@@ -1,0 +1,136 @@
+//! Sketching one input file: its records read block by block, each block sketched in
+//! parallel, the documents handed on in parts with the checkpoints where a sketch may stop
+//! and resume. The sketch stage writes the parts into its shard's pieces; the Python
+//! package's Ray pipeline calls [`sketch_file`] per file.
+
+use neardup::streaming::{SignatureTable, SketchScratch, StreamingDetector};
+use rayon::prelude::*;
+
+use super::stage_files::{SKETCH_ROWS_PER_GROUP, SketchShard};
+use crate::error::Result;
+use crate::input::{self, InputFile, ReadFrom, ReadPosition, Record};
+
+/// Sketches one input file: its documents' places, ids, lengths and signatures, and the text
+/// bytes read. (Also what the Python package's Ray pipeline runs per file.)
+pub fn sketch_file(
+    file: &InputFile,
+    stream: Option<&dyn StreamingDetector>,
+    text_field: &str,
+    id_field: &str,
+) -> Result<(SketchShard, u64)> {
+    let mut shard = SketchShard::new(stream.map_or(0, |s| s.width()));
+    let text_bytes = sketch_file_parts(
+        file,
+        stream,
+        text_field,
+        id_field,
+        (ReadFrom::start(), u64::MAX),
+        |_| {},
+        |part, _| {
+            shard.append(part);
+            Ok(())
+        },
+    )?;
+    Ok((shard, text_bytes))
+}
+
+/// Where a sketch may stop and resume: the sketch parts before it are written.
+#[derive(Debug, Clone, Copy)]
+pub struct Checkpoint {
+    /// Where reading resumes.
+    pub position: ReadPosition,
+    /// Text bytes read up to it (from where this sketch started).
+    pub text_bytes: u64,
+}
+
+/// Sketches one input file from `from`, handing its documents to `sink` in order, in parts of
+/// at least [`SKETCH_ROWS_PER_GROUP`] documents (or fewer: the last, and a part that ends
+/// where at least `every` text bytes were read since the last checkpoint, which comes with
+/// its [`Checkpoint`]), so a caller that writes them need not hold the file's signatures, and
+/// a JSONL file's bytes as read to `bytes`; returns the text bytes read.
+///
+/// Each block is sketched in parallel while the block before it is appended to the part and
+/// the part, when full, goes to `sink`: run one after the other, that serial tail (and the
+/// shard write in it) left a core idle for a tenth of the stage.
+pub fn sketch_file_parts(
+    file: &InputFile,
+    stream: Option<&dyn StreamingDetector>,
+    text_field: &str,
+    id_field: &str,
+    (mut from, every): (ReadFrom, u64),
+    bytes: impl FnMut(&[u8]),
+    mut sink: impl FnMut(SketchShard, Option<Checkpoint>) -> Result<()>,
+) -> Result<u64> {
+    let width = stream.map_or(0, |s| s.width());
+    let mut part = SketchShard::new(width);
+    let mut text_bytes = 0u64;
+    let mut last_checkpoint = 0u64;
+    // A sketched block, the position after it and the text bytes read through it.
+    type Sketched = (SketchShard, ReadPosition, u64);
+    let mut tail = |part: &mut SketchShard, block: Option<Sketched>| -> Result<()> {
+        let mut checkpoint = None;
+        if let Some((block, position, through)) = block {
+            part.append(block);
+            if through - last_checkpoint >= every {
+                last_checkpoint = through;
+                checkpoint = Some(Checkpoint {
+                    position,
+                    text_bytes: through,
+                });
+            }
+        }
+        if checkpoint.is_some() || part.len() >= SKETCH_ROWS_PER_GROUP {
+            sink(std::mem::replace(part, SketchShard::new(width)), checkpoint)?;
+        }
+        Ok(())
+    };
+    let mut previous: Option<Sketched> = None;
+    let read = |block: Vec<Record<'_>>, after: ReadPosition| {
+        text_bytes += block.iter().map(|r| r.text.len() as u64).sum::<u64>();
+        let through = text_bytes;
+        let mut sketched = None;
+        let appended = rayon::in_place_scope(|scope| {
+            scope.spawn(|_| sketched = Some(sketch_block(stream, width, block)));
+            tail(&mut part, previous.take())
+        });
+        appended?;
+        previous = sketched.map(|s| (s, after, through));
+        Ok(())
+    };
+    // Blocks no larger than the checkpoint interval, so that checkpoints can be that close.
+    from.block = from.block.min(every.try_into().unwrap_or(usize::MAX));
+    input::for_each_record_block_and_bytes(file, &from, text_field, id_field, bytes, read)?;
+    tail(&mut part, previous.take())?;
+    if !part.is_empty() {
+        sink(part, None)?;
+    }
+    Ok(text_bytes)
+}
+
+/// Sketches one block of records in parallel, in order.
+fn sketch_block(
+    stream: Option<&dyn StreamingDetector>,
+    width: usize,
+    block: Vec<Record<'_>>,
+) -> SketchShard {
+    let mut words = vec![0u32; block.len() * width.max(1)];
+    let empty: Vec<bool> = words
+        .par_chunks_mut(width.max(1))
+        .zip(block.par_iter())
+        .map_init(SketchScratch::default, |s, (row, r)| match stream {
+            Some(st) => !st.sketch(&r.text, s, &mut row[..width]),
+            None => r.text.trim().is_empty(),
+        })
+        .collect();
+    if width == 0 {
+        words.clear();
+    }
+    let mut shard = SketchShard::new(width);
+    shard.table = SignatureTable::from_parts(width, words, empty);
+    for r in block {
+        shard.lines.push(r.line);
+        shard.ids.push(r.id);
+        shard.bytes.push(r.text.len().min(u32::MAX as usize) as u32);
+    }
+    shard
+}
