@@ -5,11 +5,30 @@ use pyo3::prelude::*;
 
 use crate::errors;
 
-/// The (b, r) banding for `threshold` within `num_perm` hashes, as JSON.
+/// The (b, r) banding for `threshold` within `num_perm` hashes, as JSON; `objective` is
+/// `balanced` or `recall-at-threshold`.
 #[pyfunction]
-pub fn lsh_tune(threshold: f64, num_perm: usize, false_positive_weight: f64) -> PyResult<String> {
-    let report = neardup::minhash::banding::tune_report(threshold, num_perm, false_positive_weight)
-        .map_err(errors::library)?;
+#[pyo3(signature = (threshold, num_perm, false_positive_weight, objective="balanced", min_probability=neardup::minhash::banding::RECALL_AT_THRESHOLD))]
+pub fn lsh_tune(
+    threshold: f64,
+    num_perm: usize,
+    false_positive_weight: f64,
+    objective: &str,
+    min_probability: f64,
+) -> PyResult<String> {
+    use neardup::minhash::banding::{Objective, tune_report};
+    let objective = match objective {
+        "balanced" => Objective::Balanced {
+            false_positive_weight,
+        },
+        "recall-at-threshold" => Objective::RecallAtThreshold { min_probability },
+        other => {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "objective must be 'balanced' or 'recall-at-threshold', not {other:?}"
+            )));
+        }
+    };
+    let report = tune_report(threshold, num_perm, objective).map_err(errors::library)?;
     Ok(serde_json::to_string(&report).expect("a report serializes"))
 }
 

@@ -95,6 +95,20 @@ pub trait Algorithm: Send + Sync + 'static {
         None
     }
 
+    /// Any two documents' score and whether it is within the threshold `query` reports pairs
+    /// at — also for pairs that never became candidates: what a cluster's members are
+    /// compared with its representative by (`neardup dedup --clusters verified`). `None` when
+    /// the algorithm cannot judge an arbitrary pair.
+    fn compare(
+        _params: &Self::Params,
+        _index: &Self::Index,
+        _query: &Self::Query,
+        _a: usize,
+        _b: usize,
+    ) -> Option<(f64, bool)> {
+        None
+    }
+
     /// The features whose document frequencies it reads (its collection statistics), if any:
     /// what `neardup idf build` counts for a reference table (`idf_from`).
     fn statistics(_params: &Self::Params) -> Option<StatisticsFeatures> {
@@ -157,6 +171,8 @@ pub trait Index: Send + Sync {
     fn query(&self, overrides: &ParamMap) -> Result<Vec<ScoredPair>>;
     /// Similarity estimate of any pair, if the algorithm has one.
     fn score(&self, a: usize, b: usize) -> Option<f64>;
+    /// Any pair's score and whether it is within the threshold (see [`Algorithm::compare`]).
+    fn compare(&self, a: usize, b: usize) -> Option<(f64, bool)>;
     /// Heap bytes held.
     fn heap_bytes(&self) -> usize;
     /// Counts about the index (see [`Algorithm::stats`]).
@@ -341,6 +357,9 @@ impl<A: Algorithm> Index for Built<A> {
     }
     fn score(&self, a: usize, b: usize) -> Option<f64> {
         A::score(&self.params, &self.index, &self.query, a, b)
+    }
+    fn compare(&self, a: usize, b: usize) -> Option<(f64, bool)> {
+        A::compare(&self.params, &self.index, &self.query, a, b)
     }
     fn heap_bytes(&self) -> usize {
         A::index_bytes(&self.index)

@@ -200,6 +200,14 @@ pub trait StreamingDetector: Send + Sync + Debug {
     /// A candidate's score if it is reported (`None`: rejected by verification).
     fn verify(&self, table: &SignatureTable, a: u32, b: u32) -> Option<f64>;
 
+    /// Any two documents' similarity on their signatures (the score [`verify`] reports) and
+    /// whether it is within the threshold — also for pairs no join key brought together, and
+    /// whatever the verification mode: what a cluster's members are compared with its
+    /// representative by (`crate::cluster::anchored`).
+    ///
+    /// [`verify`]: StreamingDetector::verify
+    fn compare(&self, table: &SignatureTable, a: u32, b: u32) -> (f64, bool);
+
     /// Candidates and verification together: what batch `query` reports.
     fn join(&self, table: &SignatureTable) -> Result<Vec<ScoredPair>> {
         Ok(crate::pairs::scored_from_packed(

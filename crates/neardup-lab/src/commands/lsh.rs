@@ -30,11 +30,11 @@ pub fn scurve(bands: usize, rows: usize, out: &mut impl Write) -> Result<()> {
 pub fn tune(
     threshold: f64,
     num_perm: usize,
-    fp_weight: f64,
+    objective: banding::Objective,
     format: ReportFormat,
     out: &mut impl Write,
 ) -> Result<()> {
-    let t = banding::tune_report(threshold, num_perm, fp_weight)?;
+    let t = banding::tune_report(threshold, num_perm, objective)?;
     let unused = t.unused_permutations;
     let probabilities: Vec<(f64, f64)> = t
         .candidate_probability
@@ -45,10 +45,23 @@ pub fn tune(
         ReportFormat::Text => {
             writeln!(
                 out,
-                "bands={} rows={} threshold={:.6} false_positive_area={:.6} \
+                "bands={} rows={} threshold={:.6} objective={} false_positive_area={:.6} \
                  false_negative_area={:.6} unused_permutations={unused}",
-                t.bands, t.rows, t.threshold, t.false_positive_area, t.false_negative_area
+                t.bands,
+                t.rows,
+                t.threshold,
+                t.objective,
+                t.false_positive_area,
+                t.false_negative_area
             )?;
+            if t.objective != "balanced" {
+                writeln!(
+                    out,
+                    "\nCandidates it costs: {:.2}× the false-positive area of the balanced \
+                     banding (dissimilar pairs that become candidates and are then verified).",
+                    t.false_positive_area_vs_balanced
+                )?;
+            }
             writeln!(out)?;
             writeln!(out, "  similarity  P(candidate)")?;
             for (s, p) in &probabilities {
@@ -101,8 +114,11 @@ pub enum LshCommand {
         #[arg(long)]
         rows: usize,
     },
-    /// Choose (b, r) with b·r ≤ num_perm for a target threshold (datasketch's weighted areas),
-    /// with P(candidate) around the threshold and the permutations the banding leaves unused.
+    /// Choose (b, r) with b·r ≤ num_perm for a target threshold, with P(candidate) around the
+    /// threshold and the permutations the banding leaves unused. `balanced` (datasketch's
+    /// weighted areas) suits unverified candidates; `recall-at-threshold` (P(candidate | J = t)
+    /// ≥ 0.95 with the fewest false candidates) is what `neardup dedup` uses, since it
+    /// verifies every candidate.
     Tune {
         /// Target Jaccard threshold in (0, 1].
         #[arg(long)]
@@ -110,13 +126,29 @@ pub enum LshCommand {
         /// Signature length available.
         #[arg(long)]
         num_perm: usize,
-        /// Weight of the false-positive area in [0, 1]; false negatives get 1 − W.
+        /// Weight of the false-positive area in [0, 1]; false negatives get 1 − W (balanced
+        /// objective only).
         #[arg(long, default_value_t = 0.5)]
         false_positive_weight: f64,
+        /// What the banding is chosen for.
+        #[arg(long, value_enum, default_value_t = TuneObjective::Balanced)]
+        objective: TuneObjective,
+        /// The least P(candidate | J = threshold) (recall-at-threshold objective only).
+        #[arg(long, default_value_t = banding::RECALL_AT_THRESHOLD)]
+        min_probability: f64,
         /// Output: one `key=value` line followed by the probabilities, or JSON.
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
+}
+
+/// `--objective` of `lsh tune`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum TuneObjective {
+    /// Least equal-weight false-positive and false-negative areas (datasketch).
+    Balanced,
+    /// P(candidate | J = threshold) ≥ --min-probability with the fewest false candidates.
+    RecallAtThreshold,
 }
 
 impl Run for Args {
@@ -127,11 +159,20 @@ impl Run for Args {
                 threshold,
                 num_perm,
                 false_positive_weight,
+                objective,
+                min_probability,
                 format,
             } => tune(
                 threshold,
                 num_perm,
-                false_positive_weight,
+                match objective {
+                    TuneObjective::Balanced => banding::Objective::Balanced {
+                        false_positive_weight,
+                    },
+                    TuneObjective::RecallAtThreshold => {
+                        banding::Objective::RecallAtThreshold { min_probability }
+                    }
+                },
                 format,
                 &mut invocation.out,
             ),

@@ -99,6 +99,10 @@ impl StreamingDetector for ExactStream {
         // Candidates from `candidates` always agree; those from `keys` may not.
         (table.row(a as usize) == table.row(b as usize)).then_some(1.0)
     }
+    fn compare(&self, table: &SignatureTable, a: u32, b: u32) -> (f64, bool) {
+        let equal = table.row(a as usize) == table.row(b as usize);
+        (if equal { 1.0 } else { 0.0 }, equal)
+    }
 }
 
 /// Exact duplicates after normalization.

@@ -7,6 +7,11 @@
 //! `min_similarity` (default: the build's `threshold`). A pair is reported when its score is
 //! ≥ the cutoff.
 //!
+//! The tuned banding (`bands` and `rows` unset) is chosen for recall at the threshold when
+//! candidates are verified (P(candidate | J = t) ≥ 0.95, `banding::tune_for_recall`: a
+//! verified false candidate costs a comparison, a missed pair is lost) and with datasketch's
+//! balanced areas when they are not (`tuning` overrides).
+//!
 //! `threshold` unset means 0.8 with a tuned banding; with explicit `bands` and `rows` it means
 //! the banding's own threshold (1/b)^(1/r), so the verification never silently disagrees with
 //! the banding the user asked for (a 20 × 5 banding verifies at 0.549, not at 0.8).
@@ -21,7 +26,7 @@ use crate::features::FeatureParams;
 use crate::features::Shingler;
 use crate::features::similarity::jaccard;
 use crate::hash::derive_seed;
-use crate::minhash::banding::tune;
+use crate::minhash::banding::{Objective, RECALL_AT_THRESHOLD};
 use crate::minhash::lsh::{Banding, candidate_pairs};
 use crate::minhash::{Signatures, SketchKind, Sketcher, agreement, sketch_document};
 use crate::resources::{self, Estimate};
@@ -38,6 +43,20 @@ pub enum Verify {
     Exact,
     /// Every candidate is reported.
     None,
+}
+
+/// What a tuned banding (`bands` and `rows` unset) is chosen for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Tuning {
+    /// `recall-at-threshold` when candidates are verified, `balanced` when they are not.
+    #[default]
+    Auto,
+    /// Least equal-weight false-positive + false-negative area (datasketch's tuning).
+    Balanced,
+    /// P(candidate | J = threshold) ≥ 0.95 with the least false-positive area: verification
+    /// removes the extra candidates (`banding::tune_for_recall`).
+    RecallAtThreshold,
 }
 
 /// Build parameters of `minhash-lsh`.
@@ -61,6 +80,9 @@ pub struct MinHashLshParams {
     pub rows: usize,
     /// Verification: `estimate`, `exact` or `none`. Default `estimate`.
     pub verify: Verify,
+    /// What a tuned banding is chosen for: `auto` (recall at the threshold when verified,
+    /// balanced when `verify = "none"`), `balanced` or `recall-at-threshold`. Default `auto`.
+    pub tuning: Tuning,
     /// Seed of the token hash and the permutations. Default 42.
     pub seed: u64,
 }
@@ -75,6 +97,7 @@ impl Default for MinHashLshParams {
             bands: 0,
             rows: 0,
             verify: Verify::Estimate,
+            tuning: Tuning::Auto,
             seed: 42,
         }
     }
@@ -114,12 +137,29 @@ impl MinHashLshParams {
         ))
     }
 
-    /// The banding: explicit, or tuned for `threshold` with equal false-positive and
-    /// false-negative weights.
+    /// What a tuned banding is chosen for, `auto` resolved by the verification.
+    pub fn objective(&self) -> Objective {
+        let recall = match self.tuning {
+            Tuning::Auto => self.verify != Verify::None,
+            Tuning::Balanced => false,
+            Tuning::RecallAtThreshold => true,
+        };
+        if recall {
+            Objective::RecallAtThreshold {
+                min_probability: RECALL_AT_THRESHOLD,
+            }
+        } else {
+            Objective::Balanced {
+                false_positive_weight: 0.5,
+            }
+        }
+    }
+
+    /// The banding: explicit, or tuned for `threshold` by [`Self::objective`].
     pub fn banding(&self) -> Result<Banding> {
         let (b, r) = match (self.bands, self.rows) {
             (0, 0) => {
-                let t = tune(self.threshold(), self.num_perm, 0.5)?;
+                let t = self.objective().tune(self.threshold(), self.num_perm)?;
                 (t.bands, t.rows)
             }
             (0, _) | (_, 0) => {
@@ -208,6 +248,19 @@ impl Algorithm for MinHashLsh {
             Some(sets) => jaccard(&sets[a], &sets[b]),
             None => index.signatures.estimate(a, b),
         })
+    }
+
+    /// The score (exact Jaccard with `verify = "exact"`, else the estimate) against the
+    /// verification cutoff.
+    fn compare(
+        p: &Self::Params,
+        index: &Self::Index,
+        q: &Self::Query,
+        a: usize,
+        b: usize,
+    ) -> Option<(f64, bool)> {
+        let s = Self::score(p, index, q, a, b)?;
+        Some((s, s >= q.min_similarity.unwrap_or(p.threshold())))
     }
 
     /// Word 3-, 5- and 7-shingles and character 5-shingles with 128 permutations, and word
@@ -333,6 +386,15 @@ impl StreamingDetector for MinHashLshStream {
         };
         (self.verify == Verify::None || s >= self.cutoff).then_some(s)
     }
+    fn compare(&self, table: &SignatureTable, a: u32, b: u32) -> (f64, bool) {
+        let (a, b) = (a as usize, b as usize);
+        let s = if table.is_empty_doc(a) || table.is_empty_doc(b) {
+            0.0
+        } else {
+            agreement(table.row(a), table.row(b))
+        };
+        (s, s >= self.cutoff)
+    }
 }
 
 #[cfg(test)]
@@ -348,8 +410,19 @@ mod tests {
 
     #[test]
     fn default_banding_is_tuned_for_threshold() {
+        // Verified (the default): recall at the threshold, P(candidate | 0.8) ≥ 0.95.
         let b = MinHashLshParams::default().banding().unwrap();
-        assert_eq!((b.bands(), b.rows()), (9, 13));
+        assert_eq!((b.bands(), b.rows()), (13, 7));
+        let p = |v| -> MinHashLshParams { serde_json::from_value(v).unwrap() };
+        // Unverified, or asked for: datasketch's balanced 9 × 13.
+        for v in [json!({"verify": "none"}), json!({"tuning": "balanced"})] {
+            let b = p(v).banding().unwrap();
+            assert_eq!((b.bands(), b.rows()), (9, 13));
+        }
+        let b = p(json!({"verify": "none", "tuning": "recall-at-threshold"}))
+            .banding()
+            .unwrap();
+        assert_eq!((b.bands(), b.rows()), (13, 7));
     }
 
     /// Explicit bands and rows move the verification cutoff to the banding's threshold;

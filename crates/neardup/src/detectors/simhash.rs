@@ -357,6 +357,11 @@ impl StreamingDetector for SimHashStream {
         // Candidates from `candidates` are all within k; those sharing a key may not be.
         (d <= self.max_distance).then(|| 1.0 - d as f64 / self.bits as f64)
     }
+    fn compare(&self, table: &SignatureTable, a: u32, b: u32) -> (f64, bool) {
+        let (x, y) = (table.row(a as usize), table.row(b as usize));
+        let d: u32 = x.iter().zip(y).map(|(x, y)| (x ^ y).count_ones()).sum();
+        (1.0 - d as f64 / self.bits as f64, d <= self.max_distance)
+    }
 }
 
 #[cfg(test)]

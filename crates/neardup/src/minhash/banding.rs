@@ -11,6 +11,15 @@
 //! first minimum of w·FP + (1 − w)·FN. This treats every similarity as equally likely; weigh
 //! false negatives more (w < 0.5) when missing a duplicate costs more than verifying a
 //! candidate. Integrals use adaptive Simpson quadrature to 1e-10.
+//!
+//! # Recall at the threshold ([`tune_for_recall`])
+//! When every candidate is verified on the full signature, a false-positive candidate costs
+//! one comparison and never a wrong pair, while a false negative is a duplicate lost for good.
+//! The balanced tuning ignores that: its 9 × 13 banding for t = 0.8 makes only 40 % of the
+//! pairs exactly at the threshold candidates. For a verified run the banding is instead the
+//! one with P(candidate | J = t) ≥ p (p = [`RECALL_AT_THRESHOLD`], 0.95) whose false-positive
+//! area is least: the most selective banding that still finds 95 % of the pairs at the
+//! threshold (and more above it). Verification keeps precision where it was.
 
 use crate::error::{Error, Result};
 
@@ -59,6 +68,102 @@ pub struct Tuned {
     pub false_positive_area: f64,
     /// ∫ₜ¹ (1 − P(s)) ds for the target threshold t.
     pub false_negative_area: f64,
+}
+
+/// The least P(candidate | J = t) of a banding tuned for recall at the threshold.
+pub const RECALL_AT_THRESHOLD: f64 = 0.95;
+
+/// What a banding is tuned for.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Objective {
+    /// Least `w·FP + (1 − w)·FN` (datasketch's tuning; for unverified candidates).
+    Balanced {
+        /// The weight w of the false-positive area.
+        false_positive_weight: f64,
+    },
+    /// Least false-positive area with P(candidate | J = t) ≥ the probability (for verified
+    /// candidates).
+    RecallAtThreshold {
+        /// The least probability that a pair exactly at the threshold becomes a candidate.
+        min_probability: f64,
+    },
+}
+
+impl Objective {
+    /// Its name in `lsh tune --objective` and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Objective::Balanced { .. } => "balanced",
+            Objective::RecallAtThreshold { .. } => "recall-at-threshold",
+        }
+    }
+
+    /// The banding it chooses for `target` within `num_perm` permutations.
+    pub fn tune(self, target: f64, num_perm: usize) -> Result<Tuned> {
+        match self {
+            Objective::Balanced {
+                false_positive_weight,
+            } => tune(target, num_perm, false_positive_weight),
+            Objective::RecallAtThreshold { min_probability } => {
+                tune_for_recall(target, num_perm, min_probability)
+            }
+        }
+    }
+}
+
+/// Picks (b, r) with b·r ≤ `num_perm` whose P(candidate | J = `target`) is at least
+/// `min_probability` and whose false-positive area is least (the smaller b among equals).
+/// When no banding reaches the probability (a target near 0), the one that comes closest.
+pub fn tune_for_recall(target: f64, num_perm: usize, min_probability: f64) -> Result<Tuned> {
+    // Remembered per process, as `tune` is.
+    type Memo = std::collections::HashMap<(u64, usize, u64), Tuned>;
+    static MEMO: std::sync::OnceLock<std::sync::Mutex<Memo>> = std::sync::OnceLock::new();
+    let key = (target.to_bits(), num_perm, min_probability.to_bits());
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(t) = memo.lock().expect("tuner memo").get(&key) {
+        return Ok(*t);
+    }
+    let tuned = tune_for_recall_uncached(target, num_perm, min_probability)?;
+    memo.lock().expect("tuner memo").insert(key, tuned);
+    Ok(tuned)
+}
+
+fn tune_for_recall_uncached(target: f64, num_perm: usize, min_probability: f64) -> Result<Tuned> {
+    crate::error::check_unit_threshold("lsh", "threshold", target)?;
+    super::num_perm::check_num_perm("lsh", num_perm)?;
+    if !(0.0..=1.0).contains(&min_probability) {
+        return Err(Error::invalid(
+            "lsh",
+            "min_probability",
+            format!("{min_probability} is outside [0, 1]"),
+        ));
+    }
+    let tuned = |bands: usize, rows: usize| Tuned {
+        bands,
+        rows,
+        threshold: threshold(bands, rows),
+        false_positive_area: false_positive_area(target, bands, rows),
+        false_negative_area: false_negative_area(target, bands, rows),
+    };
+    let mut best: Option<Tuned> = None;
+    for bands in 1..=num_perm {
+        // For fixed b, P(t) falls and the false-positive area shrinks as r grows: the largest
+        // r that still reaches the probability is this b's best (exact).
+        let Some(rows) = (1..=num_perm / bands)
+            .rev()
+            .find(|&r| candidate_probability(target, bands, r) >= min_probability)
+        else {
+            continue;
+        };
+        let t = tuned(bands, rows);
+        if best.is_none_or(|b| t.false_positive_area < b.false_positive_area) {
+            best = Some(t);
+        }
+    }
+    Ok(best.unwrap_or_else(|| {
+        // Nothing reaches it: every permutation its own band is the most sensitive banding.
+        tuned(num_perm, 1)
+    }))
 }
 
 /// Picks (b, r) with b·r ≤ `num_perm` minimizing `w·FP + (1 − w)·FN` around `target`, where
@@ -144,7 +249,7 @@ pub struct CandidateProbability {
     pub similarity: f64,
 }
 
-/// [`tune`]'s answer as one document: what `neardup lsh tune --format json` prints and
+/// A tuned banding as one document: what `neardup lsh tune --format json` prints and
 /// Python's `neardup.lsh_tune` returns. (Fields in name order: the document's keys have always
 /// been sorted.)
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -157,10 +262,18 @@ pub struct TuneReport {
     pub false_negative_area: f64,
     /// ∫₀ᵗ P(s) ds.
     pub false_positive_area: f64,
-    /// The weight w of false positives the tuner minimized with.
-    pub false_positive_weight: f64,
+    /// This false-positive area over the balanced banding's (w = 0.5): how many more
+    /// dissimilar candidates the objective costs (1 for the balanced tuning itself).
+    pub false_positive_area_vs_balanced: f64,
+    /// The weight w of false positives the balanced tuner minimized with (`None` for
+    /// recall at the threshold).
+    pub false_positive_weight: Option<f64>,
+    /// The least P(candidate | J = t) asked for (`None` for the balanced tuning).
+    pub min_candidate_probability: Option<f64>,
     /// The signature length the banding fits in.
     pub num_perm: usize,
+    /// `balanced` or `recall-at-threshold`.
+    pub objective: &'static str,
     /// Rows per band r.
     pub rows: usize,
     /// The threshold asked for.
@@ -172,8 +285,15 @@ pub struct TuneReport {
 }
 
 /// Tunes (b, r) for `target` and says what the banding does around it.
-pub fn tune_report(target: f64, num_perm: usize, false_positive_weight: f64) -> Result<TuneReport> {
-    let t = tune(target, num_perm, false_positive_weight)?;
+pub fn tune_report(target: f64, num_perm: usize, objective: Objective) -> Result<TuneReport> {
+    let t = objective.tune(target, num_perm)?;
+    let balanced = tune(target, num_perm, 0.5)?;
+    let (false_positive_weight, min_candidate_probability) = match objective {
+        Objective::Balanced {
+            false_positive_weight,
+        } => (Some(false_positive_weight), None),
+        Objective::RecallAtThreshold { min_probability } => (None, Some(min_probability)),
+    };
     Ok(TuneReport {
         bands: t.bands,
         candidate_probability: probe_similarities(target)
@@ -185,8 +305,12 @@ pub fn tune_report(target: f64, num_perm: usize, false_positive_weight: f64) -> 
             .collect(),
         false_negative_area: t.false_negative_area,
         false_positive_area: t.false_positive_area,
+        false_positive_area_vs_balanced: t.false_positive_area
+            / balanced.false_positive_area.max(f64::MIN_POSITIVE),
         false_positive_weight,
+        min_candidate_probability,
         num_perm,
+        objective: objective.name(),
         rows: t.rows,
         target_threshold: target,
         threshold: t.threshold,
@@ -342,6 +466,44 @@ mod tests {
             let got = tune(t, n, w).unwrap();
             assert_eq!((got.bands, got.rows), full(t, n, w), "t={t} n={n} w={w}");
         }
+    }
+
+    /// Oracle: every (b, r) scanned, the qualifying one with the least false-positive area.
+    #[test]
+    fn recall_tuner_equals_full_scan() {
+        for &n in &[16usize, 64, 128, 200] {
+            for &t in &[0.3, 0.5, 0.7, 0.8, 0.9, 0.95] {
+                let mut best: Option<(f64, usize, usize)> = None;
+                for b in 1..=n {
+                    for r in 1..=n / b {
+                        if candidate_probability(t, b, r) < 0.95 {
+                            continue;
+                        }
+                        let fp = false_positive_area(t, b, r);
+                        if best.is_none_or(|(e, _, _)| fp < e) {
+                            best = Some((fp, b, r));
+                        }
+                    }
+                }
+                let (_, b, r) = best.expect("some banding reaches 0.95");
+                let got = tune_for_recall(t, n, 0.95).unwrap();
+                assert_eq!((got.bands, got.rows), (b, r), "t={t} n={n}");
+                assert!(candidate_probability(t, got.bands, got.rows) >= 0.95);
+            }
+        }
+        // t = 0.8, 128 permutations: the balanced 9 × 13 finds 40 % of the pairs at t.
+        let balanced = tune(0.8, 128, 0.5).unwrap();
+        assert_eq!((balanced.bands, balanced.rows), (9, 13));
+        assert!((candidate_probability(0.8, 9, 13) - 0.40).abs() < 0.01);
+        let recall = tune_for_recall(0.8, 128, RECALL_AT_THRESHOLD).unwrap();
+        println!(
+            "recall-at-threshold for 0.8 / 128: {} × {}",
+            recall.bands, recall.rows
+        );
+        assert!(candidate_probability(0.8, recall.bands, recall.rows) >= 0.95);
+        // Nothing reaches 0.95 at t = 0.01 with 16 permutations: the most sensitive banding.
+        let t = tune_for_recall(0.01, 16, 0.95).unwrap();
+        assert_eq!((t.bands, t.rows), (16, 1));
     }
 
     #[test]
