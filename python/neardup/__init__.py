@@ -174,10 +174,15 @@ def dedup(
     memory: Optional[int] = None,
     index: Optional[PathLike] = None,
     inflated_copy: bool = True,
+    clusters: Optional[str] = None,
     **params: Any,
 ):
     """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline and returns
-    the clusters table (``id``, ``cluster``, ``cluster_size``, ``kept``; pyarrow).
+    the clusters table (``id``, ``cluster``, ``cluster_size``, ``kept``, ``representative``,
+    ``similarity_to_representative``; pyarrow). ``clusters``: ``"verified"`` (a document is
+    removed only in the name of a kept one within the threshold; the default when the
+    algorithm can compare any two documents) or ``"connected"`` (connected components).
+    The verified pairs are in ``output``'s ``pairs.parquet``.
 
     ``data``: JSONL (.jsonl/.json/.ndjson, optionally .gz/.zst), CSV or Parquet files,
     directories or globs, or a ``pyarrow.Table``. ``output``: the directory that receives
@@ -216,6 +221,7 @@ def dedup(
             memory,
             None if index is None else os.fspath(index),
             bool(inflated_copy),
+            clusters,
         )
         # Read fully before the temporary directory goes away.
         return pq.read_table(os.path.join(out, "clusters.parquet"), memory_map=False)

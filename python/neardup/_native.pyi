@@ -26,6 +26,8 @@ def dedup(
     memory: Optional[int] = None,
     index: Optional[str] = None,
     inflated_copy: bool = True,
+    clusters: Optional[str] = None,
+    clusters_format: str = "parquet",
 ) -> str: ...
 def lsh_tune(threshold: float, num_perm: int, false_positive_weight: float,
              objective: str = ..., min_probability: float = ...) -> str: ...

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use neardup_dedup::input::expand;
+use neardup_dedup::pipeline::{ClusterMode, TableFormat};
 use neardup_dedup::{DedupOptions, Keep, run};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -13,7 +14,7 @@ use crate::sketch_api::parse_params;
 
 /// Runs `neardup dedup` and returns `summary.json`'s content.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true))]
+#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet"))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
     py: Python<'_>,
@@ -27,7 +28,15 @@ pub fn dedup(
     memory: Option<u64>,
     index: Option<PathBuf>,
     inflated_copy: bool,
+    clusters: Option<&str>,
+    clusters_format: &str,
 ) -> PyResult<String> {
+    let clusters = clusters
+        .map(|c| c.parse::<ClusterMode>().map_err(PyValueError::new_err))
+        .transpose()?;
+    let clusters_format = clusters_format
+        .parse::<TableFormat>()
+        .map_err(PyValueError::new_err)?;
     let keep = match keep {
         "first" => Keep::First,
         "longest" => Keep::Longest,
@@ -45,6 +54,8 @@ pub fn dedup(
         text_field,
         id_field,
         keep,
+        clusters,
+        clusters_format,
         memory,
         stage: None,
         shard: None,

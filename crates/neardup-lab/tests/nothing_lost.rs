@@ -233,7 +233,12 @@ fn a_killed_rerun_leaves_the_previous_set_or_one_that_says_it_is_incomplete() {
 
     ok(&rerun);
     let (done, fresh) = (output_set(&out), output_set(&expected));
-    for name in ["clusters.parquet", "removed.txt", "deduplicated.jsonl"] {
+    for name in [
+        "clusters.parquet",
+        "pairs.parquet",
+        "removed.txt",
+        "deduplicated.jsonl",
+    ] {
         assert_eq!(done[name], fresh[name], "{name}");
     }
     assert_eq!(
@@ -263,11 +268,26 @@ fn outputs_an_earlier_run_made_and_this_one_does_not_are_removed() {
             "README.md",
             "clusters.parquet",
             "deduplicated.jsonl",
+            "pairs.parquet",
             "removed.txt",
             "summary.json"
         ]
     );
     assert!(!out.join("deduplicated").exists());
+    // Audit tables in another format replace the Parquet ones.
+    ok(&["dedup", s(&x), "-o", s(&out), "--clusters-format", "csv"]);
+    let names: Vec<String> = output_set(&out).into_keys().collect();
+    assert_eq!(
+        names,
+        [
+            "README.md",
+            "clusters.csv",
+            "deduplicated.jsonl",
+            "pairs.csv",
+            "removed.txt",
+            "summary.json"
+        ]
+    );
     ok(&["dedup", s(&x), s(&y), "-o", s(&out)]);
     assert!(!out.join("deduplicated.jsonl").exists());
     assert!(out.join("deduplicated/00000-x.jsonl").is_file());

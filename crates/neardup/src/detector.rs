@@ -45,6 +45,8 @@ pub trait Algorithm: Send + Sync + 'static {
     const NAME: &'static str;
     /// One line: what it is and which paper it follows.
     const SUMMARY: &'static str;
+    /// Whether [`Algorithm::compare`] judges any pair (it returns `Some`).
+    const COMPARES_ANY_PAIR: bool = false;
     /// When its default configuration does not stream but others do: which (for people,
     /// e.g. `neardup algorithms`).
     const STREAMS_WHEN: Option<&'static str> = None;
@@ -162,6 +164,8 @@ pub trait Detector: Send + Sync + Debug {
     fn threshold_params(&self, threshold: f64) -> Option<ParamMap>;
     /// The streamable split, if this configuration has one (see [`Algorithm::streaming`]).
     fn streaming(&self) -> Option<Box<dyn StreamingDetector>>;
+    /// Whether its built index judges any pair ([`Algorithm::COMPARES_ANY_PAIR`]).
+    fn compares_any_pair(&self) -> bool;
 }
 
 /// A built index, type-erased.
@@ -287,6 +291,9 @@ impl<A: Algorithm> Configured<A> {
 impl<A: Algorithm> Detector for Configured<A> {
     fn name(&self) -> &'static str {
         A::NAME
+    }
+    fn compares_any_pair(&self) -> bool {
+        A::COMPARES_ANY_PAIR
     }
     fn build_params(&self) -> ParamMap {
         to_map(&self.params)

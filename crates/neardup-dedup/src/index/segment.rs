@@ -395,6 +395,30 @@ impl<R: Read> SegmentDecoder<'_, R> {
         Ok(ids)
     }
 
+    /// The ids of documents `wanted` (sorted local numbers) among the first `docs`.
+    fn some_ids(&mut self, docs: usize, wanted: &[usize]) -> Result<Vec<String>> {
+        let mut ids = Vec::with_capacity(wanted.len());
+        let mut id = Vec::new();
+        let mut next = 0;
+        for doc in 0..docs {
+            if next == wanted.len() {
+                break;
+            }
+            let n = self.r.u32().map_err(|e| self.io(e))? as u64;
+            if n > self.len {
+                return Err(self.bad("an id is longer than the file"));
+            }
+            id.resize(n as usize, 0);
+            self.r.exact(&mut id).map_err(|e| self.io(e))?;
+            if wanted[next] == doc {
+                let text = std::str::from_utf8(&id).map_err(|_| self.bad("an id is not UTF-8"))?;
+                ids.push(text.to_string());
+                next += 1;
+            }
+        }
+        Ok(ids)
+    }
+
     /// One sorted key table per signature position.
     fn key_tables(&mut self, positions: u64, docs: usize) -> Result<Vec<KeyTable>> {
         let mut tables = Vec::with_capacity(positions as usize);
@@ -475,6 +499,49 @@ pub fn fetch_rows(segments: &[Segment], docs: &[u32], width: usize) -> Result<Si
                     out.push(&row, s.table.is_empty_doc(local(d)));
                 }
             }
+        }
+        start = end;
+    }
+    Ok(out)
+}
+
+/// The ids of indexed documents `docs` (sorted, distinct; numbered across `segments`, segment
+/// after segment), read from the segment files' id sections (a segment read with its ids
+/// answers from memory).
+pub fn fetch_ids(segments: &[Segment], docs: &[u32], width: usize) -> Result<Vec<String>> {
+    let mut out = Vec::with_capacity(docs.len());
+    let mut start = 0usize;
+    let mut next = 0usize;
+    for s in segments {
+        let end = start + s.len();
+        let mine = docs[next..].partition_point(|&d| (d as usize) < end);
+        let wanted = &docs[next..next + mine];
+        next += mine;
+        if wanted.is_empty() {
+            start = end;
+            continue;
+        }
+        if s.ids.len() == s.len() {
+            out.extend(wanted.iter().map(|&d| s.ids[d as usize - start].clone()));
+        } else {
+            let stored = s.stored_rows.as_ref().expect("a segment read from a file");
+            let file = File::open(&stored.path).map_err(|e| Error::io(&stored.path, e))?;
+            let len = file
+                .metadata()
+                .map_err(|e| Error::io(&stored.path, e))?
+                .len();
+            let mut d = SegmentDecoder {
+                path: &stored.path,
+                len,
+                r: HashingReader {
+                    inner: std::io::BufReader::new(file),
+                    hasher: xxhash_rust::xxh3::Xxh3::new(),
+                    at: 0,
+                },
+            };
+            let (count, _, _) = d.header(width)?;
+            let local: Vec<usize> = wanted.iter().map(|&d| d as usize - start).collect();
+            out.extend(d.some_ids(count, &local)?);
         }
         start = end;
     }

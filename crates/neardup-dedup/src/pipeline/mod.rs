@@ -25,7 +25,10 @@
 //! (`spilled_join`), with the same output. The others read every text into memory in the
 //! verify stage and run `build` + `query`.
 
+mod anchoring;
+mod audit_tables;
 mod candidates;
+pub mod clusters;
 mod components;
 mod documents;
 pub mod frames;
@@ -45,7 +48,9 @@ mod state;
 mod verify;
 
 pub use documents::Documents;
-pub use options::{DEFAULT_CHECKPOINT_BYTES, DedupOptions, Keep, Stage, StageReport};
+pub use options::{
+    ClusterMode, DEFAULT_CHECKPOINT_BYTES, DedupOptions, Keep, Stage, StageReport, TableFormat,
+};
 pub use sketch_file::sketch_file;
 
 use std::time::Instant;
@@ -81,14 +86,16 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
         return Ok(None);
     }
     crate::machine::return_freed_memory();
-    let components_key = key(&("components", &verify_key));
-    let labels = run.components_stage(&docs, verified, &components_key)?;
+    // The representative depends on --keep, the cut on --clusters.
+    let components_key = key(&("components", &verify_key, run.cluster_mode, options.keep));
+    let (verified, built) = verified.map_or((None, None), |(p, b)| (Some(p), b));
+    let clusters = run.components_stage(&docs, verified, built, &components_key)?;
     if only == Some(Stage::Components) {
         return Ok(None);
     }
     // Before the outputs: a rerun joins against every segment but its own, so adding first
     // loses nothing if the outputs are then interrupted.
     run.add_to_index(&mut docs)?;
-    let summary = run.outputs_stage(&docs, &labels, &components_key, started)?;
+    let summary = run.outputs_stage(&docs, &clusters, &components_key, started)?;
     Ok(Some(summary))
 }

@@ -16,6 +16,29 @@ pub enum Keep {
     Longest,
 }
 
+/// How verified pairs become clusters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ClusterMode {
+    /// Each connected component cut until every member is within the threshold of the
+    /// document kept for it (`neardup::cluster::anchored`).
+    Verified,
+    /// Connected components of the verified pairs (transitive: chains join).
+    Connected,
+}
+
+/// The format of the audit tables (`clusters.*`, `pairs.*`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TableFormat {
+    /// Apache Parquet (zstd).
+    Parquet,
+    /// CSV with a header line.
+    Csv,
+    /// One JSON object per line.
+    Jsonl,
+}
+
 /// The stages, in order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -50,6 +73,71 @@ impl Keep {
             Keep::First => "The first in input order",
             Keep::Longest => "The longest text (the first among equals)",
         }
+    }
+}
+
+impl ClusterMode {
+    /// Every choice, in the order `--help` lists them.
+    pub const ALL: [ClusterMode; 2] = [ClusterMode::Verified, ClusterMode::Connected];
+
+    /// Its name on the command line and in `summary.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClusterMode::Verified => "verified",
+            ClusterMode::Connected => "connected",
+        }
+    }
+
+    /// What it does, for `--help`.
+    pub fn description(self) -> &'static str {
+        match self {
+            ClusterMode::Verified => {
+                "A document is removed only in the name of a kept one within the threshold \
+                 (components cut until every member is)"
+            }
+            ClusterMode::Connected => {
+                "Connected components of the verified pairs (chains of near duplicates join)"
+            }
+        }
+    }
+}
+
+impl TableFormat {
+    /// Every choice, in the order `--help` lists them.
+    pub const ALL: [TableFormat; 3] = [TableFormat::Parquet, TableFormat::Csv, TableFormat::Jsonl];
+
+    /// Its name on the command line, and the files' extension.
+    pub fn name(self) -> &'static str {
+        match self {
+            TableFormat::Parquet => "parquet",
+            TableFormat::Csv => "csv",
+            TableFormat::Jsonl => "jsonl",
+        }
+    }
+
+    /// What it writes, for `--help`.
+    pub fn description(self) -> &'static str {
+        match self {
+            TableFormat::Parquet => "Apache Parquet (zstd)",
+            TableFormat::Csv => "CSV with a header line",
+            TableFormat::Jsonl => "One JSON object per line",
+        }
+    }
+}
+
+impl std::str::FromStr for ClusterMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        parse_named(s, &ClusterMode::ALL, |k| k.name())
+    }
+}
+
+impl std::str::FromStr for TableFormat {
+    type Err = String;
+
+    fn from_str(s: &str) -> std::result::Result<Self, String> {
+        parse_named(s, &TableFormat::ALL, |k| k.name())
     }
 }
 
@@ -133,6 +221,11 @@ pub struct DedupOptions {
     pub id_field: String,
     /// Which member of a cluster is kept.
     pub keep: Keep,
+    /// How verified pairs become clusters (`None`: verified when the algorithm can compare
+    /// any two documents, else connected).
+    pub clusters: Option<ClusterMode>,
+    /// The format of `clusters.*` and `pairs.*`.
+    pub clusters_format: TableFormat,
     /// Memory the in-memory stages may use (signatures, band keys, pairs).
     pub memory: Option<u64>,
     /// Run only this stage.

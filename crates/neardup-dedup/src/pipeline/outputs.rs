@@ -1,13 +1,18 @@
-//! The outputs of `neardup dedup`, written from the cluster labels:
+//! The outputs of `neardup dedup`, written from the clusters:
 //!
-//! * `clusters.parquet` — one row per document in input order: `id`, `cluster` (numbered by
-//!   first member), `cluster_size` (with `--index`: indexed members included), `kept` (false
-//!   for every new document whose cluster holds an indexed one);
+//! * `clusters.<parquet|csv|jsonl>` (`--clusters-format`) — one row per document in input
+//!   order: `id`, `cluster` (numbered by first member), `cluster_size` (with `--index`:
+//!   indexed members included), `kept`, `representative` (the id of the document kept in its
+//!   place; its own when kept) and `similarity_to_representative`;
+//! * `pairs.<parquet|csv|jsonl>` — every verified pair (`stage` = `verify`) and every
+//!   comparison with a representative that removed a document without a verified pair between
+//!   them (`stage` = `clusters`): `id_a`, `id_b`, `similarity`, `stage`, sorted by document;
 //! * `removed.txt` — the id of every removed document, one per line, in input order;
 //! * the deduplicated corpus in the input's format with every field as it was: one input →
 //!   `deduplicated.<jsonl|csv|parquet>`; several → `deduplicated/NNNNN-<name>` per input
 //!   (compressed inputs are written uncompressed);
-//! * `summary.json` and `README.md` — counts, time per stage, peak memory.
+//! * `summary.json` and `README.md` — counts, the cluster sizes and the largest clusters, time
+//!   per stage, peak memory.
 //!
 //! They are written into `stages/outputs/` and published as one set (`publish`), with
 //! `summary.json` last.
@@ -16,17 +21,19 @@ use std::io::Write;
 use std::path::Path;
 use std::time::Instant;
 
-use polars::prelude::*;
 use serde::Serialize;
 
+use super::audit_tables::{CHUNK_ROWS, Column, write_table};
+use super::clusters::Clusters;
 use super::documents::Documents;
-use super::options::{Keep, Stage, StageReport};
+use super::options::{ClusterMode, Keep, Stage, StageReport, TableFormat};
 use super::publish;
-use super::stage::run_stage;
+use super::stage::{pairs_path, run_stage};
 use super::stage_files::{self, key};
 use super::state::Run;
 use crate::error::{Error, Result};
 use crate::fsutil;
+use crate::index::segment::Segment;
 use crate::input::{self, Compression, FileFormat, InputFile};
 
 /// What `summary.json` holds.
@@ -46,6 +53,8 @@ pub struct Summary {
     pub spilled: bool,
     /// Which member of a cluster is kept.
     pub keep: Keep,
+    /// How verified pairs became clusters.
+    pub cluster_mode: ClusterMode,
     /// Documents read.
     pub documents: u64,
     /// Documents of the index joined against (`--index`; 0 without).
@@ -60,10 +69,17 @@ pub struct Summary {
     pub documents_in_clusters: u64,
     /// Documents removed (in a cluster and not its kept member).
     pub removed: u64,
+    /// Removed documents whose similarity to the document kept in their place is below the
+    /// threshold (0 with `--clusters verified`; what chaining costs with `connected`).
+    pub removed_below_threshold: u64,
     /// Documents kept.
     pub kept: u64,
     /// Verified pairs.
     pub pairs: u64,
+    /// Clusters of two or more documents by size: sizes 2, 3–4, 5–8, … up to the largest.
+    pub cluster_sizes: Vec<SizeBucket>,
+    /// The largest clusters (at most ten), largest first.
+    pub largest_clusters: Vec<LargeCluster>,
     /// Time and rows per stage (this run).
     pub stages: Vec<StageReport>,
     /// Wall seconds of this run.
@@ -72,103 +88,186 @@ pub struct Summary {
     pub peak_rss_bytes: Option<u64>,
     /// Worker threads.
     pub threads: usize,
+    /// The audit tables, relative to the output directory.
+    pub tables: Vec<String>,
     /// The deduplicated corpus, relative to the output directory.
     pub deduplicated: Vec<String>,
 }
 
-/// Which documents are kept: one per cluster, chosen by `keep`.
-pub fn kept(labels: &[u32], bytes: impl Fn(usize) -> u32, keep: Keep) -> Vec<bool> {
-    let clusters = labels.iter().max().map_or(0, |&m| m as usize + 1);
-    let mut best: Vec<u32> = vec![u32::MAX; clusters];
-    for (doc, &c) in labels.iter().enumerate() {
-        let b = &mut best[c as usize];
-        let better = match keep {
-            Keep::First => *b == u32::MAX,
-            Keep::Longest => *b == u32::MAX || bytes(doc) > bytes(*b as usize),
-        };
-        if better {
-            *b = doc as u32;
-        }
-    }
-    let mut kept = vec![false; labels.len()];
-    for b in best {
-        kept[b as usize] = true;
-    }
-    kept
+/// Clusters whose size is in `min..=max`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SizeBucket {
+    /// Smallest size counted.
+    pub min: u32,
+    /// Largest size counted.
+    pub max: u32,
+    /// Clusters of these sizes.
+    pub clusters: u64,
+    /// Documents in them.
+    pub documents: u64,
 }
 
-/// Which documents stay and how large their clusters are, from the cluster labels.
+/// One of the largest clusters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LargeCluster {
+    /// Its number in `clusters.*`.
+    pub cluster: u32,
+    /// Members (with `--index`: indexed members included).
+    pub size: u32,
+    /// The id of the document kept for it.
+    pub representative: String,
+}
+
+/// Which new documents stay and how large their clusters are.
 struct Decisions {
-    /// Members per cluster of the new documents (with `--index`: indexed members included).
+    /// Members per cluster holding a new document (with `--index`: indexed members included).
     sizes: Vec<u32>,
-    /// Per new document: whether it is kept.
+    /// Per new document: whether it is kept (it is its own representative).
     kept: Vec<bool>,
-    /// New documents removed because their cluster holds an indexed document.
+    /// New documents removed because the document kept for them is an indexed one.
     duplicates_of_index: u64,
+    /// Removed documents not within the threshold of their representative.
+    removed_below_threshold: u64,
     /// Indexed documents the components spanned.
     indexed: usize,
 }
 
 impl Decisions {
-    /// `labels` holds the new documents' labels, then the indexed documents' (`--index`).
     /// Clusters are numbered by first member and new documents come first, so the clusters
     /// holding a new document are `0..clusters`.
-    fn new(docs: &Documents, labels: &[u32], keep: Keep) -> Decisions {
-        let bytes = |doc: usize| {
-            let (f, i) = docs.locate(doc);
-            docs.shards[f].bytes[i]
-        };
-        let (labels, indexed_labels) = labels.split_at(docs.len());
-        let clusters = labels.iter().max().map_or(0, |&m| m as usize + 1);
-        let mut sizes = vec![0u32; clusters];
-        for &c in labels {
+    fn new(docs: &Documents, clusters: &Clusters) -> Decisions {
+        let n = docs.len();
+        let labels = &clusters.labels;
+        let count = labels[..n].iter().max().map_or(0, |&m| m as usize + 1);
+        let mut sizes = vec![0u32; count];
+        for &c in labels.iter().filter(|&&c| (c as usize) < count) {
             sizes[c as usize] += 1;
         }
-        let mut holds_indexed = vec![false; clusters];
-        for &c in indexed_labels.iter().filter(|&&c| (c as usize) < clusters) {
-            sizes[c as usize] += 1;
-            holds_indexed[c as usize] = true;
-        }
-        let mut kept = kept(labels, bytes, keep);
-        let mut duplicates_of_index = 0u64;
-        for (k, &c) in kept.iter_mut().zip(labels) {
-            if holds_indexed[c as usize] {
-                *k = false;
-                duplicates_of_index += 1;
-            }
-        }
+        let kept: Vec<bool> = (0..n)
+            .map(|d| clusters.representative[d] as usize == d)
+            .collect();
+        let removed = || (0..n).filter(|&d| !kept[d]);
         Decisions {
+            duplicates_of_index: removed()
+                .filter(|&d| clusters.representative[d] as usize >= n)
+                .count() as u64,
+            removed_below_threshold: removed().filter(|&d| !clusters.within_threshold[d]).count()
+                as u64,
             sizes,
             kept,
-            duplicates_of_index,
-            indexed: indexed_labels.len(),
+            indexed: labels.len() - n,
         }
     }
 
     fn removed(&self) -> u64 {
         self.kept.iter().filter(|&&k| !k).count() as u64
     }
+
+    /// Clusters of two or more by size, in buckets 2, 3–4, 5–8, … up to the largest.
+    fn size_buckets(&self) -> Vec<SizeBucket> {
+        let largest = self.sizes.iter().copied().max().unwrap_or(0);
+        let mut buckets = Vec::new();
+        let (mut min, mut max) = (2u32, 2u32);
+        while min <= largest {
+            let inside = self.sizes.iter().filter(|&&s| s >= min && s <= max);
+            buckets.push(SizeBucket {
+                min,
+                max,
+                clusters: inside.clone().count() as u64,
+                documents: inside.map(|&s| s as u64).sum(),
+            });
+            (min, max) = (max + 1, max.saturating_mul(2));
+        }
+        buckets
+    }
+}
+
+/// Document ids, new and indexed (`--index`: numbered after the new ones, segment after
+/// segment). Of the indexed documents only those the tables name are read: representatives of
+/// new documents and members of verified pairs.
+struct Ids<'a> {
+    docs: &'a Documents,
+    /// Indexed documents named (sorted) and their ids.
+    indexed: Vec<u32>,
+    indexed_ids: Vec<String>,
+}
+
+impl<'a> Ids<'a> {
+    fn new(
+        docs: &'a Documents,
+        segments: &[Segment],
+        width: usize,
+        clusters: &Clusters,
+        output: &Path,
+    ) -> Result<Ids<'a>> {
+        let n = docs.len() as u32;
+        let mut indexed: Vec<u32> = Vec::new();
+        if !segments.is_empty() {
+            indexed.extend(
+                clusters.representative[..n as usize]
+                    .iter()
+                    .filter(|&&r| r >= n),
+            );
+            let (pairs, _) = stage_files::read_pairs(&pairs_path(output, Stage::Verify))?;
+            for p in pairs {
+                let (a, b) = neardup::pairs::unpack(p);
+                indexed.extend([a, b].into_iter().filter(|&d| d >= n));
+            }
+            indexed.sort_unstable();
+            indexed.dedup();
+        }
+        let numbers: Vec<u32> = indexed.iter().map(|&d| d - n).collect();
+        let indexed_ids = crate::index::segment::fetch_ids(segments, &numbers, width)?;
+        Ok(Ids {
+            docs,
+            indexed,
+            indexed_ids,
+        })
+    }
+
+    fn id(&self, doc: u32) -> String {
+        let d = doc as usize;
+        if d < self.docs.len() {
+            return self.docs.id(d);
+        }
+        let i = self
+            .indexed
+            .binary_search(&doc)
+            .expect("an indexed document the tables name");
+        self.indexed_ids[i].clone()
+    }
 }
 
 impl Run<'_> {
-    /// Clusters → `clusters.parquet`, `removed.txt` and the deduplicated corpus, staged
+    /// Clusters → the audit tables, `removed.txt` and the deduplicated corpus, staged
     /// (skipped when the outputs stage finished with the same key and its files exist), then
-    /// published with `README.md` and `summary.json`, which it returns. `labels` holds the new
-    /// documents' labels, then the indexed documents'.
+    /// published with `README.md` and `summary.json`, which it returns.
     pub(super) fn outputs_stage(
         &mut self,
         docs: &Documents,
-        labels: &[u32],
+        clusters: &Clusters,
         components_key: &str,
         started: Instant,
     ) -> Result<Summary> {
         let output = &self.options.output;
+        let format = self.options.clusters_format;
         let deduplicated = deduplicated_names(&self.files);
-        let stage_key = key(&("outputs", components_key, self.options.keep, &deduplicated));
-        let decisions = Decisions::new(docs, labels, self.options.keep);
+        let stage_key = key(&("outputs", components_key, format, &deduplicated));
+        let decisions = Decisions::new(docs, clusters);
         let staged = publish::staged_dir(output);
-        let set = publish::staged_names(&deduplicated);
+        let set = publish::staged_names(format, &deduplicated);
         let present = || set.iter().all(|f| staged.join(f).is_file());
+        if let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) {
+            Self::index_segments(indexed, stream.as_ref())?;
+        }
+        let segments = self.indexed.as_ref().and_then(|i| i.segments.as_deref());
+        let ids = Ids::new(
+            docs,
+            segments.unwrap_or_default(),
+            self.width(),
+            clusters,
+            output,
+        )?;
         let files = &self.files;
         run_stage(
             output,
@@ -179,14 +278,14 @@ impl Run<'_> {
             present,
             |_| {
                 publish::clear_staged(output)?;
-                write_outputs(
+                let written = Written {
                     output,
-                    files,
-                    docs,
-                    &labels[..docs.len()],
-                    &decisions,
-                    &deduplicated,
-                )?;
+                    format,
+                    ids: &ids,
+                    clusters,
+                    decisions: &decisions,
+                };
+                written.write(files, &deduplicated)?;
                 Ok(((), decisions.removed()))
             },
         )?;
@@ -195,7 +294,7 @@ impl Run<'_> {
         for f in 0..self.files.len() {
             fsutil::remove_if_present(&stage_files::inflated_copy_path(output, f))?;
         }
-        let summary = self.summary(docs, labels, &decisions, deduplicated, started);
+        let summary = self.summary(docs, &ids, clusters, &decisions, deduplicated, started);
         let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
         publish::publish(output, &set, &readme(&summary), &json)?;
         Ok(summary)
@@ -205,12 +304,13 @@ impl Run<'_> {
     fn summary(
         &self,
         docs: &Documents,
-        labels: &[u32],
+        ids: &Ids<'_>,
+        clusters: &Clusters,
         decisions: &Decisions,
         deduplicated: Vec<String>,
         started: Instant,
     ) -> Summary {
-        let labels = &labels[..docs.len()];
+        let labels = &clusters.labels[..docs.len()];
         let sizes = &decisions.sizes;
         let removed = decisions.removed();
         let pairs = self
@@ -234,6 +334,7 @@ impl Run<'_> {
             streamed: self.stream.is_some(),
             spilled: docs.spill.is_some(),
             keep: self.options.keep,
+            cluster_mode: self.cluster_mode,
             documents: docs.len() as u64,
             indexed_documents: decisions.indexed as u64,
             duplicates_of_index: decisions.duplicates_of_index,
@@ -246,77 +347,196 @@ impl Run<'_> {
             clusters: sizes.iter().filter(|&&s| s > 1).count() as u64,
             documents_in_clusters: labels.iter().filter(|&&c| sizes[c as usize] > 1).count() as u64,
             removed,
+            removed_below_threshold: decisions.removed_below_threshold,
             kept: docs.len() as u64 - removed,
             pairs,
+            cluster_sizes: decisions.size_buckets(),
+            largest_clusters: largest_clusters(labels, clusters, sizes, ids),
             stages: self.reports.clone(),
             seconds: started.elapsed().as_secs_f64(),
             peak_rss_bytes: crate::machine::peak_rss_bytes(),
             threads: rayon::current_num_threads(),
+            tables: publish::table_names(self.options.clusters_format).to_vec(),
             deduplicated,
         }
     }
 }
 
-/// Writes `clusters.parquet` and `removed.txt` while the deduplicated corpus is copied (the
-/// cluster table is CPU: ids and compression; the copy I/O), all staged for publishing.
-fn write_outputs(
-    output: &Path,
-    files: &[InputFile],
-    docs: &Documents,
+/// The ten largest clusters of two or more (the first among equals first).
+fn largest_clusters(
     labels: &[u32],
-    decisions: &Decisions,
-    deduplicated: &[String],
-) -> Result<()> {
-    let kept = &decisions.kept;
-    let staged = publish::staged_dir(output);
-    let (tables, corpus) = rayon::join(
-        || -> Result<()> {
-            write_clusters(
-                &staged.join("clusters.parquet"),
-                docs,
-                labels,
-                &decisions.sizes,
-                kept,
-            )?;
-            crate::fault_injection::reached(crate::fault_injection::KillPoint::Staged);
-            fsutil::write_atomic(&staged.join("removed.txt"), |w| {
-                for (doc, &k) in kept.iter().enumerate() {
-                    if !k {
-                        writeln!(w, "{}", docs.id(doc))?;
+    clusters: &Clusters,
+    sizes: &[u32],
+    ids: &Ids<'_>,
+) -> Vec<LargeCluster> {
+    let mut order: Vec<u32> = (0..sizes.len() as u32)
+        .filter(|&c| sizes[c as usize] > 1)
+        .collect();
+    order.sort_by_key(|&c| (std::cmp::Reverse(sizes[c as usize]), c));
+    order.truncate(10);
+    order
+        .into_iter()
+        .map(|c| {
+            // The first new member of each cluster shows its representative.
+            let first = labels.iter().position(|&l| l == c).expect("a new member");
+            LargeCluster {
+                cluster: c,
+                size: sizes[c as usize],
+                representative: ids.id(clusters.representative[first]),
+            }
+        })
+        .collect()
+}
+
+/// What the outputs stage writes into `stages/outputs/`.
+struct Written<'a> {
+    output: &'a Path,
+    format: TableFormat,
+    ids: &'a Ids<'a>,
+    clusters: &'a Clusters,
+    decisions: &'a Decisions,
+}
+
+impl Written<'_> {
+    /// The audit tables and `removed.txt` while the deduplicated corpus is copied (the tables
+    /// are CPU: ids and compression; the copy I/O).
+    fn write(&self, files: &[InputFile], deduplicated: &[String]) -> Result<()> {
+        let staged = publish::staged_dir(self.output);
+        let (tables, corpus) = rayon::join(
+            || -> Result<()> {
+                let [clusters_name, pairs_name] = publish::table_names(self.format);
+                self.write_clusters(&staged.join(clusters_name))?;
+                self.write_pairs(&staged.join(pairs_name))?;
+                crate::fault_injection::reached(crate::fault_injection::KillPoint::Staged);
+                let docs = self.ids.docs;
+                fsutil::write_atomic(&staged.join("removed.txt"), |w| {
+                    for (doc, &k) in self.decisions.kept.iter().enumerate() {
+                        if !k {
+                            writeln!(w, "{}", docs.id(doc))?;
+                        }
+                    }
+                    Ok(())
+                })
+            },
+            || self.write_corpus(files, deduplicated),
+        );
+        tables?;
+        corpus
+    }
+
+    fn write_corpus(&self, files: &[InputFile], deduplicated: &[String]) -> Result<()> {
+        let (docs, kept) = (self.ids.docs, &self.decisions.kept);
+        let staged = publish::staged_dir(self.output);
+        for (f, file) in files.iter().enumerate() {
+            let removed: Vec<u64> = (0..docs.shards[f].len())
+                .filter(|&i| !kept[docs.offsets[f] + i])
+                .map(|i| docs.shards[f].lines[i])
+                .collect();
+            let target = staged.join(&deduplicated[f]);
+            fsutil::check_output(&target, &[file.path.as_path()])?;
+            let inflated = stage_files::inflated_copy_path(self.output, f);
+            if file.stream && !inflated.is_file() {
+                return Err(Error::file(
+                    &inflated,
+                    "the copy of this stream input is gone, and a stream cannot be read \
+                     again: rerun the whole command",
+                ));
+            }
+            if inflated.is_file() {
+                // The sketch stage's inflated copy of a compressed file: the same bytes,
+                // read without inflating them again.
+                write_deduplicated(&file.inflated(inflated), &target, &removed)?;
+            } else {
+                write_deduplicated(file, &target, &removed)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// `clusters.*`: one row per new document, in input order.
+    fn write_clusters(&self, path: &Path) -> Result<()> {
+        let (ids, c, d) = (self.ids, self.clusters, self.decisions);
+        let n = ids.docs.len();
+        let mut from = 0;
+        let mut first = true;
+        write_table(
+            path,
+            self.format,
+            &[
+                "id",
+                "cluster",
+                "cluster_size",
+                "kept",
+                "representative",
+                "similarity_to_representative",
+            ],
+            || {
+                if from >= n && !first {
+                    return None;
+                }
+                first = false;
+                let rows = from..(from + CHUNK_ROWS).min(n);
+                from = rows.end;
+                let labels = &c.labels[rows.clone()];
+                Some(vec![
+                    Column::Str(rows.clone().map(|i| ids.docs.id(i)).collect()),
+                    Column::U32(labels.to_vec()),
+                    Column::U32(labels.iter().map(|&l| d.sizes[l as usize]).collect()),
+                    Column::Bool(d.kept[rows.clone()].to_vec()),
+                    Column::Str(rows.clone().map(|i| ids.id(c.representative[i])).collect()),
+                    Column::F64(c.similarity[rows].to_vec()),
+                ])
+            },
+        )
+    }
+
+    /// `pairs.*`: the verified pairs merged with the representative comparisons that removed
+    /// a document without one, sorted by (a, b).
+    fn write_pairs(&self, path: &Path) -> Result<()> {
+        let (verified, scores) = stage_files::read_pairs(&pairs_path(self.output, Stage::Verify))?;
+        let scores = scores.unwrap_or_else(|| vec![f64::NAN; verified.len()]);
+        let c = self.clusters;
+        // Indexed documents are never removed: only new documents' comparisons are listed.
+        let mut extra: Vec<(u64, f64)> = (0..self.ids.docs.len() as u32)
+            .filter_map(|d| {
+                let r = c.representative[d as usize];
+                let p = neardup::pairs::pack(d.min(r), d.max(r));
+                (r != d && verified.binary_search(&p).is_err())
+                    .then_some((p, c.similarity[d as usize]))
+            })
+            .collect();
+        extra.sort_unstable_by_key(|e| e.0);
+        let (mut i, mut j) = (0, 0);
+        let mut first = true;
+        write_table(
+            path,
+            self.format,
+            &["id_a", "id_b", "similarity", "stage"],
+            || {
+                if i >= verified.len() && j >= extra.len() && !first {
+                    return None;
+                }
+                first = false;
+                let mut rows: Vec<(u64, f64, &'static str)> = Vec::with_capacity(CHUNK_ROWS);
+                while rows.len() < CHUNK_ROWS && (i < verified.len() || j < extra.len()) {
+                    if j >= extra.len() || (i < verified.len() && verified[i] < extra[j].0) {
+                        rows.push((verified[i], scores[i], "verify"));
+                        i += 1;
+                    } else {
+                        rows.push((extra[j].0, extra[j].1, "clusters"));
+                        j += 1;
                     }
                 }
-                Ok(())
-            })
-        },
-        || -> Result<()> {
-            for (f, file) in files.iter().enumerate() {
-                let removed: Vec<u64> = (0..docs.shards[f].len())
-                    .filter(|&i| !kept[docs.offsets[f] + i])
-                    .map(|i| docs.shards[f].lines[i])
-                    .collect();
-                let target = staged.join(&deduplicated[f]);
-                fsutil::check_output(&target, &[file.path.as_path()])?;
-                let inflated = stage_files::inflated_copy_path(output, f);
-                if file.stream && !inflated.is_file() {
-                    return Err(Error::file(
-                        &inflated,
-                        "the copy of this stream input is gone, and a stream cannot be read \
-                         again: rerun the whole command",
-                    ));
-                }
-                if inflated.is_file() {
-                    // The sketch stage's inflated copy of a compressed file: the same bytes,
-                    // read without inflating them again.
-                    write_deduplicated(&file.inflated(inflated), &target, &removed)?;
-                } else {
-                    write_deduplicated(file, &target, &removed)?;
-                }
-            }
-            Ok(())
-        },
-    );
-    tables?;
-    corpus
+                let unpacked = || rows.iter().map(|r| neardup::pairs::unpack(r.0));
+                Some(vec![
+                    Column::Str(unpacked().map(|(a, _)| self.ids.id(a)).collect()),
+                    Column::Str(unpacked().map(|(_, b)| self.ids.id(b)).collect()),
+                    Column::F64(rows.iter().map(|r| r.1).collect()),
+                    Column::Str(rows.iter().map(|r| r.2.to_string()).collect()),
+                ])
+            },
+        )
+    }
 }
 
 /// Names of the deduplicated files, relative to the output directory.
@@ -340,34 +560,6 @@ pub(super) fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
             format!("deduplicated/{i:05}-{name}")
         })
         .collect()
-}
-
-fn write_clusters(
-    path: &Path,
-    docs: &Documents,
-    labels: &[u32],
-    sizes: &[u32],
-    kept: &[bool],
-) -> Result<()> {
-    let ids: Vec<String> = (0..docs.len()).map(|d| docs.id(d)).collect();
-    let size: Vec<u32> = labels.iter().map(|&c| sizes[c as usize]).collect();
-    let mut df = DataFrame::new(
-        labels.len(),
-        vec![
-            Column::new("id".into(), ids),
-            Column::new("cluster".into(), labels),
-            Column::new("cluster_size".into(), size),
-            Column::new("kept".into(), kept),
-        ],
-    )
-    .map_err(|e| Error::file(path, e.to_string()))?;
-    fsutil::write_atomic(path, |w| {
-        ParquetWriter::new(w)
-            .with_compression(ParquetCompression::Zstd(None))
-            .finish(&mut df)
-            .map(|_| ())
-            .map_err(std::io::Error::other)
-    })
 }
 
 /// Copies `file` to `target` without the records at the `removed` lines (sorted).
@@ -578,11 +770,7 @@ fn readme(s: &Summary) -> String {
             s.indexed_documents, s.duplicates_of_index
         ));
     }
-    out.push_str("| documents | clusters (≥ 2) | in clusters | removed | kept | verified pairs |\n|---:|---:|---:|---:|---:|---:|\n");
-    out.push_str(&format!(
-        "| {} | {} | {} | {} | {} | {} |\n\n",
-        s.documents, s.clusters, s.documents_in_clusters, s.removed, s.kept, s.pairs
-    ));
+    out.push_str(&clusters_said(s));
     out.push_str("| stage | seconds | rows | |\n|---|---:|---:|---|\n");
     for st in &s.stages {
         out.push_str(&format!(
@@ -594,18 +782,76 @@ fn readme(s: &Summary) -> String {
         ));
     }
     out.push_str(&format!(
-        "\nTotal {:.2} s ({:.1} MB/s of text), peak RSS {}, {} threads. Outputs: \
-         `clusters.parquet`, `removed.txt`, {}.\n",
+        "\nTotal {:.2} s ({:.1} MB/s of text), peak RSS {}, {} threads. Outputs: {}, \
+         `removed.txt`, {}.\n",
         s.seconds,
         mb / s.seconds.max(1e-9),
         s.peak_rss_bytes
             .map_or("unknown".into(), neardup::resources::human_bytes),
         s.threads,
+        s.tables
+            .iter()
+            .map(|d| format!("`{d}`"))
+            .collect::<Vec<_>>()
+            .join(", "),
         s.deduplicated
             .iter()
             .map(|d| format!("`{d}`"))
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    out
+}
+
+/// The README's account of the clusters: counts, how they were formed, sizes, the largest.
+fn clusters_said(s: &Summary) -> String {
+    let mut out = String::new();
+    out.push_str(match s.cluster_mode {
+        ClusterMode::Verified => {
+            "Clusters are **verified**: a document is removed only in the name of the kept \
+             document it is within the threshold of (chains of near duplicates are cut).\n\n"
+        }
+        ClusterMode::Connected => {
+            "Clusters are **connected** components of the verified pairs: a chain of near \
+             duplicates is one cluster, and a removed document may be far from the kept one \
+             (`similarity_to_representative` in the clusters table says how far).\n\n"
+        }
+    });
+    out.push_str(
+        "| documents | clusters (≥ 2) | in clusters | removed | removed below the threshold | \
+         kept | verified pairs |\n|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    out.push_str(&format!(
+        "| {} | {} | {} | {} | {} | {} | {} |\n\n",
+        s.documents,
+        s.clusters,
+        s.documents_in_clusters,
+        s.removed,
+        s.removed_below_threshold,
+        s.kept,
+        s.pairs
+    ));
+    if s.cluster_sizes.is_empty() {
+        return out;
+    }
+    out.push_str("| cluster size | clusters | documents |\n|---|---:|---:|\n");
+    for b in &s.cluster_sizes {
+        let size = if b.min == b.max {
+            b.min.to_string()
+        } else {
+            format!("{}–{}", b.min, b.max)
+        };
+        out.push_str(&format!("| {size} | {} | {} |\n", b.clusters, b.documents));
+    }
+    out.push_str("\nLargest clusters:\n\n| cluster | size | kept document |\n|---:|---:|---|\n");
+    for c in &s.largest_clusters {
+        out.push_str(&format!(
+            "| {} | {} | `{}` |\n",
+            c.cluster,
+            c.size,
+            c.representative.replace('`', "'")
+        ));
+    }
+    out.push('\n');
     out
 }

@@ -1,5 +1,5 @@
-//! A run's outputs are committed as one set. The outputs stage writes `clusters.parquet`,
-//! `removed.txt` and the deduplicated corpus into its own directory (`stages/outputs/`); then
+//! A run's outputs are committed as one set. The outputs stage writes the audit tables
+//! (`clusters.*`, `pairs.*`), `removed.txt` and the deduplicated corpus into its own directory (`stages/outputs/`); then
 //! [`publish`] puts the set in place:
 //!
 //! 1. `README.md` says the set is incomplete and `summary.json` is removed: from here until
@@ -19,13 +19,24 @@
 
 use std::path::{Path, PathBuf};
 
+use super::options::TableFormat;
 use super::stage_files::stage_dir;
 use crate::error::{Error, Result};
 use crate::fsutil;
 
-/// The outputs every run writes, besides the deduplicated corpus, `README.md` and
-/// `summary.json`.
-const TABLES: [&str; 2] = ["clusters.parquet", "removed.txt"];
+/// The audit tables of `format`: the clusters, then the pairs.
+pub(super) fn table_names(format: TableFormat) -> [String; 2] {
+    ["clusters", "pairs"].map(|t| format!("{t}.{}", format.name()))
+}
+
+/// Every name an audit table or `removed.txt` may have (what an earlier set may have left).
+fn every_table_name() -> Vec<String> {
+    TableFormat::ALL
+        .iter()
+        .flat_map(|&f| table_names(f))
+        .chain(["removed.txt".to_string()])
+        .collect()
+}
 
 /// The folder of the deduplicated corpus when there are several inputs.
 const DEDUPLICATED_DIR: &str = "deduplicated";
@@ -52,18 +63,18 @@ pub(super) fn clear_staged(output: &Path) -> Result<()> {
 
 /// The files the outputs stage stages (`deduplicated`: this run's corpus files, relative to
 /// the output directory).
-pub(super) fn staged_names(deduplicated: &[String]) -> Vec<String> {
-    TABLES
-        .iter()
-        .map(|s| s.to_string())
+pub(super) fn staged_names(format: TableFormat, deduplicated: &[String]) -> Vec<String> {
+    table_names(format)
+        .into_iter()
+        .chain(["removed.txt".to_string()])
         .chain(deduplicated.iter().cloned())
         .collect()
 }
 
 /// Every output name a run may check before it writes: the staged files, then the two
 /// published last.
-pub(super) fn names(deduplicated: &[String]) -> Vec<String> {
-    let mut names = staged_names(deduplicated);
+pub(super) fn names(format: TableFormat, deduplicated: &[String]) -> Vec<String> {
+    let mut names = staged_names(format, deduplicated);
     names.extend(["summary.json".to_string(), "README.md".to_string()]);
     names
 }
@@ -93,7 +104,7 @@ pub(super) fn publish(
 fn remove_stale(output: &Path, staged: &[String]) -> Result<()> {
     let holds = |name: &str| staged.iter().any(|s| s == name);
     let single = ["jsonl", "csv", "parquet"].map(|e| format!("{DEDUPLICATED_DIR}.{e}"));
-    for name in TABLES.iter().map(|s| s.to_string()).chain(single) {
+    for name in every_table_name().into_iter().chain(single) {
         let path = output.join(&name);
         if !holds(&name) && is_regular_file(&path) {
             fsutil::remove_if_present(&path)?;

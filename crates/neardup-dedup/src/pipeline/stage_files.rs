@@ -12,6 +12,7 @@ use neardup::streaming::SignatureTable;
 use polars::prelude::*;
 use serde::{Deserialize, Serialize};
 
+use super::clusters::Clusters;
 use crate::error::{Error, Result};
 use crate::fsutil;
 
@@ -397,23 +398,47 @@ pub fn read_pairs(path: &Path) -> Result<(Vec<u64>, Option<Vec<f64>>)> {
     Ok((pairs, scores))
 }
 
-/// Writes one cluster label per document.
-pub fn write_labels(path: &Path, labels: &[u32]) -> Result<()> {
-    let mut df = DataFrame::new(labels.len(), vec![Column::new("cluster".into(), labels)])
-        .map_err(|e| corrupt(path, e))?;
+/// Writes every document's cluster, representative and similarity to it.
+pub fn write_clusters(path: &Path, clusters: &Clusters) -> Result<()> {
+    let mut df = DataFrame::new(
+        clusters.labels.len(),
+        vec![
+            Column::new("cluster".into(), &clusters.labels),
+            Column::new("representative".into(), &clusters.representative),
+            Column::new("similarity".into(), &clusters.similarity),
+            Column::new("within_threshold".into(), &clusters.within_threshold),
+        ],
+    )
+    .map_err(|e| corrupt(path, e))?;
     write_frame(path, &mut df)
 }
 
-/// Reads [`write_labels`].
-pub fn read_labels(path: &Path) -> Result<Vec<u32>> {
+/// Reads [`write_clusters`].
+pub fn read_clusters(path: &Path) -> Result<Clusters> {
     let df = read(path)?;
-    Ok(df
-        .column("cluster")
-        .map_err(|e| corrupt(path, e))?
-        .u32()
-        .map_err(|e| corrupt(path, e))?
-        .into_no_null_iter()
-        .collect())
+    let col = |name: &str| df.column(name).map_err(|e| corrupt(path, e));
+    let u32s = |name: &str| -> Result<Vec<u32>> {
+        Ok(col(name)?
+            .u32()
+            .map_err(|e| corrupt(path, e))?
+            .into_no_null_iter()
+            .collect())
+    };
+    Ok(Clusters {
+        labels: u32s("cluster")?,
+        representative: u32s("representative")?,
+        similarity: col("similarity")?
+            .f64()
+            .map_err(|e| corrupt(path, e))?
+            .into_no_null_iter()
+            .collect(),
+        within_threshold: col("within_threshold")?
+            .bool()
+            .map_err(|e| corrupt(path, e))?
+            .iter()
+            .map(|b| b.unwrap_or(false))
+            .collect(),
+    })
 }
 
 /// Where the sketch stage keeps input file `file`'s inflated bytes when it is compressed

@@ -10,7 +10,7 @@ use neardup::streaming::StreamingDetector;
 
 use super::documents::Documents;
 use super::memory_plan::MemoryPlan;
-use super::options::{DedupOptions, StageReport};
+use super::options::{ClusterMode, DedupOptions, StageReport};
 use super::stage_files::{SketchShard, key};
 use crate::error::{Error, Result};
 use crate::index::IncrementalIndex;
@@ -30,6 +30,8 @@ pub(super) struct Run<'a> {
     pub(super) fresh: std::collections::HashMap<usize, SketchShard>,
     /// The index, with `--index`.
     pub(super) indexed: Option<Indexed>,
+    /// How verified pairs become clusters (`--clusters`, its default resolved).
+    pub(super) cluster_mode: ClusterMode,
 }
 
 /// The index of an `--index` run and what this run reads from it.
@@ -83,6 +85,7 @@ impl<'a> Run<'a> {
             &options.algorithm,
         );
         memory.check_floor(files.len(), &options.output)?;
+        let cluster_mode = cluster_mode(options, detector.as_ref(), stream.is_some())?;
         Ok(Run {
             options,
             files,
@@ -92,6 +95,7 @@ impl<'a> Run<'a> {
             reports: Vec::new(),
             fresh: Default::default(),
             indexed: None,
+            cluster_mode,
         })
     }
 
@@ -108,6 +112,30 @@ impl<'a> Run<'a> {
             Some(indexed) => key(&(own, "index", &indexed.fingerprint)),
             None => own,
         }
+    }
+}
+
+/// `--clusters` resolved: verified unless asked otherwise, when the algorithm can compare any
+/// two documents (on signatures, or by its built index); otherwise connected, and asking for
+/// verified is an error before any work.
+fn cluster_mode(
+    options: &DedupOptions,
+    detector: &dyn Detector,
+    streams: bool,
+) -> Result<ClusterMode> {
+    let can = streams || detector.compares_any_pair();
+    match options.clusters {
+        Some(ClusterMode::Verified) if !can => Err(Error::file(
+            &options.output,
+            format!(
+                "--clusters verified compares every member of a cluster with the document kept \
+                 for it, and `{}` cannot score an arbitrary pair: use --clusters connected",
+                options.algorithm
+            ),
+        )),
+        Some(mode) => Ok(mode),
+        None if can => Ok(ClusterMode::Verified),
+        None => Ok(ClusterMode::Connected),
     }
 }
 
@@ -149,7 +177,7 @@ fn check_outputs(options: &DedupOptions, files: &[InputFile]) -> Result<()> {
     }
     let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
     let deduplicated = super::outputs::deduplicated_names(files);
-    for name in super::publish::names(&deduplicated) {
+    for name in super::publish::names(options.clusters_format, &deduplicated) {
         crate::fsutil::check_output(&output.join(name), &inputs)?;
     }
     Ok(())

@@ -2,7 +2,7 @@
 //! (`StreamingDetector::verify`), or, for algorithms without a streamable split, every text
 //! read into memory and run through `build` + `query`.
 
-use neardup::detector::ParamMap;
+use neardup::detector::{Detector, Index, ParamMap};
 use neardup::streaming::SignatureTable;
 
 use super::documents::Documents;
@@ -16,16 +16,20 @@ use crate::error::{Error, Result};
 use crate::index::segment;
 use crate::input::{self, InputFile};
 
+/// The verified pairs (packed) and, for an algorithm that runs in memory, its built index.
+pub(super) type Verified = (Vec<u64>, Option<Box<dyn Index>>);
+
 impl Run<'_> {
     /// Candidates → verified pairs with their scores; in memory (`build` + `query` over every
-    /// text) for algorithms without a streamable split.
+    /// text) for algorithms without a streamable split, whose built index it also returns
+    /// (the components stage compares members with their representative by it).
     pub(super) fn verify_stage(
         &mut self,
         docs: &Documents,
         candidates: Option<Vec<u64>>,
         stage_key: &str,
         run_it: bool,
-    ) -> Result<Option<Vec<u64>>> {
+    ) -> Result<Option<Verified>> {
         let (out, stream) = (&self.options.output, &self.stream);
         let (files, options, detector) = (&self.files, self.options, &self.detector);
         let indexed = &mut self.indexed;
@@ -37,6 +41,7 @@ impl Run<'_> {
             run_it,
             || true,
             |dir| {
+                let mut built = None;
                 let (pairs, scores): (Vec<u64>, Vec<f64>) = match stream {
                     Some(stream) => {
                         let candidates = match candidates {
@@ -80,23 +85,34 @@ impl Run<'_> {
                         }
                     }
                     None => {
-                        let texts = read_texts(files, options, docs)?;
-                        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                        let index = detector.build(&refs)?;
-                        drop(refs);
-                        index
+                        let index = build_in_memory(files, options, docs, detector.as_ref())?;
+                        let pairs = index
                             .query(&ParamMap::new())?
                             .into_iter()
                             .map(|p| (neardup::pairs::pack(p.a, p.b), p.score))
-                            .unzip()
+                            .unzip();
+                        built = Some(index);
+                        pairs
                     }
                 };
                 stage_files::write_pairs(&dir.join("pairs.parquet"), &pairs, Some(&scores))?;
                 let rows = pairs.len() as u64;
-                Ok((pairs, rows))
+                Ok(((pairs, built), rows))
             },
         )
     }
+}
+
+/// An algorithm that runs in memory, built over every text (read again from the inputs).
+pub(super) fn build_in_memory(
+    files: &[InputFile],
+    options: &DedupOptions,
+    docs: &Documents,
+    detector: &dyn Detector,
+) -> Result<Box<dyn Index>> {
+    let texts = read_texts(files, options, docs)?;
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    Ok(detector.build(&refs)?)
 }
 
 /// Every document's text, in document order (algorithms that run in memory).

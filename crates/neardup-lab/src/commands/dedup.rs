@@ -4,6 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Result;
+use neardup_dedup::pipeline::{ClusterMode, TableFormat};
 use neardup_dedup::pipeline::{DedupOptions, run as run_stages};
 use neardup_dedup::{Keep, Stage};
 
@@ -80,6 +81,15 @@ pub struct Args {
     /// Which document of a cluster is kept.
     #[arg(long, default_value = "first", value_parser = named_choice(&Keep::ALL, Keep::name, Keep::description))]
     pub keep: Keep,
+    /// How verified pairs become clusters. Default: verified, when the algorithm can compare
+    /// any two documents (every streamed one, and minhash-lsh with verify=exact); connected
+    /// otherwise.
+    #[arg(long, value_parser = named_choice(&ClusterMode::ALL, ClusterMode::name, ClusterMode::description))]
+    pub clusters: Option<ClusterMode>,
+    /// Format of the audit tables `clusters.*` and `pairs.*` (ids, clusters, the kept
+    /// document and each one's similarity to it; the verified pairs).
+    #[arg(long, default_value = "parquet", value_parser = named_choice(&TableFormat::ALL, TableFormat::name, TableFormat::description))]
+    pub clusters_format: TableFormat,
     /// Memory the run may use (4GiB, 500MB…; default: --max-memory): each file is sketched a
     /// row group at a time, and a join whose signatures do not fit spills its keys to disk and
     /// reads candidates' signatures back from the sketch shards (same output). At least about
@@ -121,6 +131,8 @@ impl Args {
             text_field: self.text_field,
             id_field: self.id_field,
             keep: self.keep,
+            clusters: self.clusters,
+            clusters_format: self.clusters_format,
             // Without --memory, the global limit bounds dedup as every other command.
             memory: match self.memory {
                 Some(m) => Some(m),

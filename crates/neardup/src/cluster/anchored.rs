@@ -35,6 +35,8 @@ pub struct Assignment {
     pub representative: u32,
     /// Its similarity to the representative (1 for the representative itself).
     pub similarity: f64,
+    /// Whether that is within the threshold (always, unless the component was not cut).
+    pub within: bool,
 }
 
 /// The connected components of two or more documents, each with the pairs inside it, stored
@@ -179,6 +181,7 @@ pub fn anchor_component<R: Ord>(
             document: r,
             representative: r,
             similarity: 1.0,
+            within: true,
         });
         let mut leftover = Vec::new();
         for &i in &group {
@@ -192,6 +195,7 @@ pub fn anchor_component<R: Ord>(
                     document: d,
                     representative: r,
                     similarity,
+                    within,
                 });
             } else {
                 leftover.push(i);
@@ -205,6 +209,7 @@ pub fn anchor_component<R: Ord>(
                         document: d,
                         representative: d,
                         similarity: 1.0,
+                        within: true,
                     });
                 }
                 _ => groups.push(sub),
@@ -215,13 +220,12 @@ pub fn anchor_component<R: Ord>(
     out
 }
 
+/// Members of a group still to be anchored (local numbers) and the pairs among them.
+type Group = (Vec<u32>, Vec<(u32, u32)>);
+
 /// The connected components of the pairs among `leftover` (local numbers), each with its
 /// pairs; `slot` is all `u32::MAX` before and after.
-fn split_leftover(
-    leftover: &[u32],
-    edges: Vec<(u32, u32)>,
-    slot: &mut [u32],
-) -> Vec<(Vec<u32>, Vec<(u32, u32)>)> {
+fn split_leftover(leftover: &[u32], edges: Vec<(u32, u32)>, slot: &mut [u32]) -> Vec<Group> {
     if leftover.is_empty() {
         return Vec::new();
     }
@@ -238,7 +242,7 @@ fn split_leftover(
     }
     let labels = uf.labels();
     let count = labels.iter().max().map_or(0, |&m| m as usize + 1);
-    let mut subs: Vec<(Vec<u32>, Vec<(u32, u32)>)> = vec![Default::default(); count];
+    let mut subs: Vec<Group> = vec![Default::default(); count];
     for (p, &i) in leftover.iter().enumerate() {
         subs[labels[p] as usize].0.push(i);
     }
@@ -354,6 +358,7 @@ mod tests {
                 document: d,
                 representative: d,
                 similarity: 1.0,
+                within: true,
             })
             .collect();
         for i in 0..comps.len() {

@@ -197,6 +197,7 @@ impl Algorithm for MinHashLsh {
     const NAME: &'static str = "minhash-lsh";
     const SUMMARY: &'static str =
         "MinHash signatures + LSH banding + verification (Broder 1997; MMDS 3.3-3.4)";
+    const COMPARES_ANY_PAIR: bool = true;
     type Params = MinHashLshParams;
     type Query = MinHashLshQuery;
     type Index = MinHashLshIndex;
