@@ -5,8 +5,9 @@ hold.
 >>> ray.init(address="auto")                                  # doctest: +SKIP
 >>> neardup.ray.dedup("s3-mounted/shards/*.parquet", output="/shared/dedup", threshold=0.8)
 
-Same stages, same answer as ``neardup dedup`` on one machine: the clusters written here equal
-its ``clusters.parquet`` row for row (the tests check it on a corpus whose clusters span input
+Same stages, same answer as ``neardup dedup --clusters connected`` on one machine: the
+clusters written here equal its ``clusters.parquet`` row for row (``id``, ``cluster``,
+``cluster_size``, ``kept``) (the tests check it on a corpus whose clusters span input
 files). Every stage is a Ray Data operator — ``map_batches`` calling the Rust kernels
 (``_native.StreamKernel``) or ``groupby(...).map_groups`` for the shuffles — so Ray Data
 schedules, streams and spills it; the driver holds dataset handles and a few numbers per input
@@ -668,6 +669,7 @@ def dedup(
     threshold: Optional[float] = None,
     keep: str = "first",
     partitions: Optional[int] = None,
+    clusters: str = "connected",
     **params: Any,
 ) -> Dict[str, Any]:
     """Deduplicates ``paths`` (files, directories, globs: JSONL, CSV, Parquet, optionally
@@ -680,13 +682,21 @@ def dedup(
     the algorithm's parameters (a streamed algorithm: ``minhash-lsh``, ``exact``, or
     ``simhash`` with ``weighting="tf"`` or ``"binary"`` or an ``idf_from`` table);
     ``partitions`` is the number of partitions of the shuffles (default: 2 × the cluster's
-    CPUs).
+    CPUs). ``clusters``: only ``"connected"`` (connected components of the verified pairs)
+    is distributed so far; ``neardup dedup``'s default, verified clusters (a document removed
+    only in the name of a kept one within the threshold), is refused here rather than
+    answered differently.
     """
     import ray
     from ray.data.context import DataContext, ShuffleStrategy
 
     if keep not in ("first", "longest"):
         raise ValueError(f"keep must be 'first' or 'longest', not {keep!r}")
+    if clusters != "connected":
+        raise ValueError(
+            f"clusters={clusters!r}: neardup.ray.dedup forms connected clusters only (verified "
+            "clusters are not distributed yet); use clusters='connected', or neardup.dedup / "
+            "`neardup dedup` on one machine for verified clusters")
     if threshold is not None:
         params = dict(params, threshold=threshold)
     params_json = json.dumps(params)
@@ -836,6 +846,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
         "inputs": [f"block {f}" for f in range(F)] if dataset else list(sources),
         "algorithm": algorithm,
         "params": json.loads(kernel.build_params),
+        "cluster_mode": "connected",
         "documents": total, "pairs": int(pairs), "removed": removed,
         "kept": total - removed, "partitions": P, "component_rounds": rounds,
         # Documents whose signatures the verify shuffles carried (None: every live one).

@@ -54,7 +54,7 @@ def canonical(table):
 
 
 def cli_dedup(cli, inputs, out, *params):
-    args = [cli, "dedup", *map(str, inputs), "--output", str(out)]
+    args = [cli, "dedup", *map(str, inputs), "--output", str(out), "--clusters", "connected"]
     for p in params:
         args += ["--param", p]
     done = subprocess.run(args, capture_output=True, text=True)
@@ -94,6 +94,7 @@ def test_ray_keep_longest_equals_one_machine(cli, split_corpus, tmp_path):
     """keep="longest" keeps the CLI's members, files and blocks alike, and differs from
     keep="first" on this corpus (so the choice is exercised, not the root by default)."""
     args = [cli, "dedup", *map(str, split_corpus), "--output", str(tmp_path / "cli"),
+            "--clusters", "connected",
             "--param", "threshold=0.7", "--keep", "longest"]
     done = subprocess.run(args, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -131,7 +132,8 @@ def test_ray_exact_and_a_parquet_input(cli, texts, tmp_path):
     expected = cli_dedup(cli, [path], tmp_path / "cli")
     nray.dedup(str(path), output=str(tmp_path / "ray"))
     assert canonical(nray.read_clusters(str(tmp_path / "ray"))).equals(canonical(expected))
-    subprocess.run([cli, "dedup", str(path), "-o", str(tmp_path / "cli-exact"),
+    subprocess.run([cli, "dedup", str(path), "-o", str(tmp_path / "cli-exact"), "--clusters",
+                    "connected",
                     "--algorithm", "exact"], check=True, capture_output=True)
     expected = pq.read_table(tmp_path / "cli-exact" / "clusters.parquet")
     nray.dedup(str(path), output=str(tmp_path / "ray-exact"), algorithm="exact")
@@ -142,6 +144,7 @@ def test_ray_simhash_equals_one_machine(cli, split_corpus, tmp_path):
     """SimHash with tf weights streams: its join keys (the permuted tables' prefixes) give
     the CLI's clusters."""
     args = [cli, "dedup", *map(str, split_corpus), "--output", str(tmp_path / "cli"),
+            "--clusters", "connected",
             "--algorithm", "simhash", "--param", "weighting=tf"]
     done = subprocess.run(args, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -197,3 +200,6 @@ def test_ray_bad_input(tmp_path):
     assert not (tmp_path / "out" / "clusters").exists()
     with pytest.raises(ValueError, match="keep must be 'first' or 'longest'"):
         nray.dedup(str(bad), output=str(tmp_path / "out"), keep="last")
+    # Verified clusters are not distributed yet: refused, not answered differently.
+    with pytest.raises(ValueError, match="connected clusters only"):
+        nray.dedup(str(bad), output=str(tmp_path / "out"), clusters="verified")
