@@ -4,8 +4,8 @@
 //! inputs ──sketch (one shard per input file, streamed)──▶ stages/sketch/NNNNN.parquet
 //!        ──candidates (band keys → pairs, per band)─────▶ stages/candidates/pairs.parquet
 //!        ──verify (full-signature estimate)─────────────▶ stages/verify/pairs.parquet
-//!        ──components (union–find)───────────────────────▶ stages/components/clusters.parquet
-//!        ──outputs──▶ clusters.parquet, removed.txt, deduplicated.<ext>, summary.json, README.md
+//!        ──components (union–find, verified clusters)───▶ stages/components/clusters.parquet
+//!        ──outputs──▶ clusters.*, pairs.*, removed.txt, deduplicated.<ext>, summary.json, README.md
 //! ```
 //!
 //! Each stage is skipped when its marker carries the key of its current inputs (the hash of
