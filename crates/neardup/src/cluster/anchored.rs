@@ -144,6 +144,9 @@ impl Components {
     }
 }
 
+/// Members of a group from which its comparisons run in parallel.
+const PARALLEL_GROUP: usize = 4096;
+
 /// Anchors one component (see the module documentation): `members` sorted, `edges` the
 /// verified pairs among them, `rank` orders candidates for representative (least first),
 /// `compare(representative, member)` gives their similarity and whether it is within the
@@ -153,7 +156,7 @@ pub fn anchor_component<R: Ord>(
     members: &[u32],
     edges: &[(u32, u32)],
     rank: impl Fn(u32) -> R,
-    compare: impl Fn(u32, u32) -> (f64, bool),
+    compare: impl Fn(u32, u32) -> (f64, bool) + Sync,
     cut: bool,
 ) -> Vec<Assignment> {
     let local = |d: u32| {
@@ -184,12 +187,25 @@ pub fn anchor_component<R: Ord>(
             within: true,
         });
         let mut leftover = Vec::new();
-        for &i in &group {
+        // A large group (a long chain is one, round after round) compares its members on
+        // every core; the results are per member, so the order of work does not matter.
+        let compared: Vec<(f64, bool)> = if group.len() >= PARALLEL_GROUP {
+            use rayon::prelude::*;
+            group
+                .par_iter()
+                .map(|&i| compare(r, members[i as usize]))
+                .collect()
+        } else {
+            group
+                .iter()
+                .map(|&i| compare(r, members[i as usize]))
+                .collect()
+        };
+        for (&i, &(similarity, within)) in group.iter().zip(&compared) {
             if i == rep {
                 continue;
             }
             let d = members[i as usize];
-            let (similarity, within) = compare(r, d);
             if within || !cut {
                 out.push(Assignment {
                     document: d,
@@ -384,6 +400,20 @@ mod tests {
         let got = anchored(6, &edges, &rank, &sim, 0.8, false);
         assert!(got.iter().all(|a| a.representative == 0));
         assert_eq!(got[5].similarity, 0.1);
+    }
+
+    /// A chain longer than `PARALLEL_GROUP`: its first rounds compare in parallel, with the
+    /// same answer as the short chain's rule (pairs of neighbours).
+    #[test]
+    fn a_long_chain_compared_in_parallel() {
+        let n = 3 * PARALLEL_GROUP as u32;
+        let sim = |a: u32, b: u32| if a.abs_diff(b) <= 1 { 0.9 } else { 0.1 };
+        let edges: Vec<(u32, u32)> = (0..n - 1).map(|i| (i, i + 1)).collect();
+        let got = anchored(n as usize, &edges, &|d| (0, d), &sim, 0.8, true);
+        assert!(
+            got.iter()
+                .all(|a| a.representative == a.document - a.document % 2)
+        );
     }
 
     #[test]
