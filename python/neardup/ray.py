@@ -5,9 +5,8 @@ hold.
 >>> ray.init(address="auto")                                  # doctest: +SKIP
 >>> neardup.ray.dedup("s3-mounted/shards/*.parquet", output="/shared/dedup", threshold=0.8)
 
-Same stages, same answer as ``neardup dedup --clusters connected`` on one machine: the
-clusters written here equal its ``clusters.parquet`` row for row (``id``, ``cluster``,
-``cluster_size``, ``kept``) (the tests check it on a corpus whose clusters span input
+Same stages, same answer as ``neardup dedup`` on one machine: the clusters written here
+equal its ``clusters.parquet`` row for row, in either ``clusters`` mode (the tests check it on a corpus whose clusters span input
 files). Every stage is a Ray Data operator — ``map_batches`` calling the Rust kernels
 (``_native.StreamKernel``) or ``groupby(...).map_groups`` for the shuffles — so Ray Data
 schedules, streams and spills it; the driver holds dataset handles and a few numbers per input
@@ -27,12 +26,20 @@ file, never texts, signatures, pairs or labels.
    MapReduce and Beyond", SoCC 2014), each a ``groupby`` of the edges by vertex, until a
    pair of rounds leaves the edge set unchanged (O(log² n) rounds); the edges are then one
    star per component centred on its smallest document.
-5. **outputs** — three ``groupby`` rounds: by input file, each document learns its root and
+5. **clusters** — two ``groupby`` rounds: by document, each member of a component (it has a
+   verified pair) learns its root from the stars and takes its signature and text length to
+   the root's partition, with the verified pairs; by root, the Rust kernel anchors each
+   component on the document kept for it (``StreamKernel.anchor``, ``neardup dedup``'s own
+   code: cut until every member is within the threshold of it with ``"verified"``, only
+   measured with ``"connected"``), and each member leaves as a row naming its final cluster's
+   smallest document as root, with its similarity to the kept document.
+6. **outputs** — three ``groupby`` rounds: by input file, each document learns its root and
    the file's roots are ranked; by the root's file, clusters are numbered as ``neardup
    dedup`` numbers them (by first member, from per-file counts of roots, so no global array
    is gathered) and the kept member chosen — the root (``keep="first"``) or the longest text,
    the first among equals (``keep="longest"``); by file again, each input's
-   ``OUTPUT/clusters/NNNNN.parquet`` (id, cluster, cluster_size, kept) and kept records
+   ``OUTPUT/clusters/NNNNN.parquet`` (id, cluster, cluster_size, kept, representative,
+   similarity_to_representative) and kept records
    ``OUTPUT/deduplicated/NNNNN.<ext>`` (JSONL lines copied byte for byte, Parquet and CSV
    rows) are written, then ``OUTPUT/summary.json``.
 
@@ -446,14 +453,17 @@ def _tallies_only(batch):
     return {k: v[keep] for k, v in batch.items()}
 
 
-def _outputs_rows(file, doc, root, nbytes, line, ids):
+def _outputs_rows(file, doc, root, nbytes, line, ids, similarity=None):
     import pyarrow as pa
 
+    if similarity is None:
+        similarity = np.ones(len(doc))
     return pa.table({"file": np.asarray(file, dtype=np.int64), "doc": doc.astype(np.uint64),
                      "root": root.astype(np.uint64), "bytes": np.asarray(nbytes, np.int64),
                      "line": np.asarray(line, np.int64),
                      "id": ids if isinstance(ids, (pa.Array, pa.ChunkedArray))
-                     else pa.array(ids, type=pa.large_string())})
+                     else pa.array(ids, type=pa.large_string()),
+                     "similarity": np.asarray(similarity, dtype=np.float64)})
 
 
 def _document_rows(table):
@@ -463,14 +473,112 @@ def _document_rows(table):
                          _column(table, "line"), table.column("id"))
 
 
-def _member_rows(batch):
-    """Star edges member → centre (v < u) as (document, root) rows; a star's centre, its
-    component's smallest document, is the root."""
-    u, v = batch["u"], batch["v"]
-    sel = v < u
-    n = int(sel.sum())
-    return _outputs_rows(_file_of(u[sel]), u[sel], v[sel], np.full(n, -1), np.full(n, -1),
-                         [None] * n)
+# Row kinds of the anchoring shuffles.
+_INFO, _SIG, _EDGE, _STAR = 0, 1, 2, 3
+
+
+def _anchor_routed(part, doc, other, nbytes, sig, kind):
+    """Rows of the anchoring shuffles: a document (or a pair's first), the pair's other
+    document, a text length, a signature (or none) and what the row is."""
+    import pyarrow as pa
+
+    n = len(doc)
+    return pa.table({"part": np.asarray(part, np.int64), "doc": np.asarray(doc, np.uint64),
+                     "other": np.asarray(other, np.uint64),
+                     "bytes": np.asarray(nbytes, np.int64), "sig": sig,
+                     "kind": np.full(n, kind, np.int8)})
+
+
+def _anchor_info_rows(table, partitions):
+    """Anchoring, round 1 input: every document's text length, at its partition."""
+    doc = _column(table, "doc")
+    return _anchor_routed(_partition_of(doc, partitions), doc, np.zeros(len(doc)),
+                          _column(table, "bytes"), _no_payload(len(doc)), _INFO)
+
+
+def _anchor_signature_rows(table, partitions, wanted):
+    """Anchoring, round 1 input: the candidate documents' signatures, at their partition."""
+    t = _signature_rows(table, partitions, wanted)
+    n = t.num_rows
+    return _anchor_routed(_column(t, "part"), _column(t, "doc"), np.zeros(n), np.zeros(n),
+                          t.column("sig"), _SIG)
+
+
+def _anchor_edge_rows(batch, kind):
+    """Anchoring, round 1 input: directed edges u → v at u's partition (verified pairs, or
+    the star edges that name each component's root)."""
+    u = batch["u"]
+    return _anchor_routed(batch["part"], u, batch["v"], np.zeros(len(u)), _no_payload(len(u)),
+                          kind)
+
+
+def _attach_roots(table, width, partitions):
+    """Anchoring, round 1 (``map_groups`` by document partition): each document in a
+    component (it has a verified edge) learns its root (the smallest of itself and its star
+    neighbours: the components' stars are centred on their smallest document) and goes with
+    its text length and signature to its root's partition; each verified pair (a < b) goes
+    there too."""
+    import pyarrow as pa
+
+    kind, doc, other = _column(table, "kind"), _column(table, "doc"), _column(table, "other")
+    edge = (kind == _EDGE) & (doc < other)
+    members = np.unique(doc[kind == _EDGE])
+    star = kind == _STAR
+    s_doc, s_other = doc[star], other[star]
+    order = np.lexsort((s_other, s_doc))
+    s_doc, s_other = s_doc[order], s_other[order]
+    starts = np.flatnonzero(np.r_[True, s_doc[1:] != s_doc[:-1]]) if len(s_doc) else []
+    star_docs = s_doc[starts] if len(s_doc) else s_doc
+    star_min = np.minimum.reduceat(s_other, starts) if len(s_doc) else s_other
+    at = np.minimum(np.searchsorted(star_docs, members), max(len(star_docs) - 1, 0))
+    listed = (star_docs[at] == members) if len(star_docs) else np.zeros(len(members), bool)
+    root = np.where(listed, np.minimum(members, star_min[at] if len(star_docs) else members),
+                    members)
+    info = kind == _INFO
+    i_order = np.argsort(doc[info], kind="stable")
+    nbytes = _lookup(doc[info][i_order], _column(table, "bytes")[info][i_order], members)
+    is_sig = kind == _SIG
+    _, sigs = _payload_rows(table.column("sig"), width)
+    g_order = np.argsort(doc[is_sig], kind="stable")
+    sig = _lookup(doc[is_sig][g_order], sigs[g_order], members)
+    root_of = dict(zip(members.tolist(), root.tolist()))
+    a, b = doc[edge], other[edge]
+    edge_root = np.array([root_of[x] for x in a.tolist()], dtype=np.uint64)
+    return pa.concat_tables([
+        _anchor_routed(_partition_of(root, partitions), members, root, nbytes,
+                       _binary_rows(sig), _INFO),
+        _anchor_routed(_partition_of(edge_root, partitions), a, b, np.zeros(len(a)),
+                       _no_payload(len(a)), _EDGE),
+    ])
+
+
+def _anchor_group(table, algorithm, params, keep, cut):
+    """Anchoring, round 2 (``map_groups`` by root partition): the components of this
+    partition anchored by the Rust kernel (``neardup dedup``'s own code); each member comes
+    out as a row naming the smallest document of its final cluster as its root, with its
+    similarity to the document kept for it."""
+    kernel = _native.StreamKernel(algorithm, params)
+    kind = _column(table, "kind")
+    member, edge = kind == _INFO, kind == _EDGE
+    _, sigs = _payload_rows(table.column("sig"), kernel.width)  # member rows only
+    doc, root = _column(table, "doc")[member], _column(table, "other")[member]
+    rep, sim, _ = kernel.anchor(
+        np.ascontiguousarray(doc, np.uint64), np.ascontiguousarray(root, np.uint64),
+        np.ascontiguousarray(sigs), np.ascontiguousarray(_column(table, "bytes")[member],
+                                                          np.int64),
+        np.ascontiguousarray(_column(table, "doc")[edge], np.uint64),
+        np.ascontiguousarray(_column(table, "other")[edge], np.uint64), keep, cut)
+    # The final cluster's root: the smallest document sharing the representative.
+    order = np.lexsort((doc, rep))
+    rep_s = rep[order]
+    starts = np.flatnonzero(np.r_[True, rep_s[1:] != rep_s[:-1]]) if len(rep_s) else []
+    final = np.empty_like(doc)
+    if len(rep_s):
+        final[order] = np.repeat(np.minimum.reduceat(doc[order], starts),
+                                 np.diff(np.r_[starts, len(order)]))
+    n = len(doc)
+    return _outputs_rows(_file_of(doc), doc, final, np.full(n, -1), np.full(n, -1), [None] * n,
+                         sim)
 
 
 def _roots_of_file(table):
@@ -492,8 +600,12 @@ def _roots_of_file(table):
     is_root = min_root == doc_s[starts]
     rank = np.where(is_root, np.cumsum(is_root) - 1, -1)
     picked = table.take(pa.array(own_rows))
+    # A document's own row says 1; its anchored row (at most one) its similarity to the
+    # document kept for it.
+    similarity = np.minimum.reduceat(_column(table, "similarity")[order], starts)
     out = _outputs_rows(_column(picked, "file"), doc_s[starts], min_root,
-                        _column(picked, "bytes"), _column(picked, "line"), picked.column("id"))
+                        _column(picked, "bytes"), _column(picked, "line"), picked.column("id"),
+                        similarity)
     return out.append_column("root_rank", pa.array(rank.astype(np.int64))).append_column(
         "root_file", pa.array(_file_of(min_root)))
 
@@ -528,12 +640,18 @@ def _clusters_of_roots(table, roots_before, keep):
     else:
         kept[starts] = True
     picked = table.take(pa.array(order))
+    # The kept member represents its cluster: its number and id on every member's row.
+    kept_rows = np.flatnonzero(kept)
+    rep_doc = doc[order][kept_rows][cluster_of_row]
+    rep_id = picked.column("id").take(pa.array(kept_rows[cluster_of_row]))
     return pa.table({
         "file": picked.column("file"), "doc": picked.column("doc"),
         "line": picked.column("line"), "id": picked.column("id"),
         "cluster": pa.array(labels[cluster_of_row].astype(np.int64)),
         "cluster_size": pa.array(sizes[cluster_of_row].astype(np.int64)),
         "kept": pa.array(kept),
+        "rep_doc": pa.array(rep_doc.astype(np.uint64)), "rep_id": rep_id,
+        "similarity": picked.column("similarity"),
     })
 
 
@@ -557,12 +675,17 @@ def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets):
         raise RuntimeError(f"input {f}: documents missing from the outputs round")
     ids = [i if i is not None else str(doc_offsets[f] + r)
            for r, i in enumerate(table.column("id").to_pylist())]
+    rep_doc = _column(table, "rep_doc").astype(np.uint64)
+    rep_ids = [i if i is not None else str(doc_offsets[fr] + r) for fr, r, i in zip(
+        _file_of(rep_doc), _row_of(rep_doc), table.column("rep_id").to_pylist())]
     kept = _column(table, "kept")
     clusters = pa.table({
-        "id": pa.array(ids, type=pa.large_string()),
+        "id": pa.array(ids, type=pa.string()),
         "cluster": table.column("cluster").cast(pa.uint32()),
         "cluster_size": table.column("cluster_size").cast(pa.uint32()),
         "kept": table.column("kept"),
+        "representative": pa.array(rep_ids, type=pa.string()),
+        "similarity_to_representative": table.column("similarity").cast(pa.float64()),
     })
     name = f"{f:05d}"
     clusters_path = os.path.join(out_dir, "clusters", f"{name}.parquet")
@@ -586,7 +709,9 @@ def _no_rows():
     return pa.table({"file": pa.array([], pa.int64()), "doc": pa.array([], pa.uint64()),
                      "line": pa.array([], pa.int64()), "id": pa.array([], pa.large_string()),
                      "cluster": pa.array([], pa.int64()),
-                     "cluster_size": pa.array([], pa.int64()), "kept": pa.array([], pa.bool_())})
+                     "cluster_size": pa.array([], pa.int64()), "kept": pa.array([], pa.bool_()),
+                     "rep_doc": pa.array([], pa.uint64()), "rep_id": pa.array([], pa.large_string()),
+                     "similarity": pa.array([], pa.float64())})
 
 
 def _write_atomic(path: str, write) -> None:
@@ -669,7 +794,7 @@ def dedup(
     threshold: Optional[float] = None,
     keep: str = "first",
     partitions: Optional[int] = None,
-    clusters: str = "connected",
+    clusters: str = "verified",
     **params: Any,
 ) -> Dict[str, Any]:
     """Deduplicates ``paths`` (files, directories, globs: JSONL, CSV, Parquet, optionally
@@ -682,21 +807,17 @@ def dedup(
     the algorithm's parameters (a streamed algorithm: ``minhash-lsh``, ``exact``, or
     ``simhash`` with ``weighting="tf"`` or ``"binary"`` or an ``idf_from`` table);
     ``partitions`` is the number of partitions of the shuffles (default: 2 × the cluster's
-    CPUs). ``clusters``: only ``"connected"`` (connected components of the verified pairs)
-    is distributed so far; ``neardup dedup``'s default, verified clusters (a document removed
-    only in the name of a kept one within the threshold), is refused here rather than
-    answered differently.
+    CPUs). ``clusters``: ``"verified"`` (a document is removed only in the name of a kept
+    one within the threshold: each component cut until that holds) or ``"connected"``
+    (connected components of the verified pairs), as ``neardup dedup --clusters``.
     """
     import ray
     from ray.data.context import DataContext, ShuffleStrategy
 
     if keep not in ("first", "longest"):
         raise ValueError(f"keep must be 'first' or 'longest', not {keep!r}")
-    if clusters != "connected":
-        raise ValueError(
-            f"clusters={clusters!r}: neardup.ray.dedup forms connected clusters only (verified "
-            "clusters are not distributed yet); use clusters='connected', or neardup.dedup / "
-            "`neardup dedup` on one machine for verified clusters")
+    if clusters not in ("verified", "connected"):
+        raise ValueError(f"clusters must be 'verified' or 'connected', not {clusters!r}")
     if threshold is not None:
         params = dict(params, threshold=threshold)
     params_json = json.dumps(params)
@@ -716,7 +837,7 @@ def dedup(
     context.shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
     try:
         summary = _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
-                       text_column, id_column, keep, partitions, kernel)
+                       text_column, id_column, keep, partitions, kernel, clusters)
     finally:
         context.shuffle_strategy = saved_strategy
 
@@ -729,7 +850,7 @@ def dedup(
 
 
 def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_column,
-         keep, partitions, kernel):
+         keep, partitions, kernel, clusters):
     F = len(sources)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     P = partitions or max(2, 2 * cpus)
@@ -794,6 +915,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # 4. components: large-star / small-star until a pair of rounds changes nothing.
     t0 = time.perf_counter()
     rounds = 0
+    verified_edges = edges if pairs else None
     if pairs:
         history = []
         while True:
@@ -813,11 +935,32 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
                 break
     stage("components", t0)
 
-    # 5. outputs: roots by file, clusters by the root's file, shards by file.
+    # 5. clusters: each component anchored on the document kept for it (cut with "verified",
+    # only measured with "connected"): members with their signatures and the verified pairs
+    # among them meet at the root's partition, found from the stars.
     t0 = time.perf_counter()
     documents = sketched.map_batches(_document_rows, batch_format="pyarrow")
     if pairs:
-        documents = documents.union(edges.map_batches(_member_rows, batch_format="numpy"))
+        routed = sketched.map_batches(
+            _anchor_info_rows, batch_format="pyarrow", fn_kwargs=dict(partitions=P)).union(
+            sketched.map_batches(_anchor_signature_rows, batch_format="pyarrow",
+                                 fn_kwargs=dict(partitions=P, wanted=wanted)),
+            verified_edges.map_batches(_anchor_edge_rows, batch_format="numpy",
+                                       fn_kwargs=dict(kind=_EDGE)),
+            edges.map_batches(_anchor_edge_rows, batch_format="numpy",
+                              fn_kwargs=dict(kind=_STAR)))
+        members = routed.groupby("part", num_partitions=P).map_groups(
+            _attach_roots, batch_format="pyarrow",
+            fn_kwargs=dict(width=kernel.width, partitions=P))
+        anchored = members.groupby("part", num_partitions=P).map_groups(
+            _anchor_group, batch_format="pyarrow",
+            fn_kwargs=dict(algorithm=algorithm, params=params_json, keep=keep,
+                           cut=clusters == "verified")).materialize()
+        documents = documents.union(anchored)
+    stage("clusters", t0)
+
+    # 6. outputs: roots by file, clusters by the root's file, shards by file.
+    t0 = time.perf_counter()
     rooted = documents.groupby("file", num_partitions=P_files).map_groups(
         _roots_of_file, batch_format="pyarrow").materialize()
     roots_per_file = _per_file_sums(rooted.select_columns(["file", "root_rank"]),
@@ -846,7 +989,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
         "inputs": [f"block {f}" for f in range(F)] if dataset else list(sources),
         "algorithm": algorithm,
         "params": json.loads(kernel.build_params),
-        "cluster_mode": "connected",
+        "cluster_mode": clusters,
         "documents": total, "pairs": int(pairs), "removed": removed,
         "kept": total - removed, "partitions": P, "component_rounds": rounds,
         # Documents whose signatures the verify shuffles carried (None: every live one).

@@ -10,7 +10,7 @@ use std::borrow::Cow;
 use neardup::streaming::{SignatureTable, StreamingDetector};
 use neardup_dedup::input::expand;
 use neardup_dedup::pipeline::sketch_file;
-use numpy::{PyArray1, PyArray2, PyReadonlyArray2};
+use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use rayon::prelude::*;
@@ -30,6 +30,113 @@ type Sketched<'py> = (
     Bound<'py, PyArray1<u32>>,
     Bound<'py, PyArray1<u64>>,
 );
+
+/// Representatives, similarities and within-threshold flags of [`StreamKernel::anchor`].
+type Anchored<'py> = (
+    Bound<'py, PyArray1<u64>>,
+    Bound<'py, PyArray1<f64>>,
+    Bound<'py, PyArray1<bool>>,
+);
+
+/// One group of components handed to [`StreamKernel::anchor`], numbered locally in document
+/// order (the order `neardup dedup` numbers them in, so ties go the same way).
+struct AnchorGroup<'a> {
+    docs: &'a [u64],
+    /// Input rows sorted by document.
+    order: Vec<usize>,
+    /// Per local document: its component.
+    labels: Vec<u32>,
+    /// Verified pairs in local numbers.
+    edges: Vec<(u32, u32)>,
+}
+
+impl<'a> AnchorGroup<'a> {
+    fn new(docs: &'a [u64], roots: &[u64], edge_a: &[u64], edge_b: &[u64]) -> PyResult<Self> {
+        let mut order: Vec<usize> = (0..docs.len()).collect();
+        order.sort_unstable_by_key(|&i| docs[i]);
+        let sorted: Vec<u64> = order.iter().map(|&i| docs[i]).collect();
+        if sorted.windows(2).any(|w| w[0] == w[1]) {
+            return Err(PyValueError::new_err(
+                "a document appears twice in one group",
+            ));
+        }
+        let local = |d: u64| {
+            sorted.binary_search(&d).map(|l| l as u32).map_err(|_| {
+                PyValueError::new_err(format!("pair names document {d}, not in the group"))
+            })
+        };
+        let mut root_ids: Vec<u64> = roots.to_vec();
+        root_ids.sort_unstable();
+        root_ids.dedup();
+        let labels = order
+            .iter()
+            .map(|&i| root_ids.binary_search(&roots[i]).expect("listed") as u32)
+            .collect();
+        let edges = edge_a
+            .iter()
+            .zip(edge_b)
+            .map(|(&a, &b)| Ok((local(a)?, local(b)?)))
+            .collect::<PyResult<Vec<_>>>()?;
+        Ok(AnchorGroup {
+            docs,
+            order,
+            labels,
+            edges,
+        })
+    }
+
+    /// (representative, similarity, within) per input row.
+    fn anchor(
+        &self,
+        stream: &dyn StreamingDetector,
+        words: &[u32],
+        width: usize,
+        bytes: &[i64],
+        longest: bool,
+        cut: bool,
+    ) -> (Vec<u64>, Vec<f64>, Vec<bool>) {
+        use neardup::cluster::anchored::{Components, anchor_component};
+        let n = self.order.len();
+        let mut sorted_words = Vec::with_capacity(n * width);
+        for &i in &self.order {
+            sorted_words.extend_from_slice(&words[i * width..(i + 1) * width]);
+        }
+        let table = SignatureTable::from_parts(width, sorted_words, vec![false; n]);
+        let components = Components::new(&self.labels, self.edges.iter().copied());
+        let rank = |l: u32| {
+            let b = bytes[self.order[l as usize]].clamp(0, u32::MAX as i64) as u32;
+            if longest { u32::MAX - b } else { 0 }
+        };
+        let assignments: Vec<_> = (0..components.len())
+            .into_par_iter()
+            .flat_map_iter(|c| {
+                let (members, edges) = components.get(c);
+                anchor_component(
+                    members,
+                    edges,
+                    rank,
+                    |a, b| stream.compare(&table, a, b),
+                    cut,
+                )
+            })
+            .collect();
+        let mut rep: Vec<u32> = (0..n as u32).collect();
+        let mut sim = vec![1.0; n];
+        let mut within = vec![true; n];
+        for a in assignments {
+            rep[a.document as usize] = a.representative;
+            sim[a.document as usize] = a.similarity;
+            within[a.document as usize] = a.within;
+        }
+        let mut out = (vec![0u64; n], vec![0.0; n], vec![false; n]);
+        for (l, &i) in self.order.iter().enumerate() {
+            out.0[i] = self.docs[self.order[rep[l] as usize]];
+            out.1[i] = sim[l];
+            out.2[i] = within[l];
+        }
+        out
+    }
+}
 
 /// A streamable algorithm configuration.
 #[derive(Debug)]
@@ -175,6 +282,53 @@ impl StreamKernel {
             keys
         });
         matrix(py, n, k, keys)
+    }
+
+    /// Verified clusters of the connected components in one group (`neardup dedup
+    /// --clusters verified`, `neardup::cluster::anchored`): documents `docs` (distinct, any
+    /// order) with their component's root, signature and text length, the verified pairs
+    /// `(edge_a[i], edge_b[i])` among them; `keep` is `first` or `longest`. Returns, in the
+    /// input order, each document's representative, its similarity to it and whether that is
+    /// within the threshold; `cut = false` only measures (connected components).
+    #[allow(clippy::too_many_arguments)]
+    fn anchor<'py>(
+        &self,
+        py: Python<'py>,
+        docs: PyReadonlyArray1<'py, u64>,
+        roots: PyReadonlyArray1<'py, u64>,
+        signatures: PyReadonlyArray2<'py, u32>,
+        bytes: PyReadonlyArray1<'py, i64>,
+        edge_a: PyReadonlyArray1<'py, u64>,
+        edge_b: PyReadonlyArray1<'py, u64>,
+        keep: &str,
+        cut: bool,
+    ) -> PyResult<Anchored<'py>> {
+        let longest = match keep {
+            "first" => false,
+            "longest" => true,
+            other => {
+                return Err(PyValueError::new_err(format!(
+                    "keep must be 'first' or 'longest', not {other:?}"
+                )));
+            }
+        };
+        let (n, words) = self.rows(&signatures)?;
+        let (docs, roots, bytes) = (docs.as_slice()?, roots.as_slice()?, bytes.as_slice()?);
+        let (edge_a, edge_b) = (edge_a.as_slice()?, edge_b.as_slice()?);
+        if docs.len() != n || roots.len() != n || bytes.len() != n || edge_a.len() != edge_b.len() {
+            return Err(PyValueError::new_err(
+                "docs, roots, signatures and bytes must have as many rows; edge_a and edge_b too",
+            ));
+        }
+        let group = AnchorGroup::new(docs, roots, edge_a, edge_b)?;
+        let w = self.stream.width();
+        let (rep, sim, within) =
+            py.detach(|| group.anchor(self.stream.as_ref(), &words, w, bytes, longest, cut));
+        Ok((
+            PyArray1::from_vec(py, rep),
+            PyArray1::from_vec(py, sim),
+            PyArray1::from_vec(py, within),
+        ))
     }
 
     /// Scores of candidate pairs (row i of `a` against row i of `b`, both non-empty

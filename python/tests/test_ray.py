@@ -47,14 +47,16 @@ def split_corpus(tmp_path, texts):
 
 
 def canonical(table):
-    return table.select(["id", "cluster", "cluster_size", "kept"]).cast(pa.schema([
+    return table.select(["id", "cluster", "cluster_size", "kept", "representative",
+                         "similarity_to_representative"]).cast(pa.schema([
         ("id", pa.string()), ("cluster", pa.uint32()), ("cluster_size", pa.uint32()),
-        ("kept", pa.bool_()),
+        ("kept", pa.bool_()), ("representative", pa.string()),
+        ("similarity_to_representative", pa.float64()),
     ]))
 
 
 def cli_dedup(cli, inputs, out, *params):
-    args = [cli, "dedup", *map(str, inputs), "--output", str(out), "--clusters", "connected"]
+    args = [cli, "dedup", *map(str, inputs), "--output", str(out)]
     for p in params:
         args += ["--param", p]
     done = subprocess.run(args, capture_output=True, text=True)
@@ -94,7 +96,6 @@ def test_ray_keep_longest_equals_one_machine(cli, split_corpus, tmp_path):
     """keep="longest" keeps the CLI's members, files and blocks alike, and differs from
     keep="first" on this corpus (so the choice is exercised, not the root by default)."""
     args = [cli, "dedup", *map(str, split_corpus), "--output", str(tmp_path / "cli"),
-            "--clusters", "connected",
             "--param", "threshold=0.7", "--keep", "longest"]
     done = subprocess.run(args, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -132,9 +133,7 @@ def test_ray_exact_and_a_parquet_input(cli, texts, tmp_path):
     expected = cli_dedup(cli, [path], tmp_path / "cli")
     nray.dedup(str(path), output=str(tmp_path / "ray"))
     assert canonical(nray.read_clusters(str(tmp_path / "ray"))).equals(canonical(expected))
-    subprocess.run([cli, "dedup", str(path), "-o", str(tmp_path / "cli-exact"), "--clusters",
-                    "connected",
-                    "--algorithm", "exact"], check=True, capture_output=True)
+    subprocess.run([cli, "dedup", str(path), "-o", str(tmp_path / "cli-exact"),                     "--algorithm", "exact"], check=True, capture_output=True)
     expected = pq.read_table(tmp_path / "cli-exact" / "clusters.parquet")
     nray.dedup(str(path), output=str(tmp_path / "ray-exact"), algorithm="exact")
     assert canonical(nray.read_clusters(str(tmp_path / "ray-exact"))).equals(canonical(expected))
@@ -144,7 +143,6 @@ def test_ray_simhash_equals_one_machine(cli, split_corpus, tmp_path):
     """SimHash with tf weights streams: its join keys (the permuted tables' prefixes) give
     the CLI's clusters."""
     args = [cli, "dedup", *map(str, split_corpus), "--output", str(tmp_path / "cli"),
-            "--clusters", "connected",
             "--algorithm", "simhash", "--param", "weighting=tf"]
     done = subprocess.run(args, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
@@ -200,6 +198,47 @@ def test_ray_bad_input(tmp_path):
     assert not (tmp_path / "out" / "clusters").exists()
     with pytest.raises(ValueError, match="keep must be 'first' or 'longest'"):
         nray.dedup(str(bad), output=str(tmp_path / "out"), keep="last")
-    # Verified clusters are not distributed yet: refused, not answered differently.
-    with pytest.raises(ValueError, match="connected clusters only"):
-        nray.dedup(str(bad), output=str(tmp_path / "out"), clusters="verified")
+    with pytest.raises(ValueError, match="clusters must be 'verified' or 'connected'"):
+        nray.dedup(str(bad), output=str(tmp_path / "out"), clusters="transitive")
+
+
+def test_ray_cluster_modes_equal_one_machine(cli, tmp_path):
+    """Chains of accumulating edits spread over three files (so components span files and
+    partitions): verified and connected clusters both equal the CLI's, and differ from each
+    other (the chains are cut)."""
+    import random
+
+    rng = random.Random(20261124)
+    print("chain corpus seed 20261124")
+    files = [tmp_path / f"part-{f}.jsonl" for f in range(3)]
+    handles = [open(p, "w", encoding="utf-8") for p in files]
+    n = 0
+    for chain in range(6):
+        words = [f"w{rng.randrange(20000)}" for _ in range(60)]
+        for step in range(14):
+            for _ in range(2):
+                words[rng.randrange(60)] = f"w{rng.randrange(20000)}"
+            handles[n % 3].write(json.dumps({"id": f"c{chain}-{step}", "text": " ".join(words)})
+                                 + "\n")
+            n += 1
+    for h in handles:
+        h.close()
+    got = {}
+    for mode in ("verified", "connected"):
+        out = tmp_path / f"cli-{mode}"
+        done = subprocess.run([cli, "dedup", *map(str, files), "-o", str(out), "--param",
+                               "threshold=0.5", "--clusters", mode],
+                              capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+        expected = pq.read_table(out / "clusters.parquet")
+        summary = nray.dedup([str(p) for p in files], output=str(tmp_path / f"ray-{mode}"),
+                             threshold=0.5, clusters=mode, partitions=3)
+        ray_table = nray.read_clusters(str(tmp_path / f"ray-{mode}"))
+        assert canonical(ray_table).equals(canonical(expected)), mode
+        assert summary["cluster_mode"] == mode
+        got[mode] = expected
+    # The chains are cut: verified clusters differ from connected ones, and components span
+    # the three files.
+    assert not canonical(got["verified"]).equals(canonical(got["connected"]))
+    sizes = got["connected"].column("cluster_size").to_pylist()
+    assert max(sizes) >= 6

@@ -187,20 +187,7 @@ pub fn anchor_component<R: Ord>(
             within: true,
         });
         let mut leftover = Vec::new();
-        // A large group (a long chain is one, round after round) compares its members on
-        // every core; the results are per member, so the order of work does not matter.
-        let compared: Vec<(f64, bool)> = if group.len() >= PARALLEL_GROUP {
-            use rayon::prelude::*;
-            group
-                .par_iter()
-                .map(|&i| compare(r, members[i as usize]))
-                .collect()
-        } else {
-            group
-                .iter()
-                .map(|&i| compare(r, members[i as usize]))
-                .collect()
-        };
+        let compared = compared_with(r, &group, members, &compare);
         for (&i, &(similarity, within)) in group.iter().zip(&compared) {
             if i == rep {
                 continue;
@@ -238,6 +225,29 @@ pub fn anchor_component<R: Ord>(
 
 /// Members of a group still to be anchored (local numbers) and the pairs among them.
 type Group = (Vec<u32>, Vec<(u32, u32)>);
+
+/// Every member of `group` (local numbers) compared with the representative `r`. A large
+/// group (a long chain is one, round after round) is compared on every core; the results are
+/// per member, so the order of the work does not matter.
+fn compared_with(
+    r: u32,
+    group: &[u32],
+    members: &[u32],
+    compare: &(impl Fn(u32, u32) -> (f64, bool) + Sync),
+) -> Vec<(f64, bool)> {
+    if group.len() >= PARALLEL_GROUP {
+        use rayon::prelude::*;
+        group
+            .par_iter()
+            .map(|&i| compare(r, members[i as usize]))
+            .collect()
+    } else {
+        group
+            .iter()
+            .map(|&i| compare(r, members[i as usize]))
+            .collect()
+    }
+}
 
 /// The connected components of the pairs among `leftover` (local numbers), each with its
 /// pairs; `slot` is all `u32::MAX` before and after.
