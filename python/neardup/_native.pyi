@@ -71,3 +71,14 @@ class StreamKernel:
     def verify(
         self, a: npt.NDArray[np.uint32], b: npt.NDArray[np.uint32]
     ) -> npt.NDArray[np.float64]: ...
+    def anchor(
+        self,
+        docs: npt.NDArray[np.uint64],
+        roots: npt.NDArray[np.uint64],
+        signatures: npt.NDArray[np.uint32],
+        bytes: npt.NDArray[np.int64],
+        edge_a: npt.NDArray[np.uint64],
+        edge_b: npt.NDArray[np.uint64],
+        keep: str,
+        cut: bool,
+    ) -> Tuple[npt.NDArray[np.uint64], npt.NDArray[np.float64], npt.NDArray[np.bool_]]: ...
