@@ -19,10 +19,11 @@ bin="${CARGO_TARGET_DIR:-target}/release/neardup"
 out="reports/dedup/results.jsonl"
 [ "${NEARDUP_BENCH_APPEND:-0}" = 1 ] || : > "$out"
 repeat="${NEARDUP_DEDUP_REPEAT:-3}"
-# The peers' shingles (lower-cased, whitespace words, 5-shingles) and banding (9 x 13, every
-# candidate kept, as datatrove and text-dedup do), to compare machinery at equal settings.
+# The peers' shingles (lower-cased, whitespace words, 5-shingles), banding (9 x 13, every
+# candidate kept) and clustering (connected components), as datatrove and text-dedup do, to
+# compare machinery at equal settings.
 peer_setting=(--param tokenizer=whitespace --param unicode=none --param fold_width=false
-              --param bands=9 --param rows=13 --param verify=none)
+              --param bands=9 --param rows=13 --param verify=none --dedup-clusters connected)
 for docs in "${sizes[@]}"; do
     corpus="$work/corpus-$docs.jsonl"
     if [ ! -f "$corpus" ] && [ "$docs" -gt 1000000 ]; then

@@ -411,6 +411,10 @@ pub struct Args {
     /// dedup_end_to_end only: passed to `neardup dedup --memory` (the spilled join).
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     pub dedup_memory: Option<u64>,
+    /// dedup_end_to_end only: passed to `neardup dedup --clusters` (the peers form connected
+    /// components: `connected` compares machinery at their setting).
+    #[arg(long, value_name = "MODE")]
+    pub dedup_clusters: Option<String>,
 }
 
 impl Run for Args {
@@ -425,6 +429,7 @@ impl Run for Args {
             params: self.params,
             label: self.label,
             dedup_memory: self.dedup_memory,
+            dedup_clusters: self.dedup_clusters,
         };
         run(&options, &mut invocation.out)
     }

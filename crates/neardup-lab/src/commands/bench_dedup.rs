@@ -92,6 +92,11 @@ fn best_run(
                     .iter()
                     .flat_map(|m| ["--memory".to_string(), m.to_string()]),
             )
+            .args(
+                opts.dedup_clusters
+                    .iter()
+                    .flat_map(|c| ["--clusters", c.as_str()]),
+            )
             .stdout(std::process::Stdio::null())
             .status()
             .context("running neardup dedup")?;

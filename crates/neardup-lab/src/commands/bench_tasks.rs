@@ -37,6 +37,8 @@ pub struct BenchOptions {
     pub label: Option<String>,
     /// `dedup_end_to_end`: `neardup dedup --memory`, in bytes.
     pub dedup_memory: Option<u64>,
+    /// `dedup_end_to_end`: `neardup dedup --clusters` (`verified`, `connected`).
+    pub dedup_clusters: Option<String>,
 }
 
 /// Every task name.
