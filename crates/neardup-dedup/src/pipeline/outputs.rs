@@ -70,8 +70,9 @@ pub struct Summary {
     /// Documents removed (in a cluster and not its kept member).
     pub removed: u64,
     /// Removed documents whose similarity to the document kept in their place is below the
-    /// threshold (0 with `--clusters verified`; what chaining costs with `connected`).
-    pub removed_below_threshold: u64,
+    /// threshold (0 with `--clusters verified`; what chaining costs with `connected`). `None`
+    /// when the algorithm cannot judge an arbitrary pair (its similarities are then null).
+    pub removed_below_threshold: Option<u64>,
     /// Documents kept.
     pub kept: u64,
     /// Verified pairs.
@@ -347,7 +348,9 @@ impl Run<'_> {
             clusters: sizes.iter().filter(|&&s| s > 1).count() as u64,
             documents_in_clusters: labels.iter().filter(|&&c| sizes[c as usize] > 1).count() as u64,
             removed,
-            removed_below_threshold: decisions.removed_below_threshold,
+            removed_below_threshold: self
+                .compares_any_pair()
+                .then_some(decisions.removed_below_threshold),
             kept: docs.len() as u64 - removed,
             pairs,
             cluster_sizes: decisions.size_buckets(),
@@ -827,7 +830,8 @@ fn clusters_said(s: &Summary) -> String {
         s.clusters,
         s.documents_in_clusters,
         s.removed,
-        s.removed_below_threshold,
+        s.removed_below_threshold
+            .map_or("unknown".to_string(), |n| n.to_string()),
         s.kept,
         s.pairs
     ));

@@ -123,7 +123,7 @@ fn cluster_mode(
     detector: &dyn Detector,
     streams: bool,
 ) -> Result<ClusterMode> {
-    let can = streams || detector.compares_any_pair();
+    let can = streams || detector.compares_any_pair(); // as Run::compares_any_pair
     match options.clusters {
         Some(ClusterMode::Verified) if !can => Err(Error::file(
             &options.output,
@@ -280,6 +280,12 @@ impl Run<'_> {
     /// Documents the components span: the new ones, then the indexed ones.
     pub(super) fn all_documents(&self, docs: &Documents) -> usize {
         docs.len() + self.indexed.as_ref().map_or(0, |i| i.documents)
+    }
+
+    /// Whether members can be compared with their representative: on signatures, or by the
+    /// built index of an algorithm that judges any pair.
+    pub(super) fn compares_any_pair(&self) -> bool {
+        self.stream.is_some() || self.detector.compares_any_pair()
     }
 
     pub(super) fn width(&self) -> usize {
