@@ -13,7 +13,7 @@ use super::clusters::Clusters;
 use super::documents::Documents;
 use super::options::Keep;
 use crate::error::Result;
-use crate::index::segment::{self, Segment};
+use crate::index::segment::Segment;
 
 /// How members are compared with their representative.
 pub(super) enum Comparer<'a> {
@@ -141,21 +141,7 @@ impl Anchoring<'_> {
             .collect();
         rows.sort_unstable();
         let table = if let Some(segments) = segments {
-            // With `--index` (whose join never spills): new documents from memory, indexed
-            // ones from the segment files.
-            let n = docs.len() as u32;
-            let split = rows.partition_point(|&d| d < n);
-            let mut t = SignatureTable::new(stream.width());
-            t.reserve_exact(rows.len());
-            for &d in &rows[..split] {
-                t.push(
-                    docs.table.row(d as usize),
-                    docs.table.is_empty_doc(d as usize),
-                );
-            }
-            let indexed: Vec<u32> = rows[split..].iter().map(|&d| d - n).collect();
-            t.extend(&segment::fetch_rows(segments, &indexed, stream.width())?);
-            t
+            docs.rows_with_indexed(&rows, segments, stream.width())?
         } else {
             let (shards, _) = docs.spill.as_ref().expect("in memory returned above");
             super::spilled_join::gather_rows(shards, &rows)?

@@ -9,6 +9,7 @@ use rayon::prelude::*;
 use super::spilled_join::ShardFiles;
 use super::stage_files::SketchShard;
 use crate::error::{Error, Result};
+use crate::index::segment::{self, Segment};
 use crate::input::InputFile;
 
 /// Every document's place and signature, in document order.
@@ -29,6 +30,30 @@ pub struct Documents {
 }
 
 impl Documents {
+    /// The signatures of documents `rows` (sorted, distinct), in that order, when the index's
+    /// documents follow the new ones (`--index`, whose join never spills): the new documents'
+    /// rows from memory (numbered below `len`), the indexed ones' read from the segment files.
+    pub(super) fn rows_with_indexed(
+        &self,
+        rows: &[u32],
+        segments: &[Segment],
+        width: usize,
+    ) -> Result<SignatureTable> {
+        let n = self.len as u32;
+        let split = rows.partition_point(|&d| d < n);
+        let mut t = SignatureTable::new(width);
+        t.reserve_exact(rows.len());
+        for &d in &rows[..split] {
+            t.push(
+                self.table.row(d as usize),
+                self.table.is_empty_doc(d as usize),
+            );
+        }
+        let indexed: Vec<u32> = rows[split..].iter().map(|&d| d - n).collect();
+        t.extend(&segment::fetch_rows(segments, &indexed, width)?);
+        Ok(t)
+    }
+
     /// Number of documents.
     pub fn len(&self) -> usize {
         self.len

@@ -3,7 +3,6 @@
 //! read into memory and run through `build` + `query`.
 
 use neardup::detector::{Detector, Index, ParamMap};
-use neardup::streaming::SignatureTable;
 
 use super::documents::Documents;
 use super::options::{DedupOptions, Stage};
@@ -13,7 +12,6 @@ use super::stage::{pairs_path, run_stage};
 use super::stage_files;
 use super::state::Run;
 use crate::error::{Error, Result};
-use crate::index::segment;
 use crate::input::{self, InputFile};
 
 /// The verified pairs (packed) and, for an algorithm that runs in memory, its built index.
@@ -53,30 +51,11 @@ impl Run<'_> {
                                 spilled_join::verify(stream.as_ref(), shards, &candidates, *budget)?
                             }
                             (None, Some(indexed)) => {
-                                // A table of the candidates' signatures only — the new
-                                // documents' from memory, the indexed ones' read from the
-                                // segment files — so verification holds no more rows than there
-                                // are candidates. New documents are numbered below n, indexed
-                                // ones from n, so the table's rows follow `rows`' order.
-                                let n = docs.len() as u32;
+                                // A table of the candidates' signatures only, so
+                                // verification holds no more rows than there are candidates.
                                 let rows = candidate_documents(&candidates);
-                                let split = rows.partition_point(|&d| d < n);
-                                let mut t = SignatureTable::new(stream.width());
-                                t.reserve_exact(rows.len());
-                                for &d in &rows[..split] {
-                                    t.push(
-                                        docs.table.row(d as usize),
-                                        docs.table.is_empty_doc(d as usize),
-                                    );
-                                }
-                                let indexed_rows: Vec<u32> =
-                                    rows[split..].iter().map(|&d| d - n).collect();
                                 let segments = Self::index_segments(indexed, stream.as_ref())?;
-                                t.extend(&segment::fetch_rows(
-                                    segments,
-                                    &indexed_rows,
-                                    stream.width(),
-                                )?);
+                                let t = docs.rows_with_indexed(&rows, segments, stream.width())?;
                                 verify_candidates(stream.as_ref(), &t, Some(&rows), &candidates)
                             }
                             (None, None) => {
