@@ -282,15 +282,7 @@ pub fn decode_segment(
     width: usize,
     contents: Contents,
 ) -> Result<Segment> {
-    let mut d = SegmentDecoder {
-        path,
-        len,
-        r: HashingReader {
-            inner: reader,
-            hasher: xxhash_rust::xxh3::Xxh3::new(),
-            at: 0,
-        },
-    };
+    let mut d = SegmentDecoder::new(path, reader, len);
     let (docs, positions, tables_key) = d.header(width)?;
     let keep_all = contents == Contents::Everything;
     let ids = d.ids(docs, keep_all)?;
@@ -329,7 +321,20 @@ struct SegmentDecoder<'p, R> {
     r: HashingReader<R>,
 }
 
-impl<R: Read> SegmentDecoder<'_, R> {
+impl<'p, R: Read> SegmentDecoder<'p, R> {
+    /// A decoder of `reader`, the `len` bytes of file `path`, hashing from its first byte.
+    fn new(path: &'p Path, reader: R, len: u64) -> Self {
+        SegmentDecoder {
+            path,
+            len,
+            r: HashingReader {
+                inner: reader,
+                hasher: xxhash_rust::xxh3::Xxh3::new(),
+                at: 0,
+            },
+        }
+    }
+
     fn bad(&self, what: &str) -> Error {
         Error::file(self.path, format!("corrupt index segment: {what}"))
     }
@@ -466,41 +471,49 @@ impl<R: Read> SegmentDecoder<'_, R> {
     }
 }
 
+/// Indexed documents `docs` (sorted; numbered across `segments`, segment after segment) by
+/// segment: each segment holding some of them, with their numbers inside it.
+fn by_segment<'s>(segments: &'s [Segment], docs: &[u32]) -> Vec<(&'s Segment, Vec<usize>)> {
+    let mut out = Vec::new();
+    let (mut start, mut next) = (0usize, 0usize);
+    for s in segments {
+        let end = start + s.len();
+        let mine = docs[next..].partition_point(|&d| (d as usize) < end);
+        if mine > 0 {
+            let local = docs[next..next + mine].iter().map(|&d| d as usize - start);
+            out.push((s, local.collect()));
+        }
+        next += mine;
+        start = end;
+    }
+    out
+}
+
 /// The signature rows of indexed documents `docs` (sorted; numbered across `segments`,
 /// segment after segment), read from the segment files.
 pub fn fetch_rows(segments: &[Segment], docs: &[u32], width: usize) -> Result<SignatureTable> {
     let mut out = SignatureTable::new(width);
     let mut row = vec![0u32; width];
     let mut bytes = vec![0u8; width * 4];
-    let mut start = 0usize;
-    let mut next = 0usize;
-    for s in segments {
-        let end = start + s.len();
-        let mine = docs[next..].partition_point(|&d| (d as usize) < end);
-        let wanted = &docs[next..next + mine];
-        next += mine;
-        if !wanted.is_empty() {
-            let local = |d: u32| d as usize - start;
-            if s.table.width() == width {
-                for &d in wanted {
-                    out.push(s.table.row(local(d)), s.table.is_empty_doc(local(d)));
-                }
-            } else {
-                let stored = s.stored_rows.as_ref().expect("a segment read from a file");
-                let mut file = File::open(&stored.path).map_err(|e| Error::io(&stored.path, e))?;
-                for &d in wanted {
-                    let at = stored.offset + (local(d) * width * 4) as u64;
-                    file.seek(SeekFrom::Start(at))
-                        .and_then(|_| file.read_exact(&mut bytes))
-                        .map_err(|e| Error::io(&stored.path, e))?;
-                    for (w, c) in row.iter_mut().zip(bytes.chunks_exact(4)) {
-                        *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
-                    }
-                    out.push(&row, s.table.is_empty_doc(local(d)));
-                }
+    for (s, wanted) in by_segment(segments, docs) {
+        if s.table.width() == width {
+            for &d in &wanted {
+                out.push(s.table.row(d), s.table.is_empty_doc(d));
             }
+            continue;
         }
-        start = end;
+        let stored = s.stored_rows.as_ref().expect("a segment read from a file");
+        let mut file = File::open(&stored.path).map_err(|e| Error::io(&stored.path, e))?;
+        for &d in &wanted {
+            let at = stored.offset + (d * width * 4) as u64;
+            file.seek(SeekFrom::Start(at))
+                .and_then(|_| file.read_exact(&mut bytes))
+                .map_err(|e| Error::io(&stored.path, e))?;
+            for (w, c) in row.iter_mut().zip(bytes.chunks_exact(4)) {
+                *w = u32::from_le_bytes(c.try_into().expect("4 bytes"));
+            }
+            out.push(&row, s.table.is_empty_doc(d));
+        }
     }
     Ok(out)
 }
@@ -510,40 +523,20 @@ pub fn fetch_rows(segments: &[Segment], docs: &[u32], width: usize) -> Result<Si
 /// answers from memory).
 pub fn fetch_ids(segments: &[Segment], docs: &[u32], width: usize) -> Result<Vec<String>> {
     let mut out = Vec::with_capacity(docs.len());
-    let mut start = 0usize;
-    let mut next = 0usize;
-    for s in segments {
-        let end = start + s.len();
-        let mine = docs[next..].partition_point(|&d| (d as usize) < end);
-        let wanted = &docs[next..next + mine];
-        next += mine;
-        if wanted.is_empty() {
-            start = end;
+    for (s, wanted) in by_segment(segments, docs) {
+        if s.ids.len() == s.len() {
+            out.extend(wanted.iter().map(|&d| s.ids[d].clone()));
             continue;
         }
-        if s.ids.len() == s.len() {
-            out.extend(wanted.iter().map(|&d| s.ids[d as usize - start].clone()));
-        } else {
-            let stored = s.stored_rows.as_ref().expect("a segment read from a file");
-            let file = File::open(&stored.path).map_err(|e| Error::io(&stored.path, e))?;
-            let len = file
-                .metadata()
-                .map_err(|e| Error::io(&stored.path, e))?
-                .len();
-            let mut d = SegmentDecoder {
-                path: &stored.path,
-                len,
-                r: HashingReader {
-                    inner: std::io::BufReader::new(file),
-                    hasher: xxhash_rust::xxh3::Xxh3::new(),
-                    at: 0,
-                },
-            };
-            let (count, _, _) = d.header(width)?;
-            let local: Vec<usize> = wanted.iter().map(|&d| d as usize - start).collect();
-            out.extend(d.some_ids(count, &local)?);
-        }
-        start = end;
+        let stored = s.stored_rows.as_ref().expect("a segment read from a file");
+        let file = File::open(&stored.path).map_err(|e| Error::io(&stored.path, e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| Error::io(&stored.path, e))?
+            .len();
+        let mut d = SegmentDecoder::new(&stored.path, std::io::BufReader::new(file), len);
+        let (count, _, _) = d.header(width)?;
+        out.extend(d.some_ids(count, &wanted)?);
     }
     Ok(out)
 }
