@@ -18,6 +18,26 @@ use crate::fsutil;
 /// Rows built and written at a time: the tables never hold a whole corpus's ids.
 pub(super) const CHUNK_ROWS: usize = 1 << 18;
 
+/// A column's type.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Kind {
+    Str,
+    U32,
+    F64,
+    Bool,
+}
+
+impl Kind {
+    fn data_type(self) -> DataType {
+        match self {
+            Kind::Str => DataType::Utf8,
+            Kind::U32 => DataType::UInt32,
+            Kind::F64 => DataType::Float64,
+            Kind::Bool => DataType::Boolean,
+        }
+    }
+}
+
 /// One column of a chunk.
 pub(super) enum Column {
     Str(Vec<String>),
@@ -27,12 +47,12 @@ pub(super) enum Column {
 }
 
 impl Column {
-    fn data_type(&self) -> DataType {
+    fn len(&self) -> usize {
         match self {
-            Column::Str(_) => DataType::Utf8,
-            Column::U32(_) => DataType::UInt32,
-            Column::F64(_) => DataType::Float64,
-            Column::Bool(_) => DataType::Boolean,
+            Column::Str(v) => v.len(),
+            Column::U32(v) => v.len(),
+            Column::F64(v) => v.len(),
+            Column::Bool(v) => v.len(),
         }
     }
 
@@ -47,13 +67,14 @@ impl Column {
         }
     }
 
-    /// Row `i` as CSV text (`None`: an empty field).
-    fn csv_field(&self, i: usize) -> Option<String> {
+    /// Row `i` as CSV text (empty for a missing similarity).
+    fn csv_field(&self, i: usize) -> String {
         match self {
-            Column::Str(v) => Some(v[i].clone()),
-            Column::U32(v) => Some(v[i].to_string()),
-            Column::F64(v) => (!v[i].is_nan()).then(|| v[i].to_string()),
-            Column::Bool(v) => Some(v[i].to_string()),
+            Column::Str(v) => v[i].clone(),
+            Column::U32(v) => v[i].to_string(),
+            Column::F64(v) if v[i].is_nan() => String::new(),
+            Column::F64(v) => v[i].to_string(),
+            Column::Bool(v) => v[i].to_string(),
         }
     }
 
@@ -70,27 +91,26 @@ impl Column {
     }
 }
 
-/// Writes `path` atomically from the chunks `next` yields (`None`: done), each a list of
-/// named columns of equal length (the same names and types every time).
+/// Writes `path` atomically: the columns `schema` names, from the chunks `next` yields
+/// (`None`: done; none at all is an empty table), each holding those columns in that order.
 pub(super) fn write_table(
     path: &Path,
     format: TableFormat,
-    names: &[&'static str],
+    schema: &[(&'static str, Kind)],
     mut next: impl FnMut() -> Option<Vec<Column>>,
 ) -> Result<()> {
+    let names: Vec<&str> = schema.iter().map(|c| c.0).collect();
     let mut failure = None;
     let result = fsutil::write_atomic_file(path, |file| {
-        let mut sink = Sink::new(file, format);
-        while let Some(chunk) = next() {
-            if let Err(e) = sink.write(names, &chunk) {
-                failure = Some(e.to_string());
-                return Err(std::io::Error::other("write failed"));
-            }
-        }
-        sink.finish().map_err(|e| {
-            failure = Some(e.to_string());
+        let mut fail = |e: String| {
+            failure = Some(e);
             std::io::Error::other("write failed")
-        })
+        };
+        let mut sink = Sink::new(file, format, schema).map_err(&mut fail)?;
+        while let Some(chunk) = next() {
+            sink.write(&names, &chunk).map_err(&mut fail)?;
+        }
+        sink.finish().map_err(fail)
     });
     match failure {
         Some(e) => Err(Error::file(path, e)),
@@ -99,38 +119,24 @@ pub(super) fn write_table(
 }
 
 enum Sink<'f> {
-    Parquet(Option<(parquet::arrow::ArrowWriter<&'f mut File>, Arc<Schema>)>),
-    Csv(csv::Writer<BufWriter<&'f mut File>>, bool),
+    Parquet(parquet::arrow::ArrowWriter<&'f mut File>, Arc<Schema>),
+    Csv(csv::Writer<BufWriter<&'f mut File>>),
     Jsonl(BufWriter<&'f mut File>),
-    // The Parquet writer is made with the first chunk's schema.
-    Waiting(&'f mut File),
 }
 
 impl<'f> Sink<'f> {
-    fn new(file: &'f mut File, format: TableFormat) -> Sink<'f> {
+    /// A writer of `format` into `file`, its header (CSV) or schema (Parquet) written.
+    fn new(
+        file: &'f mut File,
+        format: TableFormat,
+        schema: &[(&'static str, Kind)],
+    ) -> std::result::Result<Sink<'f>, String> {
         match format {
-            TableFormat::Parquet => Sink::Waiting(file),
-            TableFormat::Csv => Sink::Csv(csv::Writer::from_writer(BufWriter::new(file)), false),
-            TableFormat::Jsonl => Sink::Jsonl(BufWriter::new(file)),
-        }
-    }
-
-    fn write(
-        &mut self,
-        names: &[&'static str],
-        chunk: &[Column],
-    ) -> std::result::Result<(), String> {
-        let rows = chunk.first().map_or(0, |c| c.len());
-        match self {
-            Sink::Waiting(_) => {
-                let Sink::Waiting(file) = std::mem::replace(self, Sink::Parquet(None)) else {
-                    unreachable!("matched above")
-                };
+            TableFormat::Parquet => {
                 let schema = Arc::new(Schema::new(
-                    names
+                    schema
                         .iter()
-                        .zip(chunk)
-                        .map(|(n, c)| Field::new(*n, c.data_type(), true))
+                        .map(|&(name, kind)| Field::new(name, kind.data_type(), true))
                         .collect::<Vec<_>>(),
                 ));
                 let properties = parquet::file::properties::WriterProperties::builder()
@@ -139,11 +145,22 @@ impl<'f> Sink<'f> {
                 let writer =
                     parquet::arrow::ArrowWriter::try_new(file, schema.clone(), Some(properties))
                         .map_err(|e| e.to_string())?;
-                *self = Sink::Parquet(Some((writer, schema)));
-                self.write(names, chunk)
+                Ok(Sink::Parquet(writer, schema))
             }
-            Sink::Parquet(writer) => {
-                let (writer, schema) = writer.as_mut().expect("made with the first chunk");
+            TableFormat::Csv => {
+                let mut w = csv::Writer::from_writer(BufWriter::new(file));
+                w.write_record(schema.iter().map(|c| c.0))
+                    .map_err(|e| e.to_string())?;
+                Ok(Sink::Csv(w))
+            }
+            TableFormat::Jsonl => Ok(Sink::Jsonl(BufWriter::new(file))),
+        }
+    }
+
+    fn write(&mut self, names: &[&str], chunk: &[Column]) -> std::result::Result<(), String> {
+        let rows = chunk.first().map_or(0, Column::len);
+        match self {
+            Sink::Parquet(writer, schema) => {
                 let batch = RecordBatch::try_new(
                     schema.clone(),
                     chunk.iter().map(Column::to_arrow).collect(),
@@ -151,54 +168,27 @@ impl<'f> Sink<'f> {
                 .map_err(|e| e.to_string())?;
                 writer.write(&batch).map_err(|e| e.to_string())
             }
-            Sink::Csv(w, header) => {
-                if !*header {
-                    w.write_record(names).map_err(|e| e.to_string())?;
-                    *header = true;
-                }
-                for i in 0..rows {
-                    w.write_record(chunk.iter().map(|c| c.csv_field(i).unwrap_or_default()))
-                        .map_err(|e| e.to_string())?;
-                }
-                Ok(())
-            }
-            Sink::Jsonl(w) => {
-                for i in 0..rows {
-                    let row: serde_json::Map<String, serde_json::Value> = names
-                        .iter()
-                        .zip(chunk)
-                        .map(|(n, c)| (n.to_string(), c.json(i)))
-                        .collect();
-                    serde_json::to_writer(&mut *w, &row).map_err(|e| e.to_string())?;
-                    w.write_all(b"\n").map_err(|e| e.to_string())?;
-                }
-                Ok(())
-            }
+            Sink::Csv(w) => (0..rows).try_for_each(|i| {
+                w.write_record(chunk.iter().map(|c| c.csv_field(i)))
+                    .map_err(|e| e.to_string())
+            }),
+            Sink::Jsonl(w) => (0..rows).try_for_each(|i| {
+                let row: serde_json::Map<String, serde_json::Value> = names
+                    .iter()
+                    .zip(chunk)
+                    .map(|(n, c)| (n.to_string(), c.json(i)))
+                    .collect();
+                serde_json::to_writer(&mut *w, &row).map_err(|e| e.to_string())?;
+                w.write_all(b"\n").map_err(|e| e.to_string())
+            }),
         }
     }
 
     fn finish(self) -> std::result::Result<(), String> {
         match self {
-            Sink::Waiting(_) => Err("no chunk was written (not even an empty one)".into()),
-            Sink::Parquet(writer) => writer
-                .expect("made with the first chunk")
-                .0
-                .close()
-                .map(|_| ())
-                .map_err(|e| e.to_string()),
-            Sink::Csv(mut w, _) => w.flush().map_err(|e| e.to_string()),
+            Sink::Parquet(writer, _) => writer.close().map(|_| ()).map_err(|e| e.to_string()),
+            Sink::Csv(mut w) => w.flush().map_err(|e| e.to_string()),
             Sink::Jsonl(mut w) => w.flush().map_err(|e| e.to_string()),
-        }
-    }
-}
-
-impl Column {
-    fn len(&self) -> usize {
-        match self {
-            Column::Str(v) => v.len(),
-            Column::U32(v) => v.len(),
-            Column::F64(v) => v.len(),
-            Column::Bool(v) => v.len(),
         }
     }
 }

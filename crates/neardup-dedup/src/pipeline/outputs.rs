@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use serde::Serialize;
 
-use super::audit_tables::{CHUNK_ROWS, Column, write_table};
+use super::audit_tables::{CHUNK_ROWS, Column, Kind, write_table};
 use super::clusters::Clusters;
 use super::documents::Documents;
 use super::options::{ClusterMode, Keep, Stage, StageReport, TableFormat};
@@ -194,23 +194,23 @@ struct Ids<'a> {
 }
 
 impl<'a> Ids<'a> {
+    /// `verified`: the verified pairs (packed), read only when there is an index.
     fn new(
         docs: &'a Documents,
         segments: &[Segment],
         width: usize,
         clusters: &Clusters,
-        output: &Path,
+        verified: Option<&[u64]>,
     ) -> Result<Ids<'a>> {
         let n = docs.len() as u32;
         let mut indexed: Vec<u32> = Vec::new();
-        if !segments.is_empty() {
+        if let Some(pairs) = verified {
             indexed.extend(
                 clusters.representative[..n as usize]
                     .iter()
                     .filter(|&&r| r >= n),
             );
-            let (pairs, _) = stage_files::read_pairs(&pairs_path(output, Stage::Verify))?;
-            for p in pairs {
+            for &p in pairs {
                 let (a, b) = neardup::pairs::unpack(p);
                 indexed.extend([a, b].into_iter().filter(|&d| d >= n));
             }
@@ -262,12 +262,19 @@ impl Run<'_> {
             Self::index_segments(indexed, stream.as_ref())?;
         }
         let segments = self.indexed.as_ref().and_then(|i| i.segments.as_deref());
+        let segments = segments.unwrap_or_default();
+        // The verified pairs name the indexed documents whose ids the tables need: read once
+        // here for both when there is an index, else by the pairs table alone.
+        let verified = match segments.is_empty() {
+            true => None,
+            false => Some(stage_files::read_pairs(&pairs_path(output, Stage::Verify))?),
+        };
         let ids = Ids::new(
             docs,
-            segments.unwrap_or_default(),
+            segments,
             self.width(),
             clusters,
-            output,
+            verified.as_ref().map(|v| v.0.as_slice()),
         )?;
         let files = &self.files;
         run_stage(
@@ -285,6 +292,7 @@ impl Run<'_> {
                     ids: &ids,
                     clusters,
                     decisions: &decisions,
+                    verified: verified.as_ref(),
                 };
                 written.write(files, &deduplicated)?;
                 Ok(((), decisions.removed()))
@@ -398,6 +406,8 @@ struct Written<'a> {
     ids: &'a Ids<'a>,
     clusters: &'a Clusters,
     decisions: &'a Decisions,
+    /// The verified pairs and their scores, when already read (`--index`).
+    verified: Option<&'a (Vec<u64>, Option<Vec<f64>>)>,
 }
 
 impl Written<'_> {
@@ -461,23 +471,21 @@ impl Written<'_> {
         let (ids, c, d) = (self.ids, self.clusters, self.decisions);
         let n = ids.docs.len();
         let mut from = 0;
-        let mut first = true;
         write_table(
             path,
             self.format,
             &[
-                "id",
-                "cluster",
-                "cluster_size",
-                "kept",
-                "representative",
-                "similarity_to_representative",
+                ("id", Kind::Str),
+                ("cluster", Kind::U32),
+                ("cluster_size", Kind::U32),
+                ("kept", Kind::Bool),
+                ("representative", Kind::Str),
+                ("similarity_to_representative", Kind::F64),
             ],
             || {
-                if from >= n && !first {
+                if from >= n {
                     return None;
                 }
-                first = false;
                 let rows = from..(from + CHUNK_ROWS).min(n);
                 from = rows.end;
                 let labels = &c.labels[rows.clone()];
@@ -496,8 +504,15 @@ impl Written<'_> {
     /// `pairs.*`: the verified pairs merged with the representative comparisons that removed
     /// a document without one, sorted by (a, b).
     fn write_pairs(&self, path: &Path) -> Result<()> {
-        let (verified, scores) = stage_files::read_pairs(&pairs_path(self.output, Stage::Verify))?;
-        let scores = scores.unwrap_or_else(|| vec![f64::NAN; verified.len()]);
+        let read;
+        let (verified, scores) = match self.verified {
+            Some(v) => v,
+            None => {
+                read = stage_files::read_pairs(&pairs_path(self.output, Stage::Verify))?;
+                &read
+            }
+        };
+        let score = |i: usize| scores.as_ref().map_or(f64::NAN, |s| s[i]);
         let c = self.clusters;
         // Indexed documents are never removed: only new documents' comparisons are listed.
         let mut extra: Vec<(u64, f64)> = (0..self.ids.docs.len() as u32)
@@ -510,20 +525,23 @@ impl Written<'_> {
             .collect();
         extra.sort_unstable_by_key(|e| e.0);
         let (mut i, mut j) = (0, 0);
-        let mut first = true;
         write_table(
             path,
             self.format,
-            &["id_a", "id_b", "similarity", "stage"],
+            &[
+                ("id_a", Kind::Str),
+                ("id_b", Kind::Str),
+                ("similarity", Kind::F64),
+                ("stage", Kind::Str),
+            ],
             || {
-                if i >= verified.len() && j >= extra.len() && !first {
+                if i >= verified.len() && j >= extra.len() {
                     return None;
                 }
-                first = false;
                 let mut rows: Vec<(u64, f64, &'static str)> = Vec::with_capacity(CHUNK_ROWS);
                 while rows.len() < CHUNK_ROWS && (i < verified.len() || j < extra.len()) {
                     if j >= extra.len() || (i < verified.len() && verified[i] < extra[j].0) {
-                        rows.push((verified[i], scores[i], "verify"));
+                        rows.push((verified[i], score(i), "verify"));
                         i += 1;
                     } else {
                         rows.push((extra[j].0, extra[j].1, "clusters"));
