@@ -115,6 +115,12 @@ impl<'a> Run<'a> {
     }
 }
 
+/// Whether members can be compared with their representative: on signatures (the algorithm
+/// `streams`), or by the built index of an algorithm that judges any pair.
+fn compares_any_pair(detector: &dyn Detector, streams: bool) -> bool {
+    streams || detector.compares_any_pair()
+}
+
 /// `--clusters` resolved: verified unless asked otherwise, when the algorithm can compare any
 /// two documents (on signatures, or by its built index); otherwise connected, and asking for
 /// verified is an error before any work.
@@ -123,7 +129,7 @@ fn cluster_mode(
     detector: &dyn Detector,
     streams: bool,
 ) -> Result<ClusterMode> {
-    let can = streams || detector.compares_any_pair(); // as Run::compares_any_pair
+    let can = compares_any_pair(detector, streams);
     match options.clusters {
         Some(ClusterMode::Verified) if !can => Err(Error::file(
             &options.output,
@@ -285,7 +291,7 @@ impl Run<'_> {
     /// Whether members can be compared with their representative: on signatures, or by the
     /// built index of an algorithm that judges any pair.
     pub(super) fn compares_any_pair(&self) -> bool {
-        self.stream.is_some() || self.detector.compares_any_pair()
+        compares_any_pair(self.detector.as_ref(), self.stream.is_some())
     }
 
     pub(super) fn width(&self) -> usize {
