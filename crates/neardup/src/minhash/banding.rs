@@ -115,17 +115,10 @@ impl Objective {
 /// `min_probability` and whose false-positive area is least (the smaller b among equals).
 /// When no banding reaches the probability (a target near 0), the one that comes closest.
 pub fn tune_for_recall(target: f64, num_perm: usize, min_probability: f64) -> Result<Tuned> {
-    // Remembered per process, as `tune` is.
-    type Memo = std::collections::HashMap<(u64, usize, u64), Tuned>;
-    static MEMO: std::sync::OnceLock<std::sync::Mutex<Memo>> = std::sync::OnceLock::new();
-    let key = (target.to_bits(), num_perm, min_probability.to_bits());
-    let memo = MEMO.get_or_init(Default::default);
-    if let Some(t) = memo.lock().expect("tuner memo").get(&key) {
-        return Ok(*t);
-    }
-    let tuned = tune_for_recall_uncached(target, num_perm, min_probability)?;
-    memo.lock().expect("tuner memo").insert(key, tuned);
-    Ok(tuned)
+    let objective = Objective::RecallAtThreshold { min_probability };
+    remembered(objective, target, num_perm, || {
+        tune_for_recall_uncached(target, num_perm, min_probability)
+    })
 }
 
 fn tune_for_recall_uncached(target: f64, num_perm: usize, min_probability: f64) -> Result<Tuned> {
@@ -169,15 +162,41 @@ fn tune_for_recall_uncached(target: f64, num_perm: usize, min_probability: f64) 
 /// Picks (b, r) with b·r ≤ `num_perm` minimizing `w·FP + (1 − w)·FN` around `target`, where
 /// `w = false_positive_weight` (0.5 weighs both errors equally, as datasketch does).
 pub fn tune(target: f64, num_perm: usize, false_positive_weight: f64) -> Result<Tuned> {
-    // Remembered per process: validation, every build and every cell of a grid ask again.
-    type Memo = std::collections::HashMap<(u64, usize, u64), Tuned>;
+    let objective = Objective::Balanced {
+        false_positive_weight,
+    };
+    remembered(objective, target, num_perm, || {
+        tune_uncached(target, num_perm, false_positive_weight)
+    })
+}
+
+/// A tuner's answer remembered per process: validation, every build and every cell of a grid
+/// ask again.
+fn remembered(
+    objective: Objective,
+    target: f64,
+    num_perm: usize,
+    compute: impl FnOnce() -> Result<Tuned>,
+) -> Result<Tuned> {
+    type Memo = std::collections::HashMap<(&'static str, u64, usize, u64), Tuned>;
     static MEMO: std::sync::OnceLock<std::sync::Mutex<Memo>> = std::sync::OnceLock::new();
-    let key = (target.to_bits(), num_perm, false_positive_weight.to_bits());
+    let parameter = match objective {
+        Objective::Balanced {
+            false_positive_weight,
+        } => false_positive_weight,
+        Objective::RecallAtThreshold { min_probability } => min_probability,
+    };
+    let key = (
+        objective.name(),
+        target.to_bits(),
+        num_perm,
+        parameter.to_bits(),
+    );
     let memo = MEMO.get_or_init(Default::default);
     if let Some(t) = memo.lock().expect("tuner memo").get(&key) {
         return Ok(*t);
     }
-    let tuned = tune_uncached(target, num_perm, false_positive_weight)?;
+    let tuned = compute()?;
     memo.lock().expect("tuner memo").insert(key, tuned);
     Ok(tuned)
 }
