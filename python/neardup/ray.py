@@ -523,17 +523,13 @@ def _attach_roots(table, width, partitions):
     kind, doc, other = _column(table, "kind"), _column(table, "doc"), _column(table, "other")
     edge = (kind == _EDGE) & (doc < other)
     members = np.unique(doc[kind == _EDGE])
+    # Root: the smallest of the member and its star neighbours.
+    root = members.copy()
     star = kind == _STAR
-    s_doc, s_other = doc[star], other[star]
-    order = np.lexsort((s_other, s_doc))
-    s_doc, s_other = s_doc[order], s_other[order]
-    starts = np.flatnonzero(np.r_[True, s_doc[1:] != s_doc[:-1]]) if len(s_doc) else []
-    star_docs = s_doc[starts] if len(s_doc) else s_doc
-    star_min = np.minimum.reduceat(s_other, starts) if len(s_doc) else s_other
-    at = np.minimum(np.searchsorted(star_docs, members), max(len(star_docs) - 1, 0))
-    listed = (star_docs[at] == members) if len(star_docs) else np.zeros(len(members), bool)
-    root = np.where(listed, np.minimum(members, star_min[at] if len(star_docs) else members),
-                    members)
+    at = np.searchsorted(members, doc[star])
+    inside = at < len(members)
+    inside[inside] = members[at[inside]] == doc[star][inside]
+    np.minimum.at(root, at[inside], other[star][inside])
     info = kind == _INFO
     i_order = np.argsort(doc[info], kind="stable")
     nbytes = _lookup(doc[info][i_order], _column(table, "bytes")[info][i_order], members)
@@ -541,9 +537,8 @@ def _attach_roots(table, width, partitions):
     _, sigs = _payload_rows(table.column("sig"), width)
     g_order = np.argsort(doc[is_sig], kind="stable")
     sig = _lookup(doc[is_sig][g_order], sigs[g_order], members)
-    root_of = dict(zip(members.tolist(), root.tolist()))
     a, b = doc[edge], other[edge]
-    edge_root = np.array([root_of[x] for x in a.tolist()], dtype=np.uint64)
+    edge_root = root[np.searchsorted(members, a)]
     return pa.concat_tables([
         _anchor_routed(_partition_of(root, partitions), members, root, nbytes,
                        _binary_rows(sig), _INFO),
