@@ -182,7 +182,7 @@ fn check_outputs(options: &DedupOptions, files: &[InputFile]) -> Result<()> {
         ));
     }
     let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
-    let deduplicated = super::outputs::deduplicated_names(files);
+    let deduplicated = super::deduplicated::deduplicated_names(files);
     for name in super::publish::names(options.clusters_format, &deduplicated) {
         crate::fsutil::check_output(&output.join(name), &inputs)?;
     }

@@ -1,0 +1,211 @@
+//! The deduplicated corpus: each input's kept records in its own format with every field as
+//! it was — JSONL lines byte for byte (an uncompressed file's kept runs copied past the page
+//! cache), CSV records, Parquet rows with the input's schema.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::fsutil;
+use crate::input::{self, Compression, FileFormat, InputFile};
+
+/// Names of the deduplicated files, relative to the output directory.
+pub(super) fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
+    if let [file] = files {
+        return vec![format!("deduplicated.{}", file.format.extension())];
+    }
+    files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let name = f
+                .path
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_default();
+            let name = name
+                .strip_suffix(".gz")
+                .or_else(|| name.strip_suffix(".zst"))
+                .unwrap_or(&name);
+            format!("deduplicated/{i:05}-{name}")
+        })
+        .collect()
+}
+
+/// Copies `file` to `target` without the records at the `removed` lines (sorted).
+pub(super) fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
+    // Asked with increasing line numbers.
+    let mut next = 0;
+    let mut is_removed = |line: u64| {
+        while next < removed.len() && removed[next] < line {
+            next += 1;
+        }
+        next < removed.len() && removed[next] == line
+    };
+    if file.format == FileFormat::Jsonl && file.compression == Compression::None {
+        return copy_jsonl_spans(file, target, &mut is_removed);
+    }
+    // The reader's own error (naming the input and line) rather than its I/O wrapper.
+    let mut failure: Option<Error> = None;
+    let mut keep_error = |r: Result<()>| {
+        r.map_err(|e| {
+            let io = std::io::Error::other(e.to_string());
+            failure = Some(e);
+            io
+        })
+    };
+    let result = match file.format {
+        FileFormat::Parquet => fsutil::write_atomic_file(target, |out| {
+            keep_error(copy_parquet(file, out, &mut is_removed))
+        }),
+        FileFormat::Csv => fsutil::write_atomic(target, |w| {
+            keep_error(copy_csv(file, w, &mut is_removed, target))
+        }),
+        FileFormat::Jsonl => fsutil::write_atomic(target, |w| {
+            keep_error(copy_jsonl_blocks(file, w, &mut is_removed, target))
+        }),
+    };
+    failure.map_or(result, Err)
+}
+
+/// A compressed JSONL file's kept lines, inflated block by block.
+fn copy_jsonl_blocks(
+    file: &InputFile,
+    w: &mut dyn Write,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+    target: &Path,
+) -> Result<()> {
+    let mut out = Vec::new();
+    input::for_each_line_block(file, |block| {
+        out.clear();
+        for (n, line) in block.lines() {
+            if !is_removed(n) {
+                out.extend_from_slice(line);
+                out.push(b'\n');
+            }
+        }
+        w.write_all(&out).map_err(|e| Error::io(target, e))
+    })
+}
+
+/// An uncompressed JSONL file without its removed lines and what is not a record
+/// (`input::line_record`) — what the block copy of a compressed file writes. The file is
+/// read into one reused buffer and the kept runs of lines are gathered into the aligned
+/// buffer of a [`fsutil::DirectWriter`], which writes them past the page cache. (Through the
+/// block reader the text was copied four times, into fresh buffers that page-faulted;
+/// `copy_file_range` per kept run cost as much, in per-call checks; `writev` through the page
+/// cache spent most of the stage copying into fresh cache pages.)
+fn copy_jsonl_spans(
+    file: &InputFile,
+    target: &Path,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+) -> Result<()> {
+    use std::io::Read;
+    let mut input = std::fs::File::open(&file.path).map_err(|e| Error::io(&file.path, e))?;
+    let mut failure: Option<Error> = None;
+    let result = fsutil::write_atomic_file(target, |pending| {
+        let mut out = fsutil::DirectWriter::new(pending);
+        let mut buf = vec![0u8; 4 << 20];
+        // buf[..filled] holds unprocessed bytes: the start of a line at buf[0].
+        let mut filled = 0;
+        let mut line = 1u64;
+        let mut kept: Vec<(usize, usize)> = Vec::new();
+        loop {
+            if filled == buf.len() {
+                // One line longer than the buffer: grow it.
+                buf.resize(buf.len() * 2, 0);
+            }
+            let n = match input.read(&mut buf[filled..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    failure = Some(Error::io(&file.path, e));
+                    return Err(std::io::Error::other("read failed"));
+                }
+            };
+            let eof = n == 0;
+            filled += n;
+            let data = &buf[..filled];
+            // Complete lines, and at the end of the file the last one without its newline.
+            let end = if eof {
+                filled
+            } else {
+                match memchr::memrchr(b'\n', data) {
+                    Some(i) => i + 1,
+                    None => continue,
+                }
+            };
+            kept.clear();
+            let mut start = 0;
+            while start < end {
+                let newline = memchr::memchr(b'\n', &data[start..end]).map(|i| start + i);
+                let (content_end, stop) = newline.map_or((end, end), |i| (i, i + 1));
+                let record = input::line_record(&data[start..content_end], line);
+                if let Some(record) = record.filter(|_| !is_removed(line)) {
+                    // The record ends the line's content (only a mark before it is cut).
+                    let from = content_end - record.len();
+                    match kept.last_mut() {
+                        Some(run) if run.1 == from => run.1 = stop,
+                        _ => kept.push((from, stop)),
+                    }
+                }
+                line += 1;
+                start = stop;
+            }
+            for &(a, b) in &kept {
+                out.write_all(&data[a..b])?;
+            }
+            if eof {
+                if kept.last().is_some_and(|run| data[run.1 - 1] != b'\n') {
+                    out.write_all(b"\n")?;
+                }
+                return out.finish().map(|_| ());
+            }
+            buf.copy_within(end..filled, 0);
+            filled -= end;
+        }
+    });
+    failure.map_or(result, Err)
+}
+
+fn copy_csv(
+    file: &InputFile,
+    w: &mut dyn Write,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+    target: &Path,
+) -> Result<()> {
+    let mut reader = csv::ReaderBuilder::new().from_reader(input::open(file)?);
+    let mut writer = csv::Writer::from_writer(w);
+    let headers = reader
+        .byte_headers()
+        .map_err(|e| Error::file(&file.path, e.to_string()))?
+        .clone();
+    writer
+        .write_byte_record(&headers)
+        .map_err(|e| Error::file(target, e.to_string()))?;
+    let mut record = csv::ByteRecord::new();
+    loop {
+        match reader.read_byte_record(&mut record) {
+            Ok(false) => break,
+            Ok(true) => {}
+            Err(e) => return Err(Error::file(&file.path, format!("malformed CSV: {e}"))),
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        if !is_removed(line) {
+            writer
+                .write_byte_record(&record)
+                .map_err(|e| Error::file(target, e.to_string()))?;
+        }
+    }
+    writer.flush().map_err(|e| Error::io(target, e))
+}
+
+/// The kept rows of a Parquet input, with its schema (read by arrow-rs: see `input::parquet`).
+fn copy_parquet(
+    file: &InputFile,
+    out: &mut std::fs::File,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+) -> Result<()> {
+    let parquet = input::parquet::ParquetInput::open(&file.path)?;
+    parquet.copy_rows(out, &mut |row| !is_removed(row))
+}

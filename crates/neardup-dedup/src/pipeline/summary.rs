@@ -1,0 +1,89 @@
+//! What a run says of itself in `summary.json` ([`Summary`]): inputs, algorithm, counts, the
+//! cluster sizes and the largest clusters, time per stage, peak memory.
+
+use serde::Serialize;
+
+use super::options::{ClusterMode, Keep, StageReport};
+
+/// What `summary.json` holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    /// neardup version and revision.
+    pub version: String,
+    /// Input files, in document order.
+    pub inputs: Vec<String>,
+    /// Algorithm name.
+    pub algorithm: String,
+    /// Its parameters (defaults filled in).
+    pub params: neardup::detector::ParamMap,
+    /// Whether it streamed (texts never all in memory).
+    pub streamed: bool,
+    /// Whether the join spilled to disk (the signatures did not fit `--memory`).
+    pub spilled: bool,
+    /// Which member of a cluster is kept.
+    pub keep: Keep,
+    /// How verified pairs became clusters.
+    pub cluster_mode: ClusterMode,
+    /// Documents read.
+    pub documents: u64,
+    /// Documents of the index joined against (`--index`; 0 without).
+    pub indexed_documents: u64,
+    /// Documents removed because their cluster holds an indexed document.
+    pub duplicates_of_index: u64,
+    /// Text bytes read.
+    pub text_bytes: u64,
+    /// Clusters of two or more documents.
+    pub clusters: u64,
+    /// Documents in those clusters.
+    pub documents_in_clusters: u64,
+    /// Documents removed (in a cluster and not its kept member).
+    pub removed: u64,
+    /// Removed documents whose similarity to the document kept in their place is below the
+    /// threshold (0 with `--clusters verified`; what chaining costs with `connected`). `None`
+    /// when the algorithm cannot judge an arbitrary pair (its similarities are then null).
+    pub removed_below_threshold: Option<u64>,
+    /// Documents kept.
+    pub kept: u64,
+    /// Verified pairs.
+    pub pairs: u64,
+    /// Clusters of two or more documents by size: sizes 2, 3–4, 5–8, … up to the largest.
+    pub cluster_sizes: Vec<SizeBucket>,
+    /// The largest clusters (at most ten), largest first.
+    pub largest_clusters: Vec<LargeCluster>,
+    /// Time and rows per stage (this run).
+    pub stages: Vec<StageReport>,
+    /// Wall seconds of this run.
+    pub seconds: f64,
+    /// Peak resident memory of this process (VmHWM), bytes.
+    pub peak_rss_bytes: Option<u64>,
+    /// Worker threads.
+    pub threads: usize,
+    /// The audit tables, relative to the output directory.
+    pub tables: Vec<String>,
+    /// The deduplicated corpus, relative to the output directory.
+    pub deduplicated: Vec<String>,
+}
+
+/// Clusters whose size is in `min..=max`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SizeBucket {
+    /// Smallest size counted.
+    pub min: u32,
+    /// Largest size counted.
+    pub max: u32,
+    /// Clusters of these sizes.
+    pub clusters: u64,
+    /// Documents in them.
+    pub documents: u64,
+}
+
+/// One of the largest clusters.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LargeCluster {
+    /// Its number in `clusters.*`.
+    pub cluster: u32,
+    /// Members (with `--index`: indexed members included).
+    pub size: u32,
+    /// The id of the document kept for it.
+    pub representative: String,
+}
