@@ -281,6 +281,42 @@ fn split_leftover(leftover: &[u32], edges: Vec<(u32, u32)>, slot: &mut [u32]) ->
     subs
 }
 
+/// Every one of `n` documents' assignment: the connected components of `pairs`, each
+/// anchored ([`anchor_component`], same `rank`, `compare` and `cut`) in parallel; a document
+/// in no pair represents itself. What the lab's experiments cluster by (`query = { clusters
+/// = [...] }`); `neardup dedup` does the same a batch of components at a time, fetching the
+/// members' signatures per batch.
+pub fn anchor_all<R: Ord>(
+    n: usize,
+    pairs: &[(u32, u32)],
+    rank: impl Fn(u32) -> R + Sync,
+    compare: impl Fn(u32, u32) -> (f64, bool) + Sync,
+    cut: bool,
+) -> Vec<Assignment> {
+    use rayon::prelude::*;
+    let labels = super::connected_components(n, pairs.iter().copied());
+    let components = Components::new(&labels, pairs.iter().copied());
+    let mut out: Vec<Assignment> = (0..n as u32)
+        .map(|d| Assignment {
+            document: d,
+            representative: d,
+            similarity: 1.0,
+            within: true,
+        })
+        .collect();
+    let anchored: Vec<Assignment> = (0..components.len())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let (members, edges) = components.get(i);
+            anchor_component(members, edges, &rank, &compare, cut)
+        })
+        .collect();
+    for a in anchored {
+        out[a.document as usize] = a;
+    }
+    out
+}
+
 /// Cluster labels from every document's representative: documents sharing one are a
 /// cluster, numbered 0, 1, … in the order of their smallest member (as
 /// [`super::connected_components`] numbers them).
@@ -377,23 +413,7 @@ mod tests {
         t: f64,
         cut: bool,
     ) -> Vec<Assignment> {
-        let labels = connected_components(n, edges.iter().copied());
-        let comps = Components::new(&labels, edges.iter().copied());
-        let mut out: Vec<Assignment> = (0..n as u32)
-            .map(|d| Assignment {
-                document: d,
-                representative: d,
-                similarity: 1.0,
-                within: true,
-            })
-            .collect();
-        for i in 0..comps.len() {
-            let (members, e) = comps.get(i);
-            for a in anchor_component(members, e, rank, |r, d| (sim(r, d), sim(r, d) >= t), cut) {
-                out[a.document as usize] = a;
-            }
-        }
-        out
+        anchor_all(n, edges, rank, |r, d| (sim(r, d), sim(r, d) >= t), cut)
     }
 
     #[test]
