@@ -26,6 +26,7 @@ fn edit_memory_does_not_grow_with_copies() {
                 copies,
                 fraction: 1.0,
                 seed: 1,
+                chain: false,
             },
             |r| {
                 bytes += r.text.len();

@@ -71,6 +71,10 @@ pub struct Args {
     /// Fraction of sources that get copies.
     #[arg(long, default_value_t = 1.0)]
     pub fraction: f64,
+    /// Make each copy from the copy before it (copy 1 from the source): a chain of
+    /// accumulating edits whose far end shares little with its source.
+    #[arg(long)]
+    pub chain: bool,
     /// How to read the corpus.
     #[command(flatten)]
     pub input_args: CorpusArgs,
@@ -82,6 +86,7 @@ impl Run for Args {
             copies: self.copies,
             fraction: self.fraction,
             seed: self.seed,
+            chain: self.chain,
         };
         let summary = run(
             &self.input,

@@ -24,6 +24,10 @@ pub struct DeriveOptions {
     pub fraction: f64,
     /// Seed of the selection and of the edits.
     pub seed: u64,
+    /// Each copy edits the copy before it (copy 1 edits the source): a chain of
+    /// accumulating edits, whose far end shares little with the source although every link
+    /// is a near-duplicate of the next. Default false (every copy edits the source).
+    pub chain: bool,
 }
 
 impl Default for DeriveOptions {
@@ -32,6 +36,7 @@ impl Default for DeriveOptions {
             copies: 1,
             fraction: 1.0,
             seed: 1,
+            chain: false,
         }
     }
 }
@@ -45,7 +50,8 @@ pub struct Record {
     pub text: String,
     /// Cluster: the source's label or id; `None` for unlabelled, uncopied sources.
     pub cluster: Option<String>,
-    /// Source id (copies only).
+    /// Id of the document it was edited from: the source, or in a chain the previous link
+    /// (copies only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// Edits applied (copies only).
@@ -123,7 +129,8 @@ pub struct Derived {
 
 /// Calls `sink` with every record of the derived corpus in order — each source, then its
 /// copies — making them in parallel a block at a time (output identical for any thread
-/// count; memory bounded by the block, not by `copies`).
+/// count). Memory is bounded by the block, not by `copies` — except for chains, whose links
+/// are made one after another per source, so a block holds whole chains.
 pub fn derive_each(
     corpus: &Corpus,
     model: &EditModel,
@@ -138,53 +145,42 @@ pub fn derive_each(
     }
     let vocab = vocabulary(corpus);
     let donors = corpus.texts();
-    let cluster_of = |i: usize, chosen: bool| {
-        let label = corpus.label(i).map(|l| corpus.label_name(l).to_string());
-        label.or_else(|| chosen.then(|| corpus.id(i).to_string()))
+    let maker = Maker {
+        corpus,
+        model,
+        opts,
+        vocab: &vocab,
+        donors: &donors,
     };
-    let make = |(i, copy): (usize, Option<usize>)| -> Record {
-        let id = corpus.id(i);
-        let chosen = selected(opts.seed, i, opts.fraction) && opts.copies > 0;
-        match copy {
-            None => Record {
-                id: id.to_string(),
-                text: corpus.text(i).to_string(),
-                cluster: cluster_of(i, chosen),
-                source: None,
-                edits: vec![],
-            },
-            Some(c) => {
-                let ctx = EditContext {
-                    vocabulary: &vocab.words,
-                    characters: &vocab.characters,
-                    donors: &donors,
-                    source: i,
-                };
-                let (text, edits) = model.apply(corpus.text(i), &ctx, opts.seed, stream(i, c));
-                Record {
-                    id: format!("{id}~{}", c + 1),
-                    text,
-                    cluster: cluster_of(i, true),
-                    source: Some(id.to_string()),
-                    edits,
-                }
-            }
-        }
-    };
-    let items = (0..corpus.len()).flat_map(|i| {
-        let copies = if selected(opts.seed, i, opts.fraction) {
+    let copies_of = |i: usize| {
+        if selected(opts.seed, i, opts.fraction) {
             opts.copies
         } else {
             0
+        }
+    };
+    // A work item: a source alone (`None`), one independent copy, or a source's whole chain.
+    let items = (0..corpus.len()).flat_map(|i| {
+        let copies = copies_of(i);
+        let (alone, each) = if opts.chain {
+            (copies > 0, 0)
+        } else {
+            (false, copies)
         };
-        std::iter::once((i, None)).chain((0..copies).map(move |c| (i, Some(c))))
+        let first = if alone {
+            Item::Chain(i)
+        } else {
+            Item::Source(i)
+        };
+        std::iter::once(first).chain((0..each).map(move |c| Item::Copy(i, c)))
     });
     let mut done = Derived::default();
-    let mut block = Vec::with_capacity(BLOCK);
-    let mut flush = |block: &mut Vec<(usize, Option<usize>)>, done: &mut Derived| -> Result<()> {
-        let records: Vec<Record> = block.par_iter().map(|&item| make(item)).collect();
+    let mut block = Vec::new();
+    let mut held = 0;
+    let mut flush = |block: &mut Vec<Item>, done: &mut Derived| -> Result<()> {
+        let records: Vec<Vec<Record>> = block.par_iter().map(|&item| maker.make(item)).collect();
         block.clear();
-        for r in records {
+        for r in records.into_iter().flatten() {
             done.records += 1;
             done.copies += r.source.is_some() as usize;
             sink(r)?;
@@ -192,13 +188,99 @@ pub fn derive_each(
         Ok(())
     };
     for item in items {
+        held += match item {
+            Item::Chain(i) => 1 + copies_of(i),
+            _ => 1,
+        };
         block.push(item);
-        if block.len() == BLOCK {
+        if held >= BLOCK {
             flush(&mut block, &mut done)?;
+            held = 0;
         }
     }
     flush(&mut block, &mut done)?;
     Ok(done)
+}
+
+/// One unit of derivation work (see [`derive_each`]).
+#[derive(Debug, Clone, Copy)]
+enum Item {
+    /// A source document as it is.
+    Source(usize),
+    /// Copy `c` of source `i`, edited from the source.
+    Copy(usize, usize),
+    /// Source `i` followed by its chain of copies, each edited from the one before.
+    Chain(usize),
+}
+
+/// What every derived record is made from.
+struct Maker<'a> {
+    corpus: &'a Corpus,
+    model: &'a EditModel,
+    opts: DeriveOptions,
+    vocab: &'a Vocabulary,
+    donors: &'a [&'a str],
+}
+
+impl Maker<'_> {
+    /// The records of one work item, in corpus order.
+    fn make(&self, item: Item) -> Vec<Record> {
+        match item {
+            Item::Source(i) => vec![self.source(i)],
+            Item::Copy(i, c) => {
+                vec![self.copy(i, c, self.corpus.text(i), self.corpus.id(i).to_string())]
+            }
+            Item::Chain(i) => {
+                let mut out = vec![self.source(i)];
+                for c in 0..self.opts.copies {
+                    let from = out.last().expect("the source comes first");
+                    let link = self.copy(i, c, &from.text, from.id.clone());
+                    out.push(link);
+                }
+                out
+            }
+        }
+    }
+
+    /// A copy's cluster is its source's label, or the source's id when it is unlabelled
+    /// and chosen for copies.
+    fn cluster_of(&self, i: usize, chosen: bool) -> Option<String> {
+        let label = self
+            .corpus
+            .label(i)
+            .map(|l| self.corpus.label_name(l).to_string());
+        label.or_else(|| chosen.then(|| self.corpus.id(i).to_string()))
+    }
+
+    fn source(&self, i: usize) -> Record {
+        let chosen = selected(self.opts.seed, i, self.opts.fraction) && self.opts.copies > 0;
+        Record {
+            id: self.corpus.id(i).to_string(),
+            text: self.corpus.text(i).to_string(),
+            cluster: self.cluster_of(i, chosen),
+            source: None,
+            edits: vec![],
+        }
+    }
+
+    /// Copy `c` of source `i`, made by editing `from` (the source, or the chain's previous
+    /// link) whose id is `from_id`.
+    fn copy(&self, i: usize, c: usize, from: &str, from_id: String) -> Record {
+        let ctx = EditContext {
+            vocabulary: &self.vocab.words,
+            characters: &self.vocab.characters,
+            donors: self.donors,
+            source: i,
+        };
+        let (text, edits) = self.model.apply(from, &ctx, self.opts.seed, stream(i, c));
+        Record {
+            id: format!("{}~{}", self.corpus.id(i), c + 1),
+            text,
+            cluster: self.cluster_of(i, true),
+            source: Some(from_id),
+            edits,
+        }
+    }
 }
 
 /// Derives the edited corpus into memory (see [`derive_each`]).
@@ -245,6 +327,7 @@ mod tests {
                 copies: 2,
                 fraction: 0.5,
                 seed: 3,
+                chain: false,
             },
         )
         .unwrap();
@@ -272,6 +355,7 @@ mod tests {
                     copies: 2,
                     fraction: 0.5,
                     seed: 3,
+                    chain: false,
                 },
             )
             .unwrap()
@@ -282,6 +366,52 @@ mod tests {
         );
         let c = to_corpus(&recs, "x", "test").unwrap();
         assert_eq!(c.len(), recs.len());
+    }
+
+    /// A chain: each link is made from the one before, so consecutive links are close and
+    /// the far end has drifted (word 1-gram overlap with the source falls link by link).
+    #[test]
+    fn chain_links_edit_the_link_before() {
+        let corpus = generate(SyntheticSpec { docs: 10, seed: 4 }).unwrap();
+        let model = EditModel::parse("substitute=0.05").unwrap();
+        let opts = DeriveOptions {
+            copies: 12,
+            fraction: 0.5,
+            seed: 9,
+            chain: true,
+        };
+        println!("seed {}", opts.seed);
+        let recs = derive(&corpus, &model, opts).unwrap();
+        let overlap = |x: &str, y: &str| {
+            let (x, y): (Vec<&str>, Vec<&str>) = (x.split(' ').collect(), y.split(' ').collect());
+            x.iter().zip(&y).filter(|(a, b)| a == b).count() as f64 / x.len().max(1) as f64
+        };
+        let mut chains = 0;
+        for (i, r) in recs.iter().enumerate() {
+            let Some(from) = &r.source else { continue };
+            let before = &recs[i - 1];
+            assert_eq!(&before.id, from, "a link names the link before it");
+            assert_eq!(r.cluster, before.cluster);
+            if r.id.ends_with("~12") {
+                chains += 1;
+                let source = &recs[i - 12];
+                assert!(source.source.is_none());
+                // 12 steps of 5 %: about 54 % of the words are still the source's.
+                let far = overlap(&source.text, &r.text);
+                assert!(far < 0.7, "{far}");
+                assert!(overlap(&before.text, &r.text) > 0.9);
+            }
+        }
+        assert!(chains > 0);
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        let again = pool.install(|| derive(&corpus, &model, opts).unwrap());
+        assert_eq!(
+            serde_json::to_string(&recs).unwrap(),
+            serde_json::to_string(&again).unwrap()
+        );
     }
 
     /// Copies beyond 65,536 per source get their own random streams (they used to repeat

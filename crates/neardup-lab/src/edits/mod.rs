@@ -13,6 +13,7 @@
 //! the same seed always derives the same bytes.
 
 mod append;
+mod blend;
 mod boilerplate;
 mod delete;
 pub mod derive;
@@ -43,6 +44,7 @@ pub const KINDS: &[&dyn EditKind] = &[
     &boilerplate::Boilerplate,
     &truncate::Truncate,
     &append::Append,
+    &blend::Blend,
     &width::Width,
 ];
 
@@ -183,6 +185,19 @@ impl EditModel {
             return Err(format!("edit `{name}`: rate {rate} is outside [0, 1]"));
         }
         Ok((k, rate))
+    }
+
+    /// The kind of a one-step model (`None` for a composite).
+    pub fn only_kind(&self) -> Option<&'static str> {
+        match self.steps[..] {
+            [(k, _)] => Some(k.name()),
+            _ => None,
+        }
+    }
+
+    /// The largest rate of its steps.
+    pub fn max_rate(&self) -> f64 {
+        self.steps.iter().map(|&(_, r)| r).fold(0.0, f64::max)
     }
 
     /// The canonical spec string.

@@ -175,6 +175,7 @@ fn corpus(n: usize) -> Result<Vec<String>> {
             copies: 1,
             fraction: 1.0,
             seed,
+            chain: false,
         };
         derive_each(&picked, &model, opts, |r| {
             if r.source.is_some() {
