@@ -87,6 +87,8 @@ pub fn evaluate_one(corpus: &Corpus, truth: &Truth, config: &Config, seed: u64) 
             text_bytes: corpus.text_bytes(),
             truth,
             predicted: &queried.pairs,
+            representative: None,
+            removed_below_threshold: None,
             scored: scored.as_ref(),
             seconds: built.seconds + queried.seconds,
             peak_bytes: Some(built.peak_bytes.max(built.index_bytes + queried.peak_bytes)),

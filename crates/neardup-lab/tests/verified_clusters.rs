@@ -410,3 +410,82 @@ fn verified_clusters_need_an_algorithm_that_compares_any_pair() {
     // It cannot judge how far a removed document is from the kept one: unknown, not zero.
     assert!(s["removed_below_threshold"].is_null(), "{s}");
 }
+
+/// The lab's clustering modes (`query = { clusters = [...] }`, what the chaining experiment
+/// reports) count what `neardup dedup` does on the same corpus: documents removed, clusters,
+/// the largest cluster and the wrongful removals, in both modes — two implementations of the
+/// anchoring (the lab's whole-corpus pass, the pipeline's batched stage) checked against each
+/// other; both are checked against the rule by the tests above and in the library.
+#[test]
+fn the_lab_counts_what_dedup_removes() {
+    let d = dir("lab");
+    let docs = chain_corpus(13, 20, 12);
+    let input = d.join("corpus.jsonl");
+    write_jsonl(&input, &docs);
+    let experiment = d.join("chaining.toml");
+    std::fs::write(
+        &experiment,
+        format!(
+            r#"name = "chaining-test"
+title = "T"
+question = "Q?"
+charts = ["cluster-modes"]
+[[datasets]]
+path = "corpus.jsonl"
+[[algorithms]]
+name = "minhash-lsh"
+build = {{ threshold = {THRESHOLD} }}
+query = {{ clusters = ["connected", "verified"] }}
+"#
+        ),
+    )
+    .unwrap();
+    let report = d.join("report");
+    ok(&[
+        "run",
+        experiment.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+        "--cache",
+        d.join("cache").to_str().unwrap(),
+    ]);
+    let results = CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(report.join("results.csv")))
+        .unwrap()
+        .finish()
+        .unwrap();
+    let modes: Vec<String> = strings(&results, "query_params");
+    assert_eq!(modes, ["clusters=connected", "clusters=verified"]);
+    let count = |name: &str, row: usize| -> u64 {
+        results
+            .column(name)
+            .unwrap()
+            .cast(&DataType::UInt64)
+            .unwrap()
+            .u64()
+            .unwrap()
+            .get(row)
+            .unwrap()
+    };
+    for (row, mode) in ["connected", "verified"].into_iter().enumerate() {
+        let out = d.join(mode);
+        dedup(&[&input], &out, &["--clusters", mode]);
+        let s = summary(&out);
+        assert_eq!(count("docs_removed", row), s["removed"], "{mode}: removed");
+        assert_eq!(count("clusters", row), s["clusters"], "{mode}: clusters");
+        assert_eq!(
+            count("removed_below_threshold", row),
+            s["removed_below_threshold"],
+            "{mode}: removed below the threshold"
+        );
+        assert_eq!(
+            count("largest_cluster", row),
+            s["largest_clusters"][0]["size"],
+            "{mode}: largest cluster"
+        );
+    }
+    assert!(count("removed_below_threshold", 0) > 0, "the chains chain");
+    assert_eq!(count("removed_below_threshold", 1), 0);
+    assert!(report.join("charts/cluster-modes.png").is_file());
+}

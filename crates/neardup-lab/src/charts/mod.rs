@@ -6,6 +6,7 @@
 //! every machine and need no system fonts. Files are written atomically.
 
 pub mod chart;
+pub mod cluster_modes;
 pub mod designs;
 pub mod pareto;
 pub mod pr_curve;
@@ -26,6 +27,7 @@ pub const CHARTS: &[&dyn Chart] = &[
     &robustness::Robustness,
     &designs::Designs,
     &scaling::Scaling,
+    &cluster_modes::ClusterModes,
 ];
 
 /// Names of the chart kinds.

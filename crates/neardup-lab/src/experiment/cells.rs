@@ -62,6 +62,11 @@ pub struct QueryResult {
     pub peak_bytes: u64,
     /// Reported pairs.
     pub pairs: PairColumns,
+    /// The pairs' clusters anchored on representatives, when the query point asks for a
+    /// clustering mode (see `clustering`); otherwise the clusters are the connected
+    /// components of `pairs`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clusters: Option<super::clustering::Anchored>,
 }
 
 /// The raw result of one cell.

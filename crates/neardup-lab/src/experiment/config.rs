@@ -22,6 +22,8 @@
 //! docs = 600                          # embedded: documents to generate; manifest: read at most
 //! copies = 1                          # edited copies per chosen source (with [edits])
 //! fraction = 0.5                      # share of sources that get copies
+//! chain = false                       # true: each copy edits the copy before it
+//! # edits = "blend=0.05"              # this dataset's own edit model instead of [edits]
 //!
 //! [edits]                             # each kind alone at each rate (kinds × rates) …
 //! kinds = ["substitute", "reorder"]
@@ -33,6 +35,10 @@
 //! name = "minhash-lsh"
 //! build = { k = [3, 5], num_perm = 128 }     # arrays are grid axes: one index per point
 //! query = { min_similarity = [0.5, 0.7, 0.9] }   # swept over each built index
+//! # query = { clusters = ["connected", "verified"] }  # clusters of the pairs: components,
+//! #                                   # or cut at the threshold (experiment/clustering.rs)
+//!
+//! # datasets = ["default-600"]        # only these datasets (labels); default: every one
 //!
 //! [[algorithms]]                      # explicit points instead of a product: an array of tables
 //! name = "minhash-lsh"
@@ -146,6 +152,10 @@ struct DatasetFileSpec {
     copies: usize,
     #[serde(default = "one_f")]
     fraction: f64,
+    #[serde(default)]
+    chain: bool,
+    #[serde(default)]
+    edits: Option<String>,
 }
 
 fn one() -> usize {
@@ -180,6 +190,8 @@ struct AlgorithmFileSpec {
     query: Option<Spanned<toml::Value>>,
     #[serde(default)]
     published: Option<Spanned<Published>>,
+    #[serde(default)]
+    datasets: Option<Spanned<Vec<String>>>,
 }
 
 /// What a paper or tool published for one configuration, shown beside neardup's own figures
@@ -225,6 +237,11 @@ pub struct DatasetSpec {
     pub copies: usize,
     /// Share of sources with copies.
     pub fraction: f64,
+    /// Each copy edits the one before it (a chain of accumulating edits).
+    pub chain: bool,
+    /// This dataset's own edit model, run instead of the experiment's `[edits]` grid.
+    #[serde(skip)]
+    pub edits: Option<EditSpec>,
 }
 
 /// One edit model of the grid.
@@ -238,7 +255,29 @@ pub struct EditSpec {
     pub model: Option<EditModel>,
 }
 
+impl PartialEq for EditSpec {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.kind, self.rate, self.spec()) == (&other.kind, other.rate, other.spec())
+    }
+}
+
 impl EditSpec {
+    /// The edit models a dataset runs: its own, or else the experiment's grid.
+    pub fn of<'a>(dataset: &'a DatasetSpec, grid: &'a [EditSpec]) -> &'a [EditSpec] {
+        dataset.edits.as_ref().map_or(grid, std::slice::from_ref)
+    }
+
+    /// A dataset's own model (`kind=rate[,kind=rate…]`), named by its kind when it has one
+    /// step and `composite` otherwise.
+    fn parse(spec: &str) -> std::result::Result<EditSpec, String> {
+        let model = EditModel::parse(spec)?;
+        Ok(EditSpec {
+            kind: model.only_kind().unwrap_or("composite").to_string(),
+            rate: model.max_rate(),
+            model: Some(model),
+        })
+    }
+
     /// The canonical spec string (`none` when unedited).
     pub fn spec(&self) -> String {
         self.model
@@ -260,6 +299,17 @@ pub struct AlgorithmGrid {
     pub queries: Vec<ParamMap>,
     /// Published figures for this configuration, if it reproduces a published one.
     pub published: Option<Published>,
+    /// The labels of the datasets it runs on (`None`: every dataset).
+    pub datasets: Option<Vec<String>>,
+}
+
+impl AlgorithmGrid {
+    /// Whether it runs on the dataset labelled `label`.
+    pub fn runs_on(&self, label: &str) -> bool {
+        self.datasets
+            .as_ref()
+            .is_none_or(|only| only.iter().any(|l| l == label))
+    }
 }
 
 /// A parsed, validated experiment.
@@ -310,6 +360,15 @@ pub fn load(path: &Path) -> Result<Experiment> {
 }
 
 impl Experiment {
+    /// The place of the dataset labelled `label` in the file (tables and charts list
+    /// datasets in that order); past the end when there is none.
+    pub fn dataset_position(&self, label: &str) -> usize {
+        self.datasets
+            .iter()
+            .position(|d| d.label == label)
+            .unwrap_or(usize::MAX)
+    }
+
     /// Checks that every chart it names is one of `known` (the chart registry's names); the
     /// error names the file and the line of the first unknown one.
     pub fn check_charts(&self, known: &[&str]) -> Result<()> {
@@ -344,7 +403,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
     let base_dir = path.parent().unwrap_or(Path::new("."));
     let datasets = dataset_specs(spec.datasets, base_dir, &at)?;
     let edits = edit_grid(spec.edits, &at)?;
-    let algorithms = algorithm_grids(spec.algorithms, &at)?;
+    let algorithms = algorithm_grids(spec.algorithms, &datasets, &at)?;
     Ok(Experiment {
         path: path.to_path_buf(),
         source: text.to_string(),
@@ -522,6 +581,11 @@ fn dataset_spec(
         ));
     }
     let label = d.label.clone().unwrap_or_else(|| n.clone());
+    let edits = d
+        .edits
+        .as_deref()
+        .map(|spec| EditSpec::parse(spec).map_err(|m| at(start, format!("dataset `{n}`: {m}"))))
+        .transpose()?;
     Ok(DatasetSpec {
         name: n.clone(),
         path: file,
@@ -531,6 +595,8 @@ fn dataset_spec(
         seed: d.seed,
         copies: d.copies,
         fraction: d.fraction,
+        chain: d.chain,
+        edits,
     })
 }
 
@@ -551,6 +617,7 @@ fn corpus_name(file: &Path) -> String {
 /// `[[algorithms]]`: one grid each; a published `recall_relative_to` names one above it.
 fn algorithm_grids(
     specs: Spanned<Vec<AlgorithmFileSpec>>,
+    datasets: &[DatasetSpec],
     at: &dyn Fn(usize, String) -> LabError,
 ) -> Result<Vec<AlgorithmGrid>> {
     if specs.get_ref().is_empty() {
@@ -562,6 +629,24 @@ fn algorithm_grids(
     let mut algorithms = Vec::new();
     for a in specs.into_inner() {
         let start = a.name.span().start;
+        if let Some(only) = &a.datasets
+            && let Some(unknown) = only
+                .get_ref()
+                .iter()
+                .find(|l| !datasets.iter().any(|d| &d.label == *l))
+        {
+            return Err(at(
+                only.span().start,
+                format!(
+                    "`datasets` names `{unknown}`, which is no dataset's label; the labels are: {}",
+                    datasets
+                        .iter()
+                        .map(|d| d.label.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
         let grid = algorithm_grid(a, at)?;
         if let Some(base) = grid
             .published
@@ -671,16 +756,9 @@ fn composite_models(
         }
         for m in models.get_ref() {
             let model = EditModel::parse(m).map_err(|msg| at(models.span().start, msg))?;
-            let rate = m
-                .split(',')
-                .filter_map(|p| {
-                    p.split_once('=')
-                        .and_then(|(_, r)| r.trim().parse::<f64>().ok())
-                })
-                .fold(0.0, f64::max);
             out.push(EditSpec {
                 kind: "composite".into(),
-                rate,
+                rate: model.max_rate(),
                 model: Some(model),
             });
         }
@@ -785,6 +863,33 @@ fn grid_keys(spec: Option<&Spanned<toml::Value>>) -> Vec<(String, usize)> {
         .collect()
 }
 
+/// Validates every build × query point now, so that a bad one fails before any work:
+/// the algorithm must accept it, and a clustering mode must suit it.
+fn check_points(
+    info: &neardup::registry::AlgorithmInfo,
+    builds: &[ParamMap],
+    queries: &[ParamMap],
+    a: &AlgorithmFileSpec,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<()> {
+    let query_at = a
+        .query
+        .as_ref()
+        .map_or(a.name.span().start, |q| q.span().start);
+    for b in builds {
+        for q in queries {
+            let (algorithm_query, _) = super::clustering::split(q).map_err(|e| at(query_at, e))?;
+            let mut all = b.clone();
+            all.extend(algorithm_query);
+            let detector = info
+                .detector(&all)
+                .map_err(|e| at(a.name.span().start, e.to_string()))?;
+            super::clustering::check(detector.as_ref(), q).map_err(|e| at(query_at, e))?;
+        }
+    }
+    Ok(())
+}
+
 fn algorithm_grid(
     a: AlgorithmFileSpec,
     at: &dyn Fn(usize, String) -> LabError,
@@ -808,7 +913,8 @@ fn algorithm_grid(
     ] {
         for (key, pos) in grid_keys(spec) {
             let key = &key;
-            if !defaults.contains_key(key) {
+            let lab_key = what == "query" && key == super::clustering::CLUSTERS_KEY;
+            if !defaults.contains_key(key) && !lab_key {
                 let hint = if other.contains_key(key) {
                     format!(
                         "`{key}` is a {} parameter of `{name}`; move it to `{}`",
@@ -827,15 +933,7 @@ fn algorithm_grid(
     }
     let builds = expand(a.build.as_ref(), "build", at)?;
     let queries = expand(a.query.as_ref(), "query", at)?;
-    // Validate every combination now, so a bad point fails before any work.
-    for b in &builds {
-        for q in &queries {
-            let mut all = b.clone();
-            all.extend(q.clone());
-            info.detector(&all)
-                .map_err(|e| at(a.name.span().start, e.to_string()))?;
-        }
-    }
+    check_points(&info, &builds, &queries, &a, at)?;
     if let Some(p) = &a.published {
         for (what, v) in [
             ("precision", p.get_ref().precision),
@@ -858,6 +956,7 @@ fn algorithm_grid(
         builds,
         queries,
         published: a.published.map(Spanned::into_inner),
+        datasets: a.datasets.map(Spanned::into_inner),
     })
 }
 
@@ -1012,6 +1111,53 @@ query = { min_similarity = [0.5, 0.7] }
         let e = err(&truth);
         assert!(
             e.contains("x.toml:9:") && e.contains("similarity_floor = 1.5 is outside (0, 1]"),
+            "{e}"
+        );
+    }
+
+    /// The chaining experiment's keys: a dataset's own edit model and chains, an algorithm
+    /// limited to some datasets, and the lab's `clusters` query key.
+    #[test]
+    fn chains_dataset_filters_and_clustering_modes() {
+        let text = GOOD
+            .replace(
+                "docs = 20",
+                "docs = 20\nlabel = \"walk\"\nchain = true\nedits = \"blend=0.05\"",
+            )
+            .replace(
+                "query = { min_similarity = [0.5, 0.7] }",
+                "query = { clusters = [\"connected\", \"verified\"] }\ndatasets = [\"walk\"]",
+            );
+        let e = parse(Path::new("x.toml"), &text).unwrap();
+        let d = &e.datasets[0];
+        assert!(d.chain);
+        assert_eq!(EditSpec::of(d, &e.edits).len(), 1);
+        assert_eq!(EditSpec::of(d, &e.edits)[0].kind, "blend");
+        assert!(e.algorithms[0].runs_on("walk") && !e.algorithms[0].runs_on("other"));
+        assert_eq!(e.algorithms[0].queries.len(), 2);
+
+        let e = err(&text.replace("\"verified\"", "\"loose\""));
+        assert!(
+            e.contains("x.toml:22:") && e.contains("not a clustering mode"),
+            "{e}"
+        );
+        let e = err(&text.replace("clusters = [", "min_similarity = 0.5, clusters = ["));
+        assert!(e.contains("cannot be swept together with"), "{e}");
+        let e = err(&text
+            .replace("name = \"minhash-lsh\"", "name = \"supershingles\"")
+            .replace("build = { k = [3, 5], num_perm = 64 }", ""));
+        assert!(
+            e.contains("compares any pair") && e.contains("supershingles"),
+            "{e}"
+        );
+        let e = err(&text.replace("datasets = [\"walk\"]", "datasets = [\"wlak\"]"));
+        assert!(
+            e.contains("x.toml:23:") && e.contains("`wlak`, which is no dataset"),
+            "{e}"
+        );
+        let e = err(&text.replace("blend=0.05", "blend=2"));
+        assert!(
+            e.contains("dataset `default`") && e.contains("outside [0, 1]"),
             "{e}"
         );
     }

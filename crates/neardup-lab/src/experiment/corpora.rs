@@ -156,6 +156,7 @@ pub fn edited(base: &Corpus, dataset: &DatasetSpec, edit: &EditSpec, seed: u64) 
                 copies: dataset.copies,
                 fraction: dataset.fraction,
                 seed,
+                chain: dataset.chain,
             };
             let records = derive(base, model, opts)?;
             to_corpus(

@@ -13,7 +13,7 @@
 //! | `cell` | cache key of the raw result |
 //!
 //! Timing and memory go to `timing.csv` (`cell`, `label`, `query_params`, `build_seconds`,
-//! `query_seconds`, every cost column of `metrics::METRICS`, `index_mb`), so that everything
+//! `query_seconds`, `cluster_seconds` (anchoring, with a clustering mode), every cost column of `metrics::METRICS`, `index_mb`), so that everything
 //! else is byte-identical when an experiment is rerun.
 
 use std::collections::{BTreeMap, HashMap};
@@ -53,6 +53,8 @@ pub struct ResultRow {
     pub build_seconds: f64,
     /// Query seconds.
     pub query_seconds: f64,
+    /// Seconds spent anchoring the clusters (0 without a clustering mode).
+    pub cluster_seconds: f64,
     /// Index heap MB.
     pub index_mb: f64,
     /// The algorithm's error, if it failed.
@@ -62,6 +64,13 @@ pub struct ResultRow {
 }
 
 impl ResultRow {
+    /// The clustering mode its query point asked for (`connected`, `verified`), if any.
+    pub fn cluster_mode(&self) -> Option<&str> {
+        self.query_full
+            .get(super::clustering::CLUSTERS_KEY)
+            .and_then(|v| v.as_str())
+    }
+
     /// A metric column's value.
     pub fn metric(&self, name: &str) -> Option<f64> {
         self.metrics
@@ -107,12 +116,15 @@ pub fn collect(outcome: &RunOutcome, cache_dir: &Path) -> Result<Results> {
                     score: q.pairs.score[i],
                 })
                 .collect();
-            let seconds = cell.build_seconds + q.seconds;
+            let clustering_seconds = q.clusters.as_ref().map_or(0.0, |c| c.seconds);
+            let seconds = cell.build_seconds + q.seconds + clustering_seconds;
             let input = EvalInput {
                 docs: corpus.docs,
                 text_bytes: corpus.text_bytes,
                 truth,
                 predicted: &predicted,
+                representative: q.clusters.as_ref().map(|c| &c.representative[..]),
+                removed_below_threshold: q.clusters.as_ref().map(|c| c.below_threshold.len()),
                 scored: cell.scored.as_ref(),
                 seconds,
                 peak_bytes: Some(cell.build_peak_bytes.max(cell.index_bytes + q.peak_bytes)),
@@ -128,6 +140,7 @@ pub fn collect(outcome: &RunOutcome, cache_dir: &Path) -> Result<Results> {
                 metrics: compute_all(&input),
                 build_seconds: cell.build_seconds,
                 query_seconds: q.seconds,
+                cluster_seconds: clustering_seconds,
                 index_mb: cell.index_bytes as f64 / 1e6,
                 error: None,
                 stats: render_params(&cell.stats),
@@ -150,6 +163,7 @@ fn failed_row(planned: &PlannedCell, cell: &CellResult, corpus: &CorpusTruth) ->
         metrics: Vec::new(),
         build_seconds: 0.0,
         query_seconds: 0.0,
+        cluster_seconds: 0.0,
         index_mb: 0.0,
         error: cell.error.clone(),
         stats: String::new(),
@@ -184,7 +198,7 @@ pub fn costs_by_size<'a>(rows: impl IntoIterator<Item = &'a ResultRow>) -> Costs
             .or_default()
             .entry(r.docs)
             .or_default();
-        e.0 += r.build_seconds + r.query_seconds;
+        e.0 += r.build_seconds + r.query_seconds + r.cluster_seconds;
         e.1 += r.metric("peak_mb").unwrap_or(0.0);
         e.2 += 1;
     }
@@ -293,6 +307,7 @@ pub fn timing_frame(rows: &[ResultRow]) -> PolarsResult<DataFrame> {
         ),
         Column::new("build_seconds".into(), f(&|r| Some(r.build_seconds))),
         Column::new("query_seconds".into(), f(&|r| Some(r.query_seconds))),
+        Column::new("cluster_seconds".into(), f(&|r| Some(r.cluster_seconds))),
     ];
     for m in crate::metrics::columns_of(Kind::Cost) {
         columns.push(Column::new(m.name.into(), f(&|r| r.metric(m.name))));

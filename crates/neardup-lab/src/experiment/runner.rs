@@ -11,6 +11,7 @@ use neardup::detector::{ParamMap, ScoredPair};
 use serde::Serialize;
 
 use super::cells::{Cache, CellResult, Limits, PairColumns, QueryResult, key};
+use super::clustering;
 use super::config::{AlgorithmGrid, DatasetSpec, EditSpec, Experiment};
 use super::corpora::{CorpusTruth, Unavailable, base_corpus, edited, exact_jaccard, shingle_sets};
 use crate::corpus::Corpus;
@@ -78,15 +79,22 @@ pub struct RunOutcome {
 
 /// Runs every cell that is not cached (all of them with `force`).
 pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
-    let cells_per_corpus = exp.algorithms.iter().map(|a| a.builds.len()).sum::<usize>();
-    let per_dataset = (exp.edits.len() * exp.seeds.len() * cells_per_corpus) as u64;
+    let per_dataset = |d: &DatasetSpec| {
+        let cells_per_corpus: usize = exp
+            .algorithms
+            .iter()
+            .filter(|a| a.runs_on(&d.label))
+            .map(|a| a.builds.len())
+            .sum();
+        (EditSpec::of(d, &exp.edits).len() * exp.seeds.len() * cells_per_corpus) as u64
+    };
     let mut runner = Runner {
         exp,
         opts,
         cache: Cache::new(&opts.cache),
         limits: Limits::current()?,
         bar: neardup_dedup::progress::items(
-            per_dataset * exp.datasets.len() as u64,
+            exp.datasets.iter().map(per_dataset).sum(),
             format!("{}: cells", exp.name),
         ),
         outcome: RunOutcome::default(),
@@ -95,12 +103,12 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
         let base = match base_corpus(dataset, &opts.data_dir)? {
             Ok(c) => c,
             Err(unavailable) => {
-                runner.bar.inc(per_dataset);
+                runner.bar.inc(per_dataset(dataset));
                 runner.outcome.unavailable.push(unavailable);
                 continue;
             }
         };
-        for edit in &exp.edits {
+        for edit in EditSpec::of(dataset, &exp.edits) {
             // An unedited dataset is the same corpus under every seed: its cells still get
             // one row per seed (seeds also drive the AUC sample), keyed by seed.
             for &seed in &exp.seeds {
@@ -162,7 +170,12 @@ impl Runner<'_> {
             labels_truth: Truth::from_labels(&truth.labels),
             sets: None,
         };
-        for alg in &self.exp.algorithms {
+        for alg in self
+            .exp
+            .algorithms
+            .iter()
+            .filter(|a| a.runs_on(&dataset.label))
+        {
             let info = neardup::registry::find(&alg.name)?;
             for (bi, build) in alg.builds.iter().enumerate() {
                 self.cell(&mut at, alg, &info, bi, build)?;
@@ -367,14 +380,23 @@ fn execute(
         cell.stats = built.index.stats();
         cell.warnings = built.index.warnings();
         cell.scored = auc_sample(truth, docs.len(), built.index.as_ref(), seed);
+        // Signatures to compare cluster members on, made once per cell when first needed.
+        let mut table = None;
         for (q, fq) in queries.iter().zip(full_queries) {
-            let r = harness::query(algorithm, built.index.as_ref(), q, docs.len())?;
+            let (overrides, mode) = clustering::split(q).map_err(anyhow::Error::msg)?;
+            let index = built.index.as_ref();
+            let r = harness::query(algorithm, index, &overrides, docs.len())?;
+            let clusters = mode.map(|mode| {
+                let pairs: Vec<(u32, u32)> = r.pairs.iter().map(|p| (p.a, p.b)).collect();
+                clustering::anchor(mode, detector.as_ref(), index, &mut table, docs, &pairs)
+            });
             cell.queries.push(QueryResult {
                 given: q.clone(),
                 params: fq.clone(),
                 seconds: r.seconds,
                 peak_bytes: r.peak_bytes,
                 pairs: columns(&r.pairs, sets),
+                clusters,
             });
         }
         Ok(())

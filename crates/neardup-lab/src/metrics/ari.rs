@@ -42,7 +42,7 @@ impl Metric for AdjustedRand {
         match input.truth {
             Truth::Clusters { labels, .. } => {
                 vec![Some(adjusted_rand_index(
-                    &predicted_clusters(input.docs, input.predicted),
+                    &predicted_clusters(input),
                     labels,
                 ))]
             }

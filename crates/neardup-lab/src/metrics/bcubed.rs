@@ -36,7 +36,7 @@ impl Metric for BCubed {
     fn compute(&self, input: &EvalInput) -> Vec<Option<f64>> {
         match input.truth {
             Truth::Clusters { labels, .. } if input.docs > 0 => {
-                let (p, r) = bcubed(&predicted_clusters(input.docs, input.predicted), labels);
+                let (p, r) = bcubed(&predicted_clusters(input), labels);
                 vec![Some(p), Some(r)]
             }
             _ => vec![None, None],

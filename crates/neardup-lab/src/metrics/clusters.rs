@@ -1,6 +1,6 @@
-//! What was reported, counted: pairs, clusters (connected components of the reported pairs
-//! with two or more documents) and the documents a deduplication keeping one per cluster
-//! would remove. These need no ground truth, so they are what an unlabelled corpus reports.
+//! What was reported, counted: pairs, clusters of two or more documents (connected
+//! components of the reported pairs, or the anchored clusters), the largest one, and the
+//! documents a deduplication keeping one per cluster would remove. These need no ground truth, so they are what an unlabelled corpus reports.
 
 use super::{Column, EvalInput, Kind, Metric, predicted_clusters};
 
@@ -12,6 +12,7 @@ pub struct Reported;
 const COLUMNS: &[Column] = &[
     Column::new("reported_pairs", "pairs", Kind::Count, true),
     Column::new("clusters", "clusters", Kind::Count, true),
+    Column::new("largest_cluster", "largest cluster", Kind::Count, false),
     Column::new("docs_removed", "documents removed", Kind::Count, true),
 ];
 
@@ -20,7 +21,7 @@ impl Metric for Reported {
         COLUMNS
     }
     fn compute(&self, input: &EvalInput) -> Vec<Option<f64>> {
-        let labels = predicted_clusters(input.docs, input.predicted);
+        let labels = predicted_clusters(input);
         let mut sizes = vec![0u32; input.docs];
         for &l in &labels {
             sizes[l as usize] += 1;
@@ -30,6 +31,7 @@ impl Metric for Reported {
         vec![
             Some(input.predicted.len() as f64),
             Some(clusters as f64),
+            Some(sizes.iter().copied().max().unwrap_or(0) as f64),
             Some((in_clusters - clusters as u64) as f64),
         ]
     }
@@ -52,10 +54,15 @@ mod tests {
             text_bytes: 0,
             truth: &truth,
             predicted: &predicted,
+            representative: None,
+            removed_below_threshold: None,
             scored: None,
             seconds: 1.0,
             peak_bytes: None,
         };
-        assert_eq!(Reported.compute(&input), [Some(3.0), Some(2.0), Some(3.0)]);
+        assert_eq!(
+            Reported.compute(&input),
+            [Some(3.0), Some(2.0), Some(3.0), Some(3.0)]
+        );
     }
 }

@@ -5,13 +5,16 @@
 //!   text-dedup's per-document macro precision). With cluster labels the positives are all
 //!   pairs inside a cluster; with a labelled-pairs file only listed pairs count.
 //! * `ari` — adjusted Rand index (Hubert & Arabie 1985) between the predicted clustering
-//!   (connected components of reported pairs) and the labels (unlabelled = singleton).
+//!   (connected components of reported pairs, or the anchored clusters when the experiment
+//!   asks for a clustering mode) and the labels (unlabelled = singleton).
 //! * `bcubed` — B-cubed precision and recall (Bagga & Baldwin 1998) of the same clusterings.
 //! * `auc` — ROC-AUC (Mann–Whitney, ties count ½) and PR-AUC (average precision) of the
 //!   algorithm's scores over a scored sample of positive and negative pairs.
-//! * `clusters` — what was reported, in counts: pairs, clusters (connected components of two
-//!   or more documents) and documents a deduplication would remove; the figures an
+//! * `clusters` — what was reported, in counts: pairs, clusters (of two or more documents),
+//!   the largest cluster and documents a deduplication would remove; the figures an
 //!   unlabelled corpus can have.
+//! * `wrongful` — documents removed below the threshold from the document kept for them
+//!   (anchored clusters only: what transitive closure costs).
 //! * `cost` — seconds, documents and megabytes (10⁶ bytes of text) per second, peak heap.
 //!
 //! Each column declares its [`Kind`] — quality, count or cost — and whether it is a headline
@@ -26,6 +29,7 @@ pub mod bcubed;
 pub mod clusters;
 pub mod cost;
 pub mod pairs;
+pub mod wrongful;
 
 use neardup::detector::ScoredPair;
 
@@ -42,6 +46,13 @@ pub struct EvalInput<'a> {
     pub truth: &'a Truth,
     /// Reported pairs, sorted by (a, b), unique.
     pub predicted: &'a [ScoredPair],
+    /// Every document's representative when the clusters were anchored on one (an
+    /// experiment's `clusters` query key); `None`: the clusters are the connected components
+    /// of `predicted`.
+    pub representative: Option<&'a [u32]>,
+    /// With anchored clusters, the documents removed below the threshold from their
+    /// representative.
+    pub removed_below_threshold: Option<usize>,
     /// Scores of a pair sample, when the algorithm can score pairs.
     pub scored: Option<&'a ScoredSample>,
     /// Build + query seconds.
@@ -119,6 +130,7 @@ pub trait Metric: Sync {
 /// The registered metrics, in column order.
 pub const METRICS: &[&dyn Metric] = &[
     &clusters::Reported,
+    &wrongful::WrongfulRemovals,
     &pairs::PairCounts,
     &ari::AdjustedRand,
     &bcubed::BCubed,
@@ -188,7 +200,14 @@ pub(crate) fn contingency(predicted: &[u32], truth: &[Option<u32>]) -> Contingen
     }
 }
 
-/// Predicted cluster labels: connected components of the reported pairs.
-pub(crate) fn predicted_clusters(docs: usize, predicted: &[ScoredPair]) -> Vec<u32> {
-    neardup::cluster::connected_components(docs, predicted.iter().map(|p| (p.a, p.b)))
+/// Predicted cluster labels: the anchored clusters when there are, else the connected
+/// components of the reported pairs.
+pub(crate) fn predicted_clusters(input: &EvalInput) -> Vec<u32> {
+    match input.representative {
+        Some(representative) => neardup::cluster::anchored::labels_of(representative),
+        None => neardup::cluster::connected_components(
+            input.docs,
+            input.predicted.iter().map(|p| (p.a, p.b)),
+        ),
+    }
 }

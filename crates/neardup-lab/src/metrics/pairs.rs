@@ -102,6 +102,8 @@ mod tests {
             text_bytes: 0,
             truth,
             predicted,
+            representative: None,
+            removed_below_threshold: None,
             scored: None,
             seconds: 1.0,
             peak_bytes: None,

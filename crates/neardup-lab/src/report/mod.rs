@@ -6,6 +6,7 @@
 //! Each experiment also leaves a `report.json` with the same content, from which the index is
 //! built, so the index never reruns anything.
 
+pub mod cluster_modes;
 pub mod index;
 pub mod published_report;
 pub mod tables;
@@ -162,8 +163,16 @@ impl ExperimentReport {
             description: exp.description.clone(),
             config: exp.source.clone(),
             config_path: exp.path.display().to_string(),
-            tables: tables::quality_tables(exp, &results.rows),
-            timing_tables: tables::timing_tables(&results.rows),
+            // An experiment that sweeps clustering modes asks about clusters, not pairs: the
+            // pairs, and so the best-F1 table, are the same under every mode.
+            tables: match cluster_modes::cluster_modes_table(exp, &results.rows) {
+                Some(table) => vec![table],
+                None => tables::quality_tables(exp, &results.rows),
+            },
+            timing_tables: tables::timing_tables(&results.rows)
+                .into_iter()
+                .chain(cluster_modes::cluster_modes_timing(exp, &results.rows))
+                .collect(),
             charts,
             corpora: corpora.into_values().collect(),
             unavailable: outcome.unavailable.clone(),

@@ -56,7 +56,7 @@ pub(crate) fn fmt(v: Option<f64>) -> String {
     v.map_or_else(|| "–".into(), |x| format!("{x:.3}"))
 }
 
-fn mean(v: &[f64]) -> Option<f64> {
+pub(crate) fn mean(v: &[f64]) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
 }
 

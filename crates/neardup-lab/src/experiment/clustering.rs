@@ -1,0 +1,135 @@
+//! How an experiment turns reported pairs into clusters, when its query grid asks
+//! (`query = { clusters = ["connected", "verified"] }`).
+//!
+//! Without the key, clusters are the connected components of the reported pairs, as they
+//! always were. With it, each query point anchors every component on its representative,
+//! the document of least number (`neardup dedup --keep first`), by the rule of
+//! `neardup::cluster::anchored`: `verified` cuts a component until every member is within
+//! the threshold of its representative, `connected` keeps the component whole and only
+//! records how far each member is from the document it would be removed for. Pairs are
+//! compared as `neardup dedup` compares them: on the signatures of a streamed algorithm, or
+//! by the built index of one that judges any pair (minhash-lsh with `verify = "exact"`).
+//!
+//! What the cell stores ([`Anchored`]) is every document's representative and the
+//! documents removed below the threshold from theirs: the wrongful removals of transitive
+//! closure.
+
+use std::time::Instant;
+
+use neardup::cluster::anchored::anchor_all;
+use neardup::detector::{Detector, Index, ParamMap};
+use neardup::streaming::SignatureTable;
+use serde::{Deserialize, Serialize};
+
+/// The query-grid key that asks for a clustering mode. It belongs to the lab, not to the
+/// algorithm: it is taken out before the query reaches the index.
+pub const CLUSTERS_KEY: &str = "clusters";
+
+/// How components become clusters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Connected components of the reported pairs (transitive: chains join).
+    Connected,
+    /// Components cut until every member is within the threshold of its representative.
+    Verified,
+}
+
+impl Mode {
+    fn parse(value: &serde_json::Value) -> Result<Mode, String> {
+        match value.as_str() {
+            Some("connected") => Ok(Mode::Connected),
+            Some("verified") => Ok(Mode::Verified),
+            _ => Err(format!(
+                "`{CLUSTERS_KEY}` = {value} is not a clustering mode; use \"connected\" or \"verified\""
+            )),
+        }
+    }
+}
+
+/// A query point without the lab's key, and the clustering mode it asked for.
+pub fn split(query: &ParamMap) -> Result<(ParamMap, Option<Mode>), String> {
+    let mut rest = query.clone();
+    let mode = rest
+        .remove(CLUSTERS_KEY)
+        .map(|v| Mode::parse(&v))
+        .transpose()?;
+    Ok((rest, mode))
+}
+
+/// Checks a query point against the detector it runs on: a clustering mode needs an
+/// algorithm that can compare any pair, and it compares at the detector's own query
+/// parameters, so it cannot be combined with other query overrides.
+pub fn check(detector: &dyn Detector, query: &ParamMap) -> Result<(), String> {
+    let (rest, mode) = split(query)?;
+    if mode.is_none() {
+        return Ok(());
+    }
+    if !rest.is_empty() {
+        return Err(format!(
+            "`{CLUSTERS_KEY}` compares members at the algorithm's own threshold, so it cannot be \
+             swept together with the query parameters {}; set them as build parameters",
+            rest.keys().cloned().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    if detector.streaming().is_none() && !detector.compares_any_pair() {
+        return Err(format!(
+            "`{CLUSTERS_KEY}` needs an algorithm that compares any pair (a streamed one, or \
+             minhash-lsh with verify = \"exact\"); {} in this configuration does not",
+            detector.name()
+        ));
+    }
+    Ok(())
+}
+
+/// The anchored clusters of one query point.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Anchored {
+    /// Every document's representative (itself when it is kept).
+    pub representative: Vec<u32>,
+    /// The documents removed in the name of a representative they are below the threshold
+    /// of (always none with `verified`), sorted.
+    pub below_threshold: Vec<u32>,
+    /// Wall seconds of the comparisons and the cut.
+    pub seconds: f64,
+}
+
+/// Anchors the clusters of `pairs` over `docs` (see the module documentation). The
+/// signatures of a streamed detector are computed once per cell and passed in `table`.
+pub fn anchor(
+    mode: Mode,
+    detector: &dyn Detector,
+    index: &dyn Index,
+    table: &mut Option<SignatureTable>,
+    docs: &[&str],
+    pairs: &[(u32, u32)],
+) -> Anchored {
+    let stream = detector.streaming();
+    if let Some(s) = &stream {
+        table.get_or_insert_with(|| SignatureTable::sketch_all(s.as_ref(), docs));
+    }
+    let started = Instant::now();
+    let cut = mode == Mode::Verified;
+    let assignments = match (&stream, table.as_ref()) {
+        (Some(s), Some(t)) => anchor_all(docs.len(), pairs, |d| d, |a, b| s.compare(t, a, b), cut),
+        _ => anchor_all(
+            docs.len(),
+            pairs,
+            |d| d,
+            |a, b| {
+                index
+                    .compare(a as usize, b as usize)
+                    .expect("checked: the index compares any pair")
+            },
+            cut,
+        ),
+    };
+    Anchored {
+        representative: assignments.iter().map(|a| a.representative).collect(),
+        below_threshold: assignments
+            .iter()
+            .filter(|a| !a.within)
+            .map(|a| a.document)
+            .collect(),
+        seconds: started.elapsed().as_secs_f64(),
+    }
+}
