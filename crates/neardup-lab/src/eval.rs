@@ -1,7 +1,9 @@
 //! `neardup eval`: run algorithm configurations on one corpus and score them.
 //!
-//! Output columns (the contract): `algorithm,params,docs`, every column of
-//! `metrics::METRICS` in order, and `error`; empty where a metric does not apply. `--format
+//! Output columns (the contract): `algorithm,params,resolved_params,docs`, every column of
+//! `metrics::METRICS` in order, and `error`; empty where a metric does not apply. `params` are
+//! the user's; `resolved_params` every build and query parameter as it ran (defaults filled
+//! in and resolved: minhash-lsh's threshold, bands and rows, tuning). `--format
 //! json` prints one JSON object per configuration with the same fields and the index's
 //! `stats`. Each row is printed as soon as its configuration is done; a configuration that
 //! fails gets a row with its `error` and the others still run.
@@ -20,7 +22,7 @@ use crate::truth::Truth;
 
 /// Columns of `neardup eval`'s CSV: the configuration, every metric column, the error.
 pub fn eval_columns() -> Vec<&'static str> {
-    let mut c = vec!["algorithm", "params", "docs"];
+    let mut c = vec!["algorithm", "params", "resolved_params", "docs"];
     c.extend(crate::metrics::columns().map(|m| m.name));
     c.push("error");
     c
@@ -45,6 +47,8 @@ pub struct Row {
     pub algorithm: String,
     /// The user's parameters, `key=value` separated by spaces (empty = defaults).
     pub params: String,
+    /// Every build and query parameter as it ran (empty when the configuration is invalid).
+    pub resolved_params: String,
     /// Documents.
     pub docs: usize,
     /// Every metric column with its value.
@@ -71,6 +75,8 @@ pub fn evaluate_one(corpus: &Corpus, truth: &Truth, config: &Config, seed: u64) 
     let docs = corpus.texts();
     let result = (|| -> anyhow::Result<Row> {
         let detector = neardup::registry::detector(&config.algorithm, &config.params)?;
+        let mut resolved = detector.resolved_params();
+        resolved.extend(detector.query_params());
         let built = harness::build(detector.as_ref(), &docs)?;
         for w in built.index.warnings() {
             eprintln!("neardup: warning: {w}");
@@ -96,6 +102,7 @@ pub fn evaluate_one(corpus: &Corpus, truth: &Truth, config: &Config, seed: u64) 
         Ok(Row {
             algorithm: config.algorithm.clone(),
             params: render_params(&config.params),
+            resolved_params: render_params(&resolved),
             docs: docs.len(),
             metrics: compute_all(&input),
             stats: built.index.stats(),
@@ -105,6 +112,13 @@ pub fn evaluate_one(corpus: &Corpus, truth: &Truth, config: &Config, seed: u64) 
     result.unwrap_or_else(|e| Row {
         algorithm: config.algorithm.clone(),
         params: render_params(&config.params),
+        resolved_params: neardup::registry::detector(&config.algorithm, &config.params)
+            .map(|d| {
+                let mut resolved = d.resolved_params();
+                resolved.extend(d.query_params());
+                render_params(&resolved)
+            })
+            .unwrap_or_default(),
         docs: docs.len(),
         metrics: Vec::new(),
         stats: ParamMap::new(),
@@ -206,7 +220,12 @@ pub fn write_csv_header(out: &mut impl Write) -> anyhow::Result<()> {
 /// One row of the contract CSV.
 pub fn write_csv_row(r: &Row, out: &mut impl Write) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
-    let mut rec = vec![r.algorithm.clone(), r.params.clone(), r.docs.to_string()];
+    let mut rec = vec![
+        r.algorithm.clone(),
+        r.params.clone(),
+        r.resolved_params.clone(),
+        r.docs.to_string(),
+    ];
     for c in crate::metrics::columns() {
         rec.push(format_value(c.name, r.get(c.name)));
     }
@@ -221,6 +240,7 @@ pub fn write_json_row(r: &Row, out: &mut impl Write) -> anyhow::Result<()> {
     let mut obj = serde_json::Map::new();
     obj.insert("algorithm".into(), r.algorithm.clone().into());
     obj.insert("params".into(), r.params.clone().into());
+    obj.insert("resolved_params".into(), r.resolved_params.clone().into());
     obj.insert("docs".into(), r.docs.into());
     for (c, v) in &r.metrics {
         obj.insert((*c).into(), v.map_or(serde_json::Value::Null, Into::into));

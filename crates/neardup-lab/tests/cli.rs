@@ -172,7 +172,7 @@ fn eval_tiny_fixture_hand_computed_row() {
     args.extend_from_slice(TINY_ARGS);
     let out = ok(&args);
     // The columns: the configuration, every metric of the registry in order, the error.
-    let mut expected = vec!["algorithm", "params", "docs"];
+    let mut expected = vec!["algorithm", "params", "resolved_params", "docs"];
     expected.extend(neardup_lab::metrics::columns().map(|c| c.name));
     expected.push("error");
     assert_eq!(out.lines().next().unwrap(), expected.join(","));
@@ -183,6 +183,18 @@ fn eval_tiny_fixture_hand_computed_row() {
             "bands=64 k=1 rows=2 threshold=0.6 verify=exact"
         ]
     );
+    // What ran: every parameter, the explicit banding and threshold among them.
+    let resolved = eval_fields(&out, &["resolved_params"]).remove(0);
+    for kv in [
+        "bands=64",
+        "rows=2",
+        "threshold=0.6",
+        "k=1",
+        "num_perm=128",
+        "shingle=word",
+    ] {
+        assert!(resolved.split(' ').any(|p| p == kv), "{kv} in {resolved}");
+    }
     assert_eq!(
         eval_fields(
             &out,
@@ -314,7 +326,8 @@ fn eval_bad_input_is_named() {
         "--algorithm",
         "minhash-lsh",
     ]);
-    assert!(out.contains("minhash-lsh,,1,"), "{out}");
+    assert!(out.contains("minhash-lsh,,"), "{out}");
+    assert_eq!(eval_fields(&out, &["docs"]), ["1"]);
     let unknown_pairs = tmp("unknown-pairs.csv");
     std::fs::write(&unknown_pairs, "id_a,id_b\na1,zz\n").unwrap();
     let e = err(&[
@@ -395,7 +408,10 @@ fn edit_is_deterministic_and_atomic() {
         "--algorithm",
         "minhash-lsh",
     ]);
-    assert!(out.lines().nth(1).unwrap().starts_with("minhash-lsh,,12,"));
+    assert_eq!(
+        eval_fields(&out, &["algorithm", "params", "docs"]),
+        ["minhash-lsh", "", "12"]
+    );
 }
 
 #[test]

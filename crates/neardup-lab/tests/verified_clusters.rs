@@ -472,6 +472,12 @@ query = {{ clusters = ["connected", "verified"] }}
         let out = d.join(mode);
         dedup(&[&input], &out, &["--clusters", mode]);
         let s = summary(&out);
+        // What ran, not the defaults' placeholders: the threshold and the tuned banding.
+        let tuned = neardup::minhash::banding::tune_for_recall(THRESHOLD, 128, 0.95).unwrap();
+        assert_eq!(s["params"]["threshold"], THRESHOLD);
+        assert_eq!(s["params"]["bands"], tuned.bands);
+        assert_eq!(s["params"]["rows"], tuned.rows);
+        assert_eq!(s["params"]["tuning"], "recall-at-threshold");
         assert_eq!(count("docs_removed", row), s["removed"], "{mode}: removed");
         assert_eq!(count("clusters", row), s["clusters"], "{mode}: clusters");
         assert_eq!(

@@ -111,6 +111,14 @@ pub trait Algorithm: Send + Sync + 'static {
         None
     }
 
+    /// The build parameters as they run: every default that is decided from the others
+    /// (a threshold from the banding, a banding tuned for the threshold, `auto` choices)
+    /// replaced by what it resolves to, so a record of a run says what ran. The default:
+    /// the parameters themselves (nothing to resolve).
+    fn resolve(params: &Self::Params) -> Self::Params {
+        params.clone()
+    }
+
     /// The features whose document frequencies it reads (its collection statistics), if any:
     /// what `neardup idf build` counts for a reference table (`idf_from`).
     fn statistics(_params: &Self::Params) -> Option<StatisticsFeatures> {
@@ -153,6 +161,9 @@ pub trait Detector: Send + Sync + Debug {
     fn build_params(&self) -> ParamMap;
     /// All query parameters, defaults filled in.
     fn query_params(&self) -> ParamMap;
+    /// All build parameters as they run ([`Algorithm::resolve`]): what a record of a run
+    /// reports (`summary.json`, `eval`, calibrate).
+    fn resolved_params(&self) -> ParamMap;
     /// Builds the index over `docs`.
     fn build(&self, docs: &[&str]) -> Result<Box<dyn Index>>;
     /// The features of its collection statistics, if it reads any.
@@ -300,6 +311,9 @@ impl<A: Algorithm> Detector for Configured<A> {
     }
     fn query_params(&self) -> ParamMap {
         to_map(&self.query)
+    }
+    fn resolved_params(&self) -> ParamMap {
+        to_map(&A::resolve(&self.params))
     }
     fn build(&self, docs: &[&str]) -> Result<Box<dyn Index>> {
         if docs.len() > u32::MAX as usize {

@@ -253,7 +253,7 @@ impl Run<'_> {
                 .collect(),
             algorithm: self.detector.name().to_string(),
             params: {
-                let mut p = self.detector.build_params();
+                let mut p = self.detector.resolved_params();
                 p.extend(self.detector.query_params());
                 p
             },

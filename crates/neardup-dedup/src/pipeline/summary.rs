@@ -14,7 +14,8 @@ pub struct Summary {
     pub inputs: Vec<String>,
     /// Algorithm name.
     pub algorithm: String,
-    /// Its parameters (defaults filled in).
+    /// Its build and query parameters as they ran: defaults filled in and resolved (the
+    /// threshold, bands and rows a minhash-lsh default tunes).
     pub params: neardup::detector::ParamMap,
     /// Whether it streamed (texts never all in memory).
     pub streamed: bool,

@@ -251,6 +251,23 @@ impl Algorithm for MinHashLsh {
         })
     }
 
+    /// The threshold, the banding and the tuning objective that run (a default record says
+    /// `threshold = null, bands = 0, rows = 0, tuning = auto`; this says 0.8, 13 × 7,
+    /// `recall-at-threshold`).
+    fn resolve(p: &Self::Params) -> Self::Params {
+        let mut ran = p.clone();
+        ran.threshold = Some(p.threshold());
+        if let Ok(banding) = p.banding() {
+            ran.bands = banding.bands();
+            ran.rows = banding.rows();
+        }
+        ran.tuning = match p.objective() {
+            Objective::RecallAtThreshold { .. } => Tuning::RecallAtThreshold,
+            Objective::Balanced { .. } => Tuning::Balanced,
+        };
+        ran
+    }
+
     /// The score (exact Jaccard with `verify = "exact"`, else the estimate) against the
     /// verification cutoff.
     fn compare(
