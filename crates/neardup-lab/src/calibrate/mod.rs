@@ -1,9 +1,11 @@
 //! `neardup calibrate`: parameters chosen on a user's own labelled pairs. One folder for the
 //! whole feature: what it is asked and finds ([`options`]), the statistics it rests on
 //! ([`statistics`]: threshold sweeps, bootstrap intervals, holdout, the weighted pair sample),
-//! the run ([`run`]), what it prints and writes ([`report`]) and its charts ([`charts`]).
+//! what each configuration would do to the corpus's documents ([`clusters`]), the run
+//! ([`run`]), what it prints and writes ([`report`]) and its charts ([`charts`]).
 
 pub mod charts;
+pub mod clusters;
 pub mod options;
 pub mod report;
 pub mod run;

@@ -32,6 +32,22 @@ pub struct Options {
     pub seed: u64,
     /// Report directory.
     pub out: Option<PathBuf>,
+    /// What ranks the configurations (`None`: by clusters on a cluster-labelled corpus without
+    /// a target precision, else by pairs).
+    pub rank_by: Option<RankBy>,
+}
+
+/// What ranks the configurations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RankBy {
+    /// B-cubed F1 of the clusters deduplication would make of the corpus (verified clusters
+    /// when the algorithm compares any pair): what happens to documents, which pair F1
+    /// hides — a low threshold can score a good pair F1 and still chain half a corpus into
+    /// a few clusters. Needs cluster labels.
+    Clusters,
+    /// The pair objective: F1, or recall at --target-precision.
+    Pairs,
 }
 
 /// One configuration's result (what the report shows of it: `report.rs`).
@@ -46,6 +62,9 @@ pub(crate) struct Outcome {
     pub(crate) roc_auc: Option<f64>,
     pub(crate) intervals: Option<Intervals>,
     pub(crate) holdout: Option<AtThreshold>,
+    /// What deduplicating with the chosen setting would do to the corpus (or why it could not
+    /// be measured).
+    pub(crate) clusters: Option<Result<super::clusters::ClusterEffects, String>>,
     /// minhash-lsh: (bands, rows, predicted recall with banding).
     pub(crate) banding: Option<(usize, usize, f64)>,
     pub(crate) observations: Vec<(bool, f64)>,
@@ -68,11 +87,21 @@ impl Outcome {
             roc_auc: None,
             intervals: None,
             holdout: None,
+            clusters: None,
             banding: None,
             observations: Vec::new(),
             weights: Vec::new(),
             note: None,
             error: None,
+        }
+    }
+
+    /// B-cubed F1 of the clusters it would make, when measured (what `--rank-by clusters`
+    /// sorts by; −1 when unmeasured).
+    pub(crate) fn cluster_objective(&self) -> f64 {
+        match &self.clusters {
+            Some(Ok(c)) if self.note.is_none() => c.objective().unwrap_or(-1.0),
+            _ => -1.0,
         }
     }
 

@@ -9,7 +9,7 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use super::charts::{Panel, Series};
-use super::options::{HARD_NEGATIVE_JACCARD, Options, Outcome};
+use super::options::{HARD_NEGATIVE_JACCARD, Options, Outcome, RankBy};
 use super::statistics::{self as calibration, Intervals};
 use crate::output_format::ReportFormat;
 use crate::params::{render_params, render_value};
@@ -63,6 +63,51 @@ fn objective_label(opts: &Options) -> String {
         Some(p) => format!("highest recall at precision ≥ {p}"),
         None => "highest F1".into(),
     }
+}
+
+/// How the configurations are ranked, and what the cluster columns are, in a sentence.
+fn ranking_rule(opts: &Options) -> String {
+    let by = match opts.rank_by {
+        Some(RankBy::Clusters) => {
+            "Ranked by the B-cubed F1 of the clusters deduplicating the whole \
+            corpus would make (verified clusters; * connected components, for algorithms that \
+            cannot compare any pair) against its cluster labels: pair F1 does not see a \
+            threshold that chains many documents into a few clusters; --rank-by pairs ranks by \
+            the pair objective."
+                .to_string()
+        }
+        _ => format!("Ranked by the {}.", objective_label(opts)),
+    };
+    format!(
+        "{by} Removed: the documents deduplicating the whole corpus with the chosen setting \
+         would remove, and its largest cluster."
+    )
+}
+
+/// Why the recommendation is the one it is, in a few words.
+fn recommendation_basis(opts: &Options) -> String {
+    match opts.rank_by {
+        Some(RankBy::Clusters) => format!(
+            "best clusters by B-cubed F1; threshold by {}",
+            objective_label(opts)
+        ),
+        _ => objective_label(opts),
+    }
+}
+
+/// Whether the held-out F1 of `o` lands in the interval of its F1, in a sentence.
+fn holdout_verdict(o: &Outcome) -> Option<String> {
+    let held = o.holdout?.f1();
+    let (lo, hi) = o.intervals.as_ref()?.f1;
+    Some(if (lo..=hi).contains(&held) {
+        format!("Held-out F1 {held:.3} lies in the interval [{lo:.3}, {hi:.3}].")
+    } else {
+        format!(
+            "Held-out F1 {held:.3} lies outside the interval [{lo:.3}, {hi:.3}]: the clusters \
+             held out differ from those chosen on (a few large clusters weigh most), so expect \
+             the figures to move on other data."
+        )
+    })
 }
 
 /// `neardup eval …` checking the recommendation on the user's own data.
@@ -119,6 +164,7 @@ fn to_json(o: &Outcome, command: &str) -> Value {
             .filter(|_| o.threshold_params.is_some() && o.note.is_none())
             .map(|c| c.threshold),
         "threshold_params": o.threshold_params.as_ref().map(render_params),
+        "resolved_params": resolved_params(o),
         "roc_auc": o.roc_auc.map(r6),
         "roc_auc_low": iv(|i| i.roc_auc, 0),
         "roc_auc_high": iv(|i| i.roc_auc, 1),
@@ -133,14 +179,60 @@ fn to_json(o: &Outcome, command: &str) -> Value {
         "recall_low": iv(|i| Some(i.recall), 0),
         "recall_high": iv(|i| Some(i.recall), 1),
         "holdout_f1": o.holdout.map(|h| r6(h.f1())),
+        "holdout_f1_in_interval": o
+            .holdout
+            .zip(o.intervals.as_ref())
+            .map(|(h, i)| (i.f1.0..=i.f1.1).contains(&h.f1())),
         "holdout_precision": o.holdout.map(|h| r6(h.precision())),
         "holdout_recall": o.holdout.map(|h| r6(h.recall())),
+        "clusters": o.clusters.as_ref().map(|c| match c {
+            Ok(_) => Value::Null,
+            Err(e) => Value::String(e.clone()),
+        }),
+        "clusters_verified": effects(o).map(|c| c.verified),
+        "documents_removed": effects(o).map(|c| c.removed),
+        "largest_cluster": effects(o).map(|c| c.largest),
+        "connected_documents_removed": effects(o).map(|c| c.connected_removed),
+        "connected_removed_below_threshold": effects(o).and_then(|c| c.connected_below_threshold),
+        "bcubed_precision": effects(o).and_then(|c| c.bcubed).map(|b| r6(b.0)),
+        "bcubed_recall": effects(o).and_then(|c| c.bcubed).map(|b| r6(b.1)),
+        "bcubed_f1": effects(o).and_then(|c| c.bcubed).map(|b| r6(b.2)),
+        "ari": effects(o).and_then(|c| c.ari).map(r6),
         "bands": o.banding.map(|b| b.0),
         "rows": o.banding.map(|b| b.1),
         "banded_recall": o.banding.map(|b| r6(b.2)),
         "command": command,
         "error": o.error,
     })
+}
+
+/// Every parameter of the chosen setting as it runs (defaults filled in and resolved: the
+/// threshold, bands and rows of minhash-lsh), `None` when it has none.
+fn resolved_params(o: &Outcome) -> Option<String> {
+    let detector = neardup::registry::detector(&o.algorithm, &o.all_params()).ok()?;
+    let mut p = detector.resolved_params();
+    p.extend(detector.query_params());
+    Some(render_params(&p))
+}
+
+/// What deduplicating with the chosen setting would do, when it was measured.
+fn effects(o: &Outcome) -> Option<&super::clusters::ClusterEffects> {
+    o.clusters.as_ref().and_then(|c| c.as_ref().ok())
+}
+
+/// "2,640 (207)": documents removed and the largest cluster, `*` marking connected
+/// components (the algorithm cannot compare any pair, so its clusters are not verified).
+fn removed_cell(o: &Outcome) -> String {
+    match &o.clusters {
+        Some(Ok(c)) => format!(
+            "{} ({}){}",
+            crate::charts::style::whole(&c.removed),
+            crate::charts::style::whole(&c.largest),
+            if c.verified { "" } else { " *" }
+        ),
+        Some(Err(e)) => format!("— ({e})"),
+        None => "—".into(),
+    }
 }
 
 /// Precision of the chosen setting, `None` when it reports no labelled pair (undefined).
@@ -177,6 +269,10 @@ fn table_rows(outcomes: &[Outcome], holdout: bool) -> Vec<Vec<String>> {
                 fmt_iv(o.chosen.map(|c| c.f1()), iv.map(|i| i.f1)),
                 fmt_iv(precision(o), iv.map(|i| i.precision)),
                 fmt_iv(o.chosen.map(|c| c.recall()), iv.map(|i| i.recall)),
+                removed_cell(o),
+                effects(o)
+                    .and_then(|c| c.bcubed)
+                    .map_or("—".into(), |b| format!("{:.3}", b.2)),
             ];
             if holdout {
                 row.push(o.holdout.map_or("—".into(), |h| format!("{:.3}", h.f1())));
@@ -198,6 +294,8 @@ fn header(holdout: bool) -> Vec<&'static str> {
         "F1 [95 % CI]",
         "precision [95 % CI]",
         "recall [95 % CI]",
+        "removed (largest cluster)",
+        "B³ F1",
     ];
     if holdout {
         h.push("holdout F1");
@@ -235,15 +333,19 @@ fn write_text(outcomes: &[Outcome], opts: &Options, out: &mut impl Write) -> Res
         writeln!(out, "{}", line(r).trim_end())?;
     }
     writeln!(out)?;
+    writeln!(out, "{}", ranking_rule(opts))?;
     match recommended(outcomes) {
         Some(best) => {
             writeln!(
                 out,
                 "Recommended ({}): {} {}",
-                objective_label(opts),
+                recommendation_basis(opts),
                 best.algorithm,
                 render_params(&best.all_params())
             )?;
+            if let Some(verdict) = holdout_verdict(best) {
+                writeln!(out, "{verdict}")?;
+            }
             if let Some((b, r, recall)) = best.banding {
                 writeln!(
                     out,
@@ -270,6 +372,8 @@ pub(crate) fn write(
     let charts = super::charts::draw(&panels(outcomes), dir)?;
     let mut md = introduction(opts, labelled, documents);
     recommendation(&mut md, outcomes, opts);
+    md.push_str(&ranking_rule(opts));
+    md.push_str("\n\n");
     ranking(&mut md, outcomes, opts.holdout.is_some());
     for c in &charts {
         md.push_str(&format!(
@@ -329,12 +433,15 @@ fn introduction(opts: &Options, labelled: &[calibration::Weighted], documents: u
             Some(p) => format!(" from `{}`", p.display()),
             None => format!(
                 " implied by the cluster labels, a stratified sample of all the corpus's pairs: \
-                 every pair inside a cluster (at most {}), every cross-cluster pair with exact \
-                 word 3-shingle Jaccard ≥ {HARD_NEGATIVE_JACCARD} (at most as many as \
-                 duplicates, most similar first), and as many uniformly random other \
-                 cross-cluster pairs as duplicates. Each pair is weighted by the corpus pairs it \
-                 stands for, so precision estimates the precision on the whole corpus",
-                calibration::MAX_CLUSTER_POSITIVES
+                 every pair inside a cluster (a uniform sample of {} when there are more), every \
+                 cross-cluster pair with exact word 3-shingle Jaccard ≥ {HARD_NEGATIVE_JACCARD} \
+                 (a uniform sample of as many as the duplicates when there are more), and {} × \
+                 as many uniformly random other cross-cluster pairs as duplicates (at least {}). \
+                 Each pair is weighted by the corpus pairs it stands for (the inverse of its \
+                 chance to be drawn), so precision estimates the precision on the whole corpus",
+                calibration::MAX_CLUSTER_POSITIVES,
+                calibration::RANDOM_NEGATIVES_PER_DUPLICATE,
+                calibration::MIN_RANDOM_NEGATIVES
             ),
         }
     ));
@@ -346,8 +453,11 @@ fn introduction(opts: &Options, labelled: &[calibration::Weighted], documents: u
         opts.seed,
         match opts.holdout {
             Some(f) => format!(
-                " The threshold was chosen on {:.0} % of the pairs; `holdout F1` is measured on \
-                 the other {:.0} % (stratified split, seed {}).",
+                " The threshold was chosen on the pairs of {:.0} % of the clusters (of the \
+                 connected components of the labelled pairs, with `--pairs`); `holdout F1` is \
+                 measured on the pairs of the other {:.0} %, which share no document with them \
+                 (seed {}; pairs spanning both sides are left out, and each side's weights divided \
+                 by its chance to hold a pair, so both estimate the whole corpus).",
                 (1.0 - f) * 100.0,
                 f * 100.0,
                 opts.seed
@@ -381,6 +491,9 @@ fn recommendation(md: &mut String, outcomes: &[Outcome], opts: &Options) {
             render_params(&best.all_params()),
             recommended_command(opts, best)
         ));
+        if let Some(verdict) = holdout_verdict(best) {
+            md.push_str(&format!("{verdict}\n\n"));
+        }
         if let Some((b, r, recall)) = best.banding {
             md.push_str(&format!(
                 "MinHash-LSH bands the signatures before verifying: {b} bands × {r} rows for \

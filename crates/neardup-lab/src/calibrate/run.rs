@@ -19,7 +19,8 @@ use neardup::features::FeatureParams;
 use neardup::minhash::banding;
 use neardup::pairs::{pack, unpack};
 
-use super::options::{HARD_NEGATIVE_JACCARD, Options, Outcome};
+use super::clusters;
+use super::options::{HARD_NEGATIVE_JACCARD, Options, Outcome, RankBy};
 use super::report as calibration_report;
 use super::statistics::{self as calibration, Objective};
 use crate::corpus::{self, Corpus, pairs};
@@ -36,7 +37,8 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
     }
     let corpus = corpus::load(&opts.corpus, &opts.load)?;
     let labelled = labelled_pairs(opts, &corpus)?;
-    let (choose_idx, hold_idx) = split(opts, &labelled)?;
+    let (pair_units, unit_count) = units(opts, &corpus, &labelled);
+    let split = split(opts, &corpus, &labelled, &pair_units)?;
     let labels: Vec<bool> = labelled.iter().map(|p| p.1).collect();
     let positives = labels.iter().filter(|&&l| l).count();
     eprintln!(
@@ -47,21 +49,42 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
         opts.bootstrap,
         opts.seed
     );
-    let (pair_units, unit_count) = units(opts, &corpus, &labelled);
     let texts = corpus.texts();
+    let truth = corpus
+        .is_labelled()
+        .then(|| crate::truth::Truth::from_labels(corpus.labels()));
+    let rank_by = opts
+        .rank_by
+        .unwrap_or(match (&truth, opts.target_precision) {
+            (Some(_), None) => RankBy::Clusters,
+            _ => RankBy::Pairs,
+        });
+    if rank_by == RankBy::Clusters && truth.is_none() {
+        bail!("--rank-by clusters needs a corpus with cluster labels (--label-field)");
+    }
+    let opts = &Options {
+        rank_by: Some(rank_by),
+        ..opts.clone()
+    };
     let bar = neardup_dedup::progress::items(configs.len() as u64, "calibrate");
     let mut outcomes = Vec::new();
     for (algorithm, params) in &configs {
         bar.set_message(format!("{algorithm} {}", render_params(params)));
-        let o = evaluate(
+        let mut o = evaluate(
             algorithm,
             params,
             &texts,
             &labelled,
             (&pair_units, unit_count),
-            (&choose_idx, &hold_idx),
+            &split,
             opts,
         );
+        if o.error.is_none() && o.note.is_none() && o.chosen.is_some() {
+            o.clusters = Some(
+                clusters::effects(algorithm, &o.all_params(), &texts, truth.as_ref())
+                    .map_err(|e| format!("{e:#}")),
+            );
+        }
         if let Some(e) = &o.error {
             bar.suspend(|| eprintln!("neardup: {algorithm} {} failed: {e}", render_params(params)));
         }
@@ -69,7 +92,7 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
         bar.inc(1);
     }
     bar.finish_and_clear();
-    rank(&mut outcomes, opts.target_precision);
+    rank(&mut outcomes, opts.target_precision, rank_by);
     calibration_report::print(&outcomes, opts, format, out)?;
     if let Some(dir) = &opts.out {
         calibration_report::write(dir, &outcomes, opts, &labelled, corpus.len())?;
@@ -95,35 +118,70 @@ fn check_options(opts: &Options) -> Result<()> {
     Ok(())
 }
 
-/// The labelled pairs the choice is made on, and the held-out ones (`--holdout`); each set
-/// must hold both duplicates and non-duplicates.
-fn split(opts: &Options, labelled: &[calibration::Weighted]) -> Result<(Vec<usize>, Vec<usize>)> {
-    let labels: Vec<bool> = labelled.iter().map(|p| p.1).collect();
-    let (choose_idx, hold_idx) = match opts.holdout {
-        Some(f) => calibration::holdout_split(&labels, f, opts.seed ^ 0x401d),
-        None => ((0..labels.len()).collect(), Vec::new()),
+/// The labelled pairs the choice is made on, and the held-out ones (`--holdout`), with their
+/// weights; each set must hold both duplicates and non-duplicates. The holdout is drawn by
+/// group so that it shares no document with the rest ([`calibration::grouped_holdout`]):
+/// clusters of a cluster-labelled corpus (the bootstrap's units), connected components of the
+/// pairs of a `--pairs` file (so no labelled pair is left out).
+fn split(
+    opts: &Options,
+    corpus: &Corpus,
+    labelled: &[calibration::Weighted],
+    pair_units: &[(u32, u32)],
+) -> Result<calibration::HoldoutSplit> {
+    let weights: Vec<f64> = labelled.iter().map(|p| p.2).collect();
+    let Some(f) = opts.holdout else {
+        return Ok(calibration::HoldoutSplit {
+            choose: (0..labelled.len()).collect(),
+            choose_weights: weights,
+            hold: Vec::new(),
+            hold_weights: Vec::new(),
+        });
     };
-    for (set, name) in [(&choose_idx, "choosing"), (&hold_idx, "holdout")] {
-        if name == "holdout" && opts.holdout.is_none() {
-            continue;
-        }
-        let positives = set.iter().filter(|&&i| labels[i]).count();
+    let groups: Vec<(u32, u32)> = if opts.pairs.is_some() {
+        let component = neardup::cluster::connected_components(
+            corpus.len(),
+            labelled.iter().map(|&(p, _, _)| unpack(p)),
+        );
+        labelled
+            .iter()
+            .map(|&(p, _, _)| {
+                let (a, _) = unpack(p);
+                (component[a as usize], component[a as usize])
+            })
+            .collect()
+    } else {
+        pair_units.to_vec()
+    };
+    let split = calibration::grouped_holdout(&groups, &weights, f, opts.seed ^ 0x401d);
+    for (set, name) in [(&split.choose, "choosing"), (&split.hold, "holdout")] {
+        let positives = set.iter().filter(|&&i| labelled[i].1).count();
         if positives == 0 || positives == set.len() {
             bail!(
                 "the {name} set has {positives} duplicate and {} non-duplicate pairs: \
-                 calibration needs both (label more pairs, or use a smaller --holdout)",
+                 calibration needs both; the holdout is drawn by cluster (or by connected \
+                 component of the labelled pairs), so it needs several (label more pairs, or \
+                 use another --holdout or --seed)",
                 set.len() - positives
             );
         }
     }
-    Ok((choose_idx, hold_idx))
+    Ok(split)
 }
 
 /// Best first: by the objective, then ROC-AUC, then name.
-fn rank(outcomes: &mut [Outcome], target_precision: Option<f64>) {
+fn rank(outcomes: &mut [Outcome], target_precision: Option<f64>, by: RankBy) {
+    let clusters = |o: &Outcome| match by {
+        RankBy::Clusters => o.cluster_objective(),
+        RankBy::Pairs => 0.0,
+    };
     outcomes.sort_by(|x, y| {
-        y.objective(target_precision)
-            .total_cmp(&x.objective(target_precision))
+        clusters(y)
+            .total_cmp(&clusters(x))
+            .then(
+                y.objective(target_precision)
+                    .total_cmp(&x.objective(target_precision)),
+            )
             .then(
                 y.roc_auc
                     .unwrap_or(-1.0)
@@ -225,9 +283,10 @@ fn evaluate(
     texts: &[&str],
     labelled: &[calibration::Weighted],
     (pair_units, unit_count): (&[(u32, u32)], usize),
-    (choose_idx, hold_idx): (&[usize], &[usize]),
+    split: &calibration::HoldoutSplit,
     opts: &Options,
 ) -> Outcome {
+    let (choose_idx, hold_idx) = (&split.choose[..], &split.hold[..]);
     let mut o = Outcome::new(algorithm, params);
     let result = (|| -> Result<()> {
         let detector = neardup::registry::detector(algorithm, params)?;
@@ -246,13 +305,13 @@ fn evaluate(
             .map(|(&(_, l, _), s)| (l, s.unwrap_or(0.0)))
             .collect();
         let pick = |idx: &[usize]| -> Vec<(bool, f64)> { idx.iter().map(|&i| obs[i]).collect() };
-        // Weights: how many corpus pairs each labelled pair stands for (1 for a pairs file).
-        let weights = |idx: &[usize]| -> Vec<f64> { idx.iter().map(|&i| labelled[i].2).collect() };
+        // Weights: how many corpus pairs each labelled pair stands for (1 for a pairs file),
+        // divided by its chance to land in its side of the holdout.
         let sample = Sample {
             choose: pick(choose_idx),
             hold: pick(hold_idx),
-            choose_weights: weights(choose_idx),
-            hold_weights: weights(hold_idx),
+            choose_weights: split.choose_weights.clone(),
+            hold_weights: split.hold_weights.clone(),
             choose_units: choose_idx.iter().map(|&i| pair_units[i]).collect(),
             unit_count,
         };

@@ -34,8 +34,9 @@ pub struct Args {
     /// highest F1.
     #[arg(long, value_name = "P")]
     pub target_precision: Option<f64>,
-    /// Choose on the other pairs and report the chosen setting on this fraction (e.g. 0.3),
-    /// split per class with --seed.
+    /// Choose on the other pairs and report the chosen setting on this fraction (e.g. 0.3) of
+    /// the clusters (or of the connected components of --pairs), drawn with --seed: held-out
+    /// pairs share no document with the others.
     #[arg(long, value_name = "FRACTION")]
     pub holdout: Option<f64>,
     /// Bootstrap resamples behind the 95 % intervals.
@@ -44,6 +45,11 @@ pub struct Args {
     /// Seed of the bootstrap, the holdout split and the sampled non-duplicates.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// What ranks the configurations: the clusters deduplication would make (B-cubed F1
+    /// against the corpus's cluster labels; the default when it has them and no
+    /// --target-precision is given) or the pair objective (F1, or recall at the target).
+    #[arg(long, value_enum)]
+    pub rank_by: Option<crate::calibrate::options::RankBy>,
     /// Write a report here: README.md, calibration.json, charts/.
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -75,6 +81,7 @@ impl Run for Args {
             bootstrap: self.bootstrap,
             seed: self.seed,
             out: self.out,
+            rank_by: self.rank_by,
         };
         crate::calibrate::run(&options, self.format, &mut invocation.out)
     }

@@ -28,6 +28,7 @@ pub fn ok(args: &[&str]) -> String {
 }
 
 /// Runs `neardup args…`, which must fail; its stderr.
+#[allow(dead_code)] // each test crate uses part of it
 pub fn err(args: &[&str]) -> String {
     let out = neardup(args);
     assert!(!out.status.success(), "neardup {args:?} should fail");
