@@ -55,7 +55,7 @@ class StreamKernel:
     width: int
     keys_per_doc: int
     sketch_key: str
-    build_params: str
+    resolved_params: str
     def __init__(self, algorithm: str, params: str) -> None: ...
     def sketch(self, texts: Any) -> Tuple[npt.NDArray[np.uint32], npt.NDArray[np.bool_]]: ...
     def sketch_file(

@@ -983,7 +983,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
         "version": _native.__version__,
         "inputs": [f"block {f}" for f in range(F)] if dataset else list(sources),
         "algorithm": algorithm,
-        "params": json.loads(kernel.build_params),
+        "params": json.loads(kernel.resolved_params),
         "cluster_mode": clusters,
         "documents": total, "pairs": int(pairs), "removed": removed,
         "kept": total - removed, "partitions": P, "component_rounds": rounds,

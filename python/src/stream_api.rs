@@ -143,7 +143,7 @@ impl<'a> AnchorGroup<'a> {
 #[pyclass(frozen, module = "neardup._native")]
 pub struct StreamKernel {
     stream: Box<dyn StreamingDetector>,
-    build_params: String,
+    resolved_params: String,
 }
 
 impl StreamKernel {
@@ -172,7 +172,9 @@ impl StreamKernel {
     fn new(algorithm: &str, params: &str) -> PyResult<Self> {
         let map = parse_params(params)?;
         let detector = neardup::registry::detector(algorithm, &map).map_err(errors::library)?;
-        let build_params = serde_json::Value::Object(detector.build_params()).to_string();
+        let mut ran = detector.resolved_params();
+        ran.extend(detector.query_params());
+        let resolved_params = serde_json::Value::Object(ran).to_string();
         let stream = detector.streaming().ok_or_else(|| {
             let streamed: Vec<&str> = neardup::registry::algorithms()
                 .iter()
@@ -187,7 +189,7 @@ impl StreamKernel {
         })?;
         Ok(StreamKernel {
             stream,
-            build_params,
+            resolved_params,
         })
     }
 
@@ -215,10 +217,11 @@ impl StreamKernel {
         self.stream.sketch_key()
     }
 
-    /// Every build parameter, defaults filled in, as JSON.
+    /// Every parameter as it runs (defaults filled in and resolved: a minhash-lsh default's
+    /// threshold, bands and rows), as JSON: what `summary.json` records, as the CLI's does.
     #[getter]
-    fn build_params(&self) -> String {
-        self.build_params.clone()
+    fn resolved_params(&self) -> String {
+        self.resolved_params.clone()
     }
 
     /// Signatures (n × width) and empty flags of `texts`.

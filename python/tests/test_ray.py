@@ -84,6 +84,10 @@ def test_ray_equals_one_machine(cli, split_corpus, tmp_path, monkeypatch, partit
     assert any(len(s) > 1 for s in spans.values())
     assert summary["documents"] == len(expected)
     assert summary["removed"] == expected.column("kept").to_pylist().count(False)
+    # What ran, as the CLI records it: the threshold and the banding it tuned.
+    cli_summary = json.loads((tmp_path / "cli" / "summary.json").read_text())
+    assert summary["params"] == cli_summary["params"]
+    assert summary["params"]["threshold"] == 0.7 and summary["params"]["bands"] > 0
     # The deduplicated files hold the same lines as the CLI's.
     cli_files = sorted((tmp_path / "cli" / "deduplicated").iterdir())
     ray_files = sorted(summary["deduplicated"])
