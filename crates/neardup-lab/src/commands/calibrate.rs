@@ -14,8 +14,11 @@ use crate::output_format::ReportFormat;
 /// recommended command.
 ///
 /// Labels: --pairs FILE (id_a,id_b[,label]) or, without it, the corpus's cluster labels:
-/// every pair inside a cluster plus as many non-duplicates, the most similar cross-cluster
-/// pairs (exact word 3-shingle Jaccard ≥ 0.3) and uniformly random ones.
+/// every pair inside a cluster, the cross-cluster pairs with exact word 3-shingle Jaccard
+/// ≥ 0.3 (a uniform sample of as many as the duplicates when there are more) and 10 × as
+/// many uniformly random other pairs, each weighted by the corpus pairs it stands for. With
+/// cluster labels, configurations are ranked by the clusters deduplicating with them would
+/// make (B-cubed F1), with documents removed and the largest cluster shown.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The corpus (JSONL[.gz], CSV[.gz], Parquet, or a directory of .txt files).
