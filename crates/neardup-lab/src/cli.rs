@@ -61,6 +61,7 @@ subcommands! {
     BenchReport => bench_report::Args,
     Idf => idf::Args,
     Dedup => dedup::Args,
+    Inspect => inspect::Args,
     Index => index::Args,
     Completions => completions::Args,
     Man => man::Args,

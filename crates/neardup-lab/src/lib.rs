@@ -16,6 +16,7 @@ pub mod eval;
 pub mod experiment;
 pub mod guide;
 pub mod harness;
+pub mod inspect;
 pub mod memory;
 pub mod metrics;
 pub mod output_format;

@@ -8,44 +8,15 @@ mod common;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use common::dedup_corpus::{fresh_dir, write_jsonl};
+use common::dedup_corpus::{chain_corpus, fresh_dir, write_jsonl};
 use common::{err, ok};
 use neardup::detector::ParamMap;
-use neardup::hash::SplitMix64;
 use polars::prelude::*;
 
 const THRESHOLD: f64 = 0.5;
 
 fn dir(name: &str) -> PathBuf {
     fresh_dir("verified-clusters", name)
-}
-
-/// Chains of accumulating edits: each document is the one before with two words replaced, so
-/// neighbours are near duplicates (Jaccard of word 5-shingles about 0.7) and documents three
-/// or more steps apart are not; unrelated documents between them, and exact copies.
-fn chain_corpus(seed: u64, chains: usize, length: usize) -> Vec<(String, String)> {
-    println!("chain corpus seed {seed}");
-    let mut rng = SplitMix64::new(seed);
-    let word = |rng: &mut SplitMix64| format!("w{}", rng.below(20000));
-    let mut docs = Vec::new();
-    for c in 0..chains {
-        let mut words: Vec<String> = (0..60).map(|_| word(&mut rng)).collect();
-        for i in 0..length {
-            if i > 0 {
-                for _ in 0..2 {
-                    let at = rng.below(60) as usize;
-                    words[at] = word(&mut rng);
-                }
-            }
-            docs.push((format!("c{c}-{i}"), words.join(" ")));
-            if i % 5 == 3 {
-                let other: Vec<String> = (0..60).map(|_| word(&mut rng)).collect();
-                docs.push((format!("u{c}-{i}"), other.join(" ")));
-            }
-        }
-        docs.push((format!("c{c}-copy"), words.join(" ")));
-    }
-    docs
 }
 
 fn params() -> ParamMap {

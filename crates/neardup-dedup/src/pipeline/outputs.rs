@@ -251,6 +251,8 @@ impl Run<'_> {
                 .iter()
                 .map(|f| f.path.display().to_string())
                 .collect(),
+            text_field: self.options.text_field.clone(),
+            id_field: self.options.id_field.clone(),
             algorithm: self.detector.name().to_string(),
             params: {
                 let mut p = self.detector.resolved_params();

@@ -12,6 +12,11 @@ pub struct Summary {
     pub version: String,
     /// Input files, in document order.
     pub inputs: Vec<String>,
+    /// The field holding the text, and the one holding the id (a record without an id is
+    /// named by its document number): how `neardup inspect` reads the inputs again.
+    pub text_field: String,
+    /// See `text_field`.
+    pub id_field: String,
     /// Algorithm name.
     pub algorithm: String,
     /// Its build and query parameters as they ran: defaults filled in and resolved (the

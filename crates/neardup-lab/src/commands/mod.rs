@@ -17,6 +17,7 @@ pub mod eval;
 pub mod hamming;
 pub mod idf;
 pub mod index;
+pub mod inspect;
 pub mod invocation;
 pub mod lsh;
 pub mod man;
