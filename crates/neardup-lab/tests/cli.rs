@@ -893,6 +893,11 @@ fn calibrate_contract() {
         "recall_low",
         "recall_high",
         "command",
+        "resolved_params",
+        "documents_removed",
+        "largest_cluster",
+        "bcubed_f1",
+        "expected_candidates",
     ] {
         assert!(rows[0].get(key).is_some(), "no {key} in {}", rows[0]);
     }
@@ -903,6 +908,15 @@ fn calibrate_contract() {
     assert_eq!(best["algorithm"], "minhash-lsh");
     assert!(best["command"].as_str().unwrap().contains("--param k=1"));
     assert!(out_dir.join("README.md").exists() && out_dir.join("calibration.json").exists());
+    // Two labelled duplicates decide nothing: the report says so.
+    let readme = std::fs::read_to_string(out_dir.join("README.md")).unwrap();
+    assert!(
+        readme.contains("**Warning:** the choice rests on 2 duplicate"),
+        "{readme}"
+    );
+    // What ran, and what deduplicating the corpus with it would do.
+    assert!(best["resolved_params"].as_str().unwrap().contains("bands="));
+    assert!(best["documents_removed"].as_f64().is_some());
     // a1 = a2 and b1 = c are identical texts; a1 ~ a3 is a labelled duplicate, b1 ≁ c is not.
     // The exact algorithm reports a1 = a2 and b1 = c: F1 = 2·1 / (2 + 1 + 1) = 0.5.
     let exact = rows.iter().find(|r| r["algorithm"] == "exact").unwrap();

@@ -95,6 +95,73 @@ fn recommendation_basis(opts: &Options) -> String {
     }
 }
 
+/// Fewest duplicates and non-duplicates a choice should rest on.
+pub(crate) const MIN_LABELS_PER_CLASS: usize = 30;
+
+/// What should make a person wary of the recommendation: too few labels to choose on (fewer
+/// than [`MIN_LABELS_PER_CLASS`] of a class), labels that cannot tell the first two
+/// configurations apart (ranked by pairs: the runner-up's F1 inside the winner's interval),
+/// and a banding that would make an impractical number of candidates on this corpus (the
+/// weighted sample's expected candidates beyond the pair limit).
+fn warnings(outcomes: &[Outcome], opts: &Options) -> Vec<String> {
+    let mut out = Vec::new();
+    let Some(best) = recommended(outcomes) else {
+        return out;
+    };
+    let positives = best.observations.iter().filter(|o| o.0).count();
+    let negatives = best.observations.len() - positives;
+    if best.observations.is_empty() {
+        // Measured on the pairs it reports: no observations kept; nothing to count.
+    } else if positives.min(negatives) < MIN_LABELS_PER_CLASS {
+        out.push(format!(
+            "the choice rests on {positives} duplicate and {negatives} non-duplicate pairs, fewer \
+             than {MIN_LABELS_PER_CLASS} of one kind: label more pairs before trusting it"
+        ));
+    }
+    if opts.rank_by != Some(RankBy::Clusters)
+        && let Some(second) = outcomes
+            .iter()
+            .filter(|o| o.error.is_none() && o.note.is_none())
+            .nth(1)
+        && let (Some(iv), Some(c)) = (best.intervals.as_ref(), second.chosen)
+        && (iv.f1.0..=iv.f1.1).contains(&c.f1())
+    {
+        out.push(format!(
+            "the labels cannot tell the first two configurations apart: the runner-up's F1 {:.3} \
+             lies inside the winner's interval [{:.3}, {:.3}]",
+            c.f1(),
+            iv.f1.0,
+            iv.f1.1
+        ));
+    }
+    if let Some(candidates) = expected_candidates(best) {
+        let limit = neardup::pairs::limit().unwrap_or(u64::MAX) as f64;
+        if candidates > limit {
+            out.push(format!(
+                "its banding would make about {} candidate pairs on this corpus, more than the \
+                 pair limit ({}): raise the threshold or set bands and rows",
+                crate::charts::style::whole(&candidates),
+                crate::charts::style::whole(&limit)
+            ));
+        }
+    }
+    out
+}
+
+/// The candidate pairs minhash-lsh's banding would make on the whole corpus, estimated from
+/// the weighted sample: Σ weight × P(candidate | score) over the labelled pairs (each stands
+/// for `weight` pairs of the corpus).
+fn expected_candidates(o: &Outcome) -> Option<f64> {
+    let (b, r, _) = o.banding?;
+    (!o.observations.is_empty()).then(|| {
+        o.observations
+            .iter()
+            .zip(&o.weights)
+            .map(|(&(_, s), &w)| w * neardup::minhash::banding::candidate_probability(s, b, r))
+            .sum()
+    })
+}
+
 /// Whether the held-out F1 of `o` lands in the interval of its F1, in a sentence.
 fn holdout_verdict(o: &Outcome) -> Option<String> {
     let held = o.holdout?.f1();
@@ -201,6 +268,7 @@ fn to_json(o: &Outcome, command: &str) -> Value {
         "bands": o.banding.map(|b| b.0),
         "rows": o.banding.map(|b| b.1),
         "banded_recall": o.banding.map(|b| r6(b.2)),
+        "expected_candidates": expected_candidates(o).map(f64::round),
         "command": command,
         "error": o.error,
     })
@@ -345,6 +413,9 @@ fn write_text(outcomes: &[Outcome], opts: &Options, out: &mut impl Write) -> Res
             )?;
             if let Some(verdict) = holdout_verdict(best) {
                 writeln!(out, "{verdict}")?;
+            }
+            for w in warnings(outcomes, opts) {
+                writeln!(out, "Warning: {w}")?;
             }
             if let Some((b, r, recall)) = best.banding {
                 writeln!(
@@ -493,6 +564,9 @@ fn recommendation(md: &mut String, outcomes: &[Outcome], opts: &Options) {
         ));
         if let Some(verdict) = holdout_verdict(best) {
             md.push_str(&format!("{verdict}\n\n"));
+        }
+        for w in warnings(outcomes, opts) {
+            md.push_str(&format!("> **Warning:** {w}\n\n"));
         }
         if let Some((b, r, recall)) = best.banding {
             md.push_str(&format!(

@@ -53,10 +53,12 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
     let truth = corpus
         .is_labelled()
         .then(|| crate::truth::Truth::from_labels(corpus.labels()));
+    // By clusters when the labels are the corpus's clusters; a pairs file is the user's
+    // truth, so its pair objective ranks (`--rank-by clusters` still asks for clusters).
     let rank_by = opts
         .rank_by
-        .unwrap_or(match (&truth, opts.target_precision) {
-            (Some(_), None) => RankBy::Clusters,
+        .unwrap_or(match (&truth, opts.target_precision, &opts.pairs) {
+            (Some(_), None, None) => RankBy::Clusters,
             _ => RankBy::Pairs,
         });
     if rank_by == RankBy::Clusters && truth.is_none() {
