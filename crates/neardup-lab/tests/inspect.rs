@@ -137,3 +137,71 @@ fn inspect_names_what_is_missing() {
         "{e}"
     );
 }
+
+/// A corpus under a configuration, without a dedup run: the pairs at or above the threshold
+/// and the clusters are dedup's (same verified pairs, removals and largest clusters), and the
+/// near misses below it are shown too, each within `--below` of the threshold.
+#[test]
+fn inspect_a_corpus_shows_the_near_misses_dedup_drops() {
+    let docs = chain_corpus(23, 8, 10);
+    let from_dedup = inspect_run("dedup-side", &docs, &[]);
+    let d = fresh_dir("inspect", "corpus");
+    let input = d.join("corpus.jsonl");
+    write_jsonl(&input, &docs);
+    let html = d.join("page.html");
+    let got: serde_json::Value = serde_json::from_str(&ok(&[
+        "inspect",
+        "--corpus",
+        input.to_str().unwrap(),
+        "--param",
+        "threshold=0.5",
+        "--below",
+        "0.2",
+        "--per-band",
+        "1000",
+        "--format",
+        "json",
+        "--html",
+        html.to_str().unwrap(),
+    ]))
+    .unwrap();
+    assert!(html.is_file());
+    assert_eq!(got["removed"], from_dedup["removed"]);
+    assert_eq!(got["largest"], from_dedup["largest"]);
+    let bands = got["bands"].as_array().unwrap();
+    let below = bands
+        .iter()
+        .find(|b| b["name"] == "below the threshold")
+        .expect("near misses");
+    let rejected = below["count"].as_u64().unwrap();
+    assert!(rejected > 0);
+    // Every pair is sampled (--per-band 1000): the verified ones are dedup's verified ones.
+    let verified = |v: &serde_json::Value| -> BTreeSet<(String, String)> {
+        v["bands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|b| b["samples"].as_array().unwrap())
+            .filter(|p| p["stage"] == "verify")
+            .map(|p| (p["id_a"].to_string(), p["id_b"].to_string()))
+            .collect()
+    };
+    assert_eq!(verified(&got), verified(&from_dedup));
+    assert_eq!(
+        got["pairs"].as_u64().unwrap() - rejected,
+        verified(&got).len() as u64
+    );
+    for p in below["samples"].as_array().unwrap() {
+        let s = p["similarity"].as_f64().unwrap();
+        assert!((0.3..0.5).contains(&s), "{s}");
+        assert_eq!(p["stage"], "rejected");
+    }
+    let e = err(&[
+        "inspect",
+        "--corpus",
+        input.to_str().unwrap(),
+        "--below",
+        "1.5",
+    ]);
+    assert!(e.contains("--below"), "{e}");
+}

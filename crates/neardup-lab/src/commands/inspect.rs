@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use super::invocation::{Invocation, Run};
+use crate::inspect::corpus::{Configuration, inspect_corpus};
 use crate::inspect::{Inspection, Sampling, html, inspect};
 
 /// See what a `neardup dedup` run found: pairs sampled per similarity band (just above the
@@ -14,11 +15,32 @@ use crate::inspect::{Inspection, Sampling, html, inspect};
 /// deduplication decided; the cluster sizes and the largest clusters with each member's
 /// similarity to the document kept. Writes one static HTML page (no server: open it in a
 /// browser) and prints a summary, or JSON with --format json.
+///
+/// Or, without a dedup run, a corpus under a configuration (--corpus FILE [--algorithm A]
+/// [--param k=v]…): its pairs down to --below under the threshold are shown too, the near
+/// misses verification rejects and a dedup output does not keep.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The output directory of a `neardup dedup` run.
-    pub output: PathBuf,
-    /// Where to write the page (default: OUTPUT/inspect.html).
+    /// The output directory of a `neardup dedup` run (or give --corpus).
+    #[arg(required_unless_present = "corpus", conflicts_with = "corpus")]
+    pub output: Option<PathBuf>,
+    /// A corpus to inspect under a configuration, instead of a dedup output.
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// The algorithm (with --corpus).
+    #[arg(long, default_value = "minhash-lsh", requires = "corpus")]
+    pub algorithm: String,
+    /// `key=value` parameters of the algorithm (with --corpus; repeatable).
+    #[arg(long = "param", value_name = "KEY=VALUE", requires = "corpus")]
+    pub params: Vec<String>,
+    /// How far under the threshold rejected pairs are shown (with --corpus).
+    #[arg(long, default_value_t = 0.1, requires = "corpus")]
+    pub below: f64,
+    /// How to read the corpus.
+    #[command(flatten)]
+    pub input: super::args::CorpusArgs,
+    /// Where to write the page (default: OUTPUT/inspect.html, or inspect.html here with
+    /// --corpus).
     #[arg(long)]
     pub html: Option<PathBuf>,
     /// Pairs shown per similarity band.
@@ -56,10 +78,25 @@ impl Run for Args {
             members: self.members,
             seed: self.seed,
         };
-        let found = inspect(&self.output, sampling)?;
-        let page = self
-            .html
-            .unwrap_or_else(|| self.output.join("inspect.html"));
+        if !(0.0..1.0).contains(&self.below) {
+            anyhow::bail!("--below {} is outside [0, 1)", self.below);
+        }
+        let (found, default_page) = match (&self.output, &self.corpus) {
+            (Some(dir), _) => (inspect(dir, sampling)?, dir.join("inspect.html")),
+            (None, Some(corpus)) => {
+                let params = crate::params::parse_params(&self.params)?;
+                let config = Configuration {
+                    algorithm: &self.algorithm,
+                    params: &params,
+                    below: self.below,
+                };
+                let options = self.input.options();
+                let found = inspect_corpus(corpus, &options, &config, sampling)?;
+                (found, PathBuf::from("inspect.html"))
+            }
+            (None, None) => unreachable!("clap requires one of them"),
+        };
+        let page = self.html.unwrap_or(default_page);
         neardup_dedup::fsutil::write_bytes(&page, html::page(&found).as_bytes())?;
         let out = &mut invocation.out;
         match self.format {

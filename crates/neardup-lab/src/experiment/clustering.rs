@@ -93,6 +93,33 @@ pub struct Anchored {
     pub seconds: f64,
 }
 
+/// Any two documents' similarity and whether it is within the threshold.
+pub type Compare<'a> = Box<dyn Fn(u32, u32) -> (f64, bool) + Sync + 'a>;
+
+/// How two documents compare, as `neardup dedup` compares them: on the signatures of a
+/// streamed detector (made once into `table`), or by an index that judges any pair; `None`
+/// when the algorithm can do neither.
+pub fn comparer<'a>(
+    detector: &'a dyn Detector,
+    index: &'a dyn Index,
+    table: &'a mut Option<SignatureTable>,
+    docs: &[&str],
+) -> Option<Compare<'a>> {
+    match detector.streaming() {
+        Some(stream) => {
+            let signatures =
+                &*table.get_or_insert_with(|| SignatureTable::sketch_all(stream.as_ref(), docs));
+            Some(Box::new(move |a, b| stream.compare(signatures, a, b)))
+        }
+        None if detector.compares_any_pair() => Some(Box::new(move |a, b| {
+            index
+                .compare(a as usize, b as usize)
+                .expect("the index compares any pair")
+        })),
+        None => None,
+    }
+}
+
 /// Anchors the clusters of `pairs` over `docs` (see the module documentation). The
 /// signatures of a streamed detector are computed once per cell and passed in `table`.
 pub fn anchor(
@@ -103,26 +130,10 @@ pub fn anchor(
     docs: &[&str],
     pairs: &[(u32, u32)],
 ) -> Anchored {
-    let stream = detector.streaming();
-    if let Some(s) = &stream {
-        table.get_or_insert_with(|| SignatureTable::sketch_all(s.as_ref(), docs));
-    }
+    let compare =
+        comparer(detector, index, table, docs).expect("checked: the algorithm compares any pair");
     let started = Instant::now();
-    let cut = mode == Mode::Verified;
-    let assignments = match (&stream, table.as_ref()) {
-        (Some(s), Some(t)) => anchor_all(docs.len(), pairs, |d| d, |a, b| s.compare(t, a, b), cut),
-        _ => anchor_all(
-            docs.len(),
-            pairs,
-            |d| d,
-            |a, b| {
-                index
-                    .compare(a as usize, b as usize)
-                    .expect("checked: the index compares any pair")
-            },
-            cut,
-        ),
-    };
+    let assignments = anchor_all(docs.len(), pairs, |d| d, compare, mode == Mode::Verified);
     Anchored {
         representative: assignments.iter().map(|a| a.representative).collect(),
         below_threshold: assignments

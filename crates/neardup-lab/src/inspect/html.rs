@@ -60,12 +60,13 @@ fn header(s: &mut String, i: &Inspection) {
         .collect();
     let _ = write!(
         s,
-        "<header><h1>What <code>neardup dedup</code> found in {}</h1>\
+        "<header><h1>What <code>neardup dedup</code> {} in {}</h1>\
          <p class=\"ran\">{} documents, {} removed{}; {} pairs. Clusters: {}. \
          Algorithm <code>{}</code>{}.</p>\
          <details class=\"ran\"><summary>Every parameter as it ran</summary><p><code>{}</code></p></details>\
          <p class=\"ran\">Similarity: the algorithm's (its estimate or score); exact: the Jaccard similarity of {}. \
          Removed text is <del>struck</del> in the first document, added text <ins>marked</ins> in the second.</p>",
+        if i.from_run { "found" } else { "would find" },
         esc(&i.output),
         i.documents,
         i.removed,
@@ -114,7 +115,7 @@ fn pair_card(s: &mut String, p: &PairView, threshold: Option<f64>) {
     let _ = write!(
         s,
         "<article class=\"pair\"><div class=\"meta\"><span>similarity <b{}>{}</b></span>\
-         <span>exact <b>{}</b></span><span>reported by <b>{}</b></span>\
+         <span>exact <b>{}</b></span><span>stage <b>{}</b></span>\
          <span class=\"decision\">{}</span></div><div class=\"texts\">",
         if below { " class=\"below\"" } else { "" },
         num(p.similarity),

@@ -8,12 +8,13 @@
 //! largest clusters with every member's similarity to the document kept. One static HTML
 //! page ([`html`]), a text summary, or JSON.
 
+pub mod corpus;
 pub mod diff;
 pub mod html;
 pub mod tables;
 pub mod texts;
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -37,8 +38,11 @@ pub struct Sampling {
 /// Everything the page, the text summary and the JSON show.
 #[derive(Debug, Clone, Serialize)]
 pub struct Inspection {
-    /// The output directory.
+    /// The output directory (or the corpus file).
     pub output: String,
+    /// Whether it is a dedup run's output (else a corpus under a configuration: what a run
+    /// would find).
+    pub from_run: bool,
     /// Algorithm and every parameter as it ran.
     pub algorithm: String,
     pub params: serde_json::Map<String, serde_json::Value>,
@@ -112,6 +116,24 @@ pub struct Member {
     pub kept: bool,
 }
 
+/// What an inspection is made from: a run's figures, its pairs and clusters.
+#[derive(Debug, Clone)]
+pub struct Found {
+    /// Where it comes from (an output directory, or a corpus file).
+    pub source: String,
+    /// Whether it is a dedup run's output.
+    pub from_run: bool,
+    pub algorithm: String,
+    pub params: serde_json::Map<String, serde_json::Value>,
+    pub cluster_mode: String,
+    pub documents: u64,
+    pub removed: u64,
+    pub removed_below_threshold: Option<u64>,
+    pub cluster_sizes: serde_json::Value,
+    pub pairs: Vec<PairRow>,
+    pub clusters: Vec<ClusterRow>,
+}
+
 /// Inspects the `neardup dedup` output in `dir`.
 pub fn inspect(dir: &Path, sampling: Sampling) -> Result<Inspection> {
     let summary_path = dir.join("summary.json");
@@ -125,16 +147,23 @@ pub fn inspect(dir: &Path, sampling: Sampling) -> Result<Inspection> {
             .get(name)
             .with_context(|| format!("{}: no `{name}`", summary_path.display()))
     };
-    let params = field("params")?.as_object().cloned().unwrap_or_default();
-    let algorithm = field("algorithm")?.as_str().unwrap_or_default().to_string();
-    let threshold = threshold_of(&algorithm, &params);
     let (pairs, clusters) = tables::read(dir, field("tables")?)?;
-    let bands = bands(&pairs, threshold, sampling);
-    let largest = largest(&clusters, sampling);
-    let mut wanted: HashSet<&str> = HashSet::new();
-    for p in bands.iter().flat_map(|(_, _, _, (_, s))| s.iter()) {
-        wanted.extend([p.id_a.as_str(), p.id_b.as_str()]);
-    }
+    let found = Found {
+        source: dir.display().to_string(),
+        from_run: true,
+        algorithm: field("algorithm")?.as_str().unwrap_or_default().to_string(),
+        params: field("params")?.as_object().cloned().unwrap_or_default(),
+        cluster_mode: summary["cluster_mode"]
+            .as_str()
+            .unwrap_or("connected")
+            .into(),
+        documents: summary["documents"].as_u64().unwrap_or(0),
+        removed: summary["removed"].as_u64().unwrap_or(0),
+        removed_below_threshold: summary["removed_below_threshold"].as_u64(),
+        cluster_sizes: summary["cluster_sizes"].clone(),
+        pairs,
+        clusters,
+    };
     let inputs: Vec<String> = field("inputs")?
         .as_array()
         .map(|a| {
@@ -145,21 +174,38 @@ pub fn inspect(dir: &Path, sampling: Sampling) -> Result<Inspection> {
         .unwrap_or_default();
     let text_field = summary["text_field"].as_str().unwrap_or("text");
     let id_field = summary["id_field"].as_str().unwrap_or("id");
-    let texts = texts::collect(&inputs, text_field, id_field, &wanted)?;
-    let features = exact_features(&algorithm, &params);
+    assemble(found, sampling, |wanted| {
+        texts::collect(&inputs, text_field, id_field, wanted)
+    })
+}
+
+/// The inspection of `found`: pairs sampled per band, their texts (`texts` fetches those of
+/// the ids asked for), diffs and decisions, and the largest clusters.
+pub fn assemble(
+    found: Found,
+    sampling: Sampling,
+    texts: impl FnOnce(&HashSet<&str>) -> Result<HashMap<String, String>>,
+) -> Result<Inspection> {
+    let threshold = threshold_of(&found.algorithm, &found.params);
+    let bands = bands(&found.pairs, threshold, sampling);
+    let largest = largest(&found.clusters, sampling);
+    let mut wanted: HashSet<&str> = HashSet::new();
+    for p in bands.iter().flat_map(|(_, _, _, (_, s))| s.iter()) {
+        wanted.extend([p.id_a.as_str(), p.id_b.as_str()]);
+    }
+    let texts = texts(&wanted)?;
+    let features = exact_features(&found.algorithm, &found.params);
     let decisions: BTreeMap<&str, &ClusterRow> =
-        clusters.iter().map(|c| (c.id.as_str(), c)).collect();
+        found.clusters.iter().map(|c| (c.id.as_str(), c)).collect();
     Ok(Inspection {
-        output: dir.display().to_string(),
+        output: found.source.clone(),
+        from_run: found.from_run,
         exact_features: features.describe(),
-        cluster_mode: summary["cluster_mode"]
-            .as_str()
-            .unwrap_or("connected")
-            .into(),
-        documents: summary["documents"].as_u64().unwrap_or(0),
-        removed: summary["removed"].as_u64().unwrap_or(0),
-        removed_below_threshold: summary["removed_below_threshold"].as_u64(),
-        pairs: pairs.len(),
+        cluster_mode: found.cluster_mode.clone(),
+        documents: found.documents,
+        removed: found.removed,
+        removed_below_threshold: found.removed_below_threshold,
+        pairs: found.pairs.len(),
         bands: bands
             .into_iter()
             .map(|(name, low, high, (count, sample))| Band {
@@ -173,17 +219,17 @@ pub fn inspect(dir: &Path, sampling: Sampling) -> Result<Inspection> {
                     .collect(),
             })
             .collect(),
-        cluster_sizes: summary["cluster_sizes"].clone(),
+        cluster_sizes: found.cluster_sizes.clone(),
         largest,
-        algorithm,
-        params,
+        algorithm: found.algorithm.clone(),
+        params: found.params.clone(),
         threshold,
     })
 }
 
 /// The threshold pairs were decided at: minhash-lsh's `min_similarity` or `threshold`, else
 /// none (the similarities are shown as they are).
-fn threshold_of(
+pub(crate) fn threshold_of(
     algorithm: &str,
     params: &serde_json::Map<String, serde_json::Value>,
 ) -> Option<f64> {
@@ -307,7 +353,7 @@ fn largest(clusters: &[ClusterRow], sampling: Sampling) -> Vec<ClusterView> {
 /// A pair with its texts' diff, exact similarity and the decision.
 fn view(
     p: &PairRow,
-    texts: &std::collections::HashMap<String, String>,
+    texts: &HashMap<String, String>,
     features: &ExactFeatures,
     decisions: &BTreeMap<&str, &ClusterRow>,
 ) -> PairView {
