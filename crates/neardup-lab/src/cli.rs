@@ -53,6 +53,7 @@ subcommands! {
     Similarity => similarity::Args,
     Eval => eval::Args,
     Calibrate => calibrate::Args,
+    Label => label::Args,
     Edit => edit::Args,
     Datasets => datasets::Args,
     Run => run::Args,

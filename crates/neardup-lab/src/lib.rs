@@ -17,6 +17,7 @@ pub mod experiment;
 pub mod guide;
 pub mod harness;
 pub mod inspect;
+pub mod label;
 pub mod memory;
 pub mod metrics;
 pub mod output_format;

@@ -147,3 +147,98 @@ fn calibrate_estimates_the_corpus_precision_and_recall() {
         }
     }
 }
+
+/// `neardup label`'s stratified sample, labelled here from the corpus's clusters (what a
+/// careful person would answer), estimates the corpus: the exact precision and recall of the
+/// threshold calibrate chooses on it lie inside calibrate's intervals.
+#[test]
+fn labels_from_the_stratified_sample_estimate_the_corpus() {
+    let Some(data) = shared_data() else { return };
+    let corpus_path = data.join("licenses.jsonl.gz");
+    let dir = std::env::temp_dir().join(format!("neardup-label-oracle-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let sample = dir.join("sample.csv");
+    ok(&[
+        "label",
+        "--corpus",
+        corpus_path.to_str().unwrap(),
+        "--out",
+        sample.to_str().unwrap(),
+        "--per-stratum",
+        "200",
+        "--sample-only",
+    ]);
+    let corpus = load(&corpus_path, &LoadOptions::default()).unwrap();
+    let index = corpus.id_index();
+    let labels = corpus.labels();
+    let text = std::fs::read_to_string(&sample).unwrap();
+    let mut filled = String::new();
+    for (i, line) in text.lines().enumerate() {
+        if i == 0 {
+            filled.push_str(line);
+        } else {
+            let cells: Vec<&str> = line.split(',').collect();
+            let (a, b) = (index[cells[0]] as usize, index[cells[1]] as usize);
+            let duplicate = labels[a].is_some() && labels[a] == labels[b];
+            filled.push_str(&format!(
+                "{},{},{},{}",
+                cells[0],
+                cells[1],
+                u8::from(duplicate),
+                cells[3..].join(",")
+            ));
+        }
+        filled.push('\n');
+    }
+    let labelled = dir.join("labels.csv");
+    std::fs::write(&labelled, filled).unwrap();
+    let out = ok(&[
+        "calibrate",
+        "--corpus",
+        corpus_path.to_str().unwrap(),
+        "--pairs",
+        labelled.to_str().unwrap(),
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "k=5",
+        "--param",
+        "num_perm=128",
+        "--param",
+        "shingle=word",
+        "--bootstrap",
+        "300",
+        "--format",
+        "json",
+    ]);
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let row = &rows[0];
+    let f = |k: &str| row[k].as_f64().unwrap_or_else(|| panic!("{k} in {row}"));
+    let t = f("threshold");
+    let texts = corpus.texts();
+    let params: Vec<String> = ["k=5", "num_perm=128", "shingle=word"]
+        .map(String::from)
+        .to_vec();
+    let (tp, fp, fn_) = exact_counts(&texts, labels, &params, t);
+    let precision = tp as f64 / (tp + fp) as f64;
+    let recall = tp as f64 / (tp + fn_) as f64;
+    println!(
+        "labelled sample of {} pairs, threshold {t}: exact precision {precision:.4} recall {recall:.4}; \
+         calibrate {:.4} [{:.4}, {:.4}], {:.4} [{:.4}, {:.4}]",
+        text.lines().count() - 1,
+        f("precision"),
+        f("precision_low"),
+        f("precision_high"),
+        f("recall"),
+        f("recall_low"),
+        f("recall_high")
+    );
+    for (name, exact) in [("precision", precision), ("recall", recall)] {
+        let (low, high) = (f(&format!("{name}_low")), f(&format!("{name}_high")));
+        assert!(
+            (low..=high).contains(&exact),
+            "{name} {exact} outside [{low}, {high}]"
+        );
+    }
+}

@@ -217,10 +217,10 @@ fn expand(algorithms: &[(String, ParamMap)]) -> Result<Vec<(String, ParamMap)>> 
 /// the exact word 3-shingle join at Jaccard ≥ [`HARD_NEGATIVE_JACCARD`]).
 fn labelled_pairs(opts: &Options, corpus: &Corpus) -> Result<Vec<calibration::Weighted>> {
     if let Some(path) = &opts.pairs {
-        let listed = pairs::load(path, corpus)?;
+        let listed = pairs::load_weighted(path, corpus)?;
         return Ok(listed
             .iter()
-            .map(|p| (pack(p.a, p.b), p.positive(), 1.0))
+            .map(|(p, w)| (pack(p.a, p.b), p.positive(), *w))
             .collect());
     }
     if !corpus.is_labelled() {

@@ -19,6 +19,7 @@ pub mod idf;
 pub mod index;
 pub mod inspect;
 pub mod invocation;
+pub mod label;
 pub mod lsh;
 pub mod man;
 pub mod reproduce;

@@ -1,8 +1,11 @@
 //! Labelled pairs: a CSV `id_a,id_b,label` naming documents of a corpus.
 //!
 //! `label` is 0 / `false` (not a duplicate) or a positive integer / `true` (a duplicate, the
-//! integer being a grade). Without a `label` column every listed pair is a duplicate (the
-//! shape of `../shared/peers`' `corpus.truth.csv`).
+//! integer being a grade); `skip` (a pair a person passed over) is left out. Without a
+//! `label` column every listed pair is a duplicate (the shape of `../shared/peers`'
+//! `corpus.truth.csv`). An optional `weight` column says how many pairs of the corpus each
+//! stands for (the inverse of its chance to be sampled, as `neardup label` writes it); 1
+//! without it.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -31,6 +34,14 @@ impl LabelledPair {
 
 /// Loads labelled pairs for `corpus`, sorted by (a, b).
 pub fn load(path: &Path, corpus: &Corpus) -> Result<Vec<LabelledPair>> {
+    Ok(load_weighted(path, corpus)?
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect())
+}
+
+/// Loads labelled pairs with their weights, sorted by pair.
+pub fn load_weighted(path: &Path, corpus: &Corpus) -> Result<Vec<(LabelledPair, f64)>> {
     let input = Input::open(path)?;
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
@@ -51,6 +62,7 @@ pub fn load(path: &Path, corpus: &Corpus) -> Result<Vec<LabelledPair>> {
         ));
     };
     let cl = col("label");
+    let cw = col("weight");
     let index = corpus.id_index();
     let mut seen: HashMap<(u32, u32), usize> = HashMap::new();
     let mut out = Vec::new();
@@ -81,20 +93,10 @@ pub fn load(path: &Path, corpus: &Corpus) -> Result<Vec<LabelledPair>> {
                 "a pair of a document with itself",
             ));
         }
-        let grade = match cl.map(|c| rec.get(c).unwrap_or_default().trim().to_ascii_lowercase()) {
-            None => 1,
-            Some(l) => match l.as_str() {
-                "true" => 1,
-                "false" => 0,
-                n => n.parse::<u32>().map_err(|_| {
-                    LabError::line(
-                        path,
-                        line,
-                        format!("label `{n}` is not 0, a positive integer, true or false"),
-                    )
-                })?,
-            },
+        let Some(grade) = grade(cl.map(|c| rec.get(c).unwrap_or_default()), path, line)? else {
+            continue;
         };
+        let weight = weight(cw.map(|c| rec.get(c).unwrap_or_default()), path, line)?;
         let (a, b) = (x.min(y), x.max(y));
         if let Some(first) = seen.insert((a, b), line) {
             return Err(LabError::line(
@@ -103,10 +105,43 @@ pub fn load(path: &Path, corpus: &Corpus) -> Result<Vec<LabelledPair>> {
                 format!("pair listed twice (first at line {first})"),
             ));
         }
-        out.push(LabelledPair { a, b, grade });
+        out.push((LabelledPair { a, b, grade }, weight));
     }
-    out.sort_unstable();
+    out.sort_unstable_by_key(|p| p.0);
     Ok(out)
+}
+
+/// A `label` cell's grade: 1 without the column, `None` for `skip`.
+fn grade(cell: Option<&str>, path: &Path, line: usize) -> Result<Option<u32>> {
+    let Some(l) = cell.map(|c| c.trim().to_ascii_lowercase()) else {
+        return Ok(Some(1));
+    };
+    match l.as_str() {
+        "skip" => Ok(None),
+        "true" => Ok(Some(1)),
+        "false" => Ok(Some(0)),
+        n => n.parse::<u32>().map(Some).map_err(|_| {
+            LabError::line(
+                path,
+                line,
+                format!("label `{n}` is not 0, a positive integer, true, false or skip"),
+            )
+        }),
+    }
+}
+
+/// A `weight` cell: 1 without the column or when empty, else a positive number.
+fn weight(cell: Option<&str>, path: &Path, line: usize) -> Result<f64> {
+    match cell.map(str::trim) {
+        None | Some("") => Ok(1.0),
+        Some(w) => w
+            .parse::<f64>()
+            .ok()
+            .filter(|w| w.is_finite() && *w > 0.0)
+            .ok_or_else(|| {
+                LabError::line(path, line, format!("weight `{w}` is not a positive number"))
+            }),
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Result;
-use neardup::cluster::anchored::{anchor_all, labels_of};
+use neardup::cluster::anchored::{Assignment, anchor_all, labels_of};
 use neardup::detector::{ParamMap, ScoredPair};
 use serde_json::json;
 
@@ -59,24 +59,8 @@ pub fn inspect_corpus(
         // Connected components, without similarities to the representative.
         None => anchor_all(texts.len(), &kept, |d| d, |_, _| (f64::NAN, true), false),
     };
-    let representative: Vec<u32> = assignments.iter().map(|a| a.representative).collect();
-    let labels = labels_of(&representative);
-    let mut size = vec![0u32; texts.len()];
-    for &l in &labels {
-        size[l as usize] += 1;
-    }
     let id = |d: u32| corpus.id(d as usize).to_string();
-    let clusters: Vec<ClusterRow> = assignments
-        .iter()
-        .map(|a| ClusterRow {
-            id: id(a.document),
-            cluster: labels[a.document as usize],
-            cluster_size: size[labels[a.document as usize] as usize],
-            kept: a.representative == a.document,
-            representative: id(a.representative),
-            similarity: Some(a.similarity).filter(|s| s.is_finite()),
-        })
-        .collect();
+    let clusters = cluster_rows(&assignments, &id);
     let pairs: Vec<PairRow> = reported
         .iter()
         .map(|p| PairRow {
@@ -96,7 +80,7 @@ pub fn inspect_corpus(
         documents: texts.len() as u64,
         removed,
         removed_below_threshold: verified.then_some(0),
-        cluster_sizes: size_buckets(&size),
+        cluster_sizes: size_buckets(&cluster_sizes(&clusters)),
         pairs,
         clusters,
     };
@@ -107,6 +91,35 @@ pub fn inspect_corpus(
             .filter_map(|w| by_id.get(w).map(|&i| (w.to_string(), texts[i].to_string())))
             .collect())
     })
+}
+
+/// Every document's row of `clusters.*`, as dedup writes it.
+fn cluster_rows(assignments: &[Assignment], id: &dyn Fn(u32) -> String) -> Vec<ClusterRow> {
+    let representative: Vec<u32> = assignments.iter().map(|a| a.representative).collect();
+    let labels = labels_of(&representative);
+    let mut size = vec![0u32; assignments.len()];
+    for &l in &labels {
+        size[l as usize] += 1;
+    }
+    assignments
+        .iter()
+        .map(|a| ClusterRow {
+            id: id(a.document),
+            cluster: labels[a.document as usize],
+            cluster_size: size[labels[a.document as usize] as usize],
+            kept: a.representative == a.document,
+            representative: id(a.representative),
+            similarity: Some(a.similarity).filter(|s| s.is_finite()),
+        })
+        .collect()
+}
+
+/// Each cluster's size, once per cluster.
+fn cluster_sizes(rows: &[ClusterRow]) -> Vec<u32> {
+    rows.iter()
+        .filter(|r| r.kept)
+        .map(|r| r.cluster_size)
+        .collect()
 }
 
 /// Clusters of two or more documents by size (2, 3–4, 5–8, …), as `summary.json` counts

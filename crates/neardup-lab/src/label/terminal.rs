@@ -1,0 +1,109 @@
+//! Labelling in a terminal: each pair as one word-level diff (`[-only in the first-]`,
+//! `{+only in the second+}`, coloured on a terminal), then one key and Enter: `d` duplicate,
+//! `n` not, `s` skip, `u` undo, `q` quit (end of input quits too; every answer is on disk).
+
+use std::io::{BufRead, Write};
+
+use anyhow::Result;
+
+use super::sample::ToLabel;
+use super::session::{Answer, Session};
+use crate::inspect::diff::{Side, segments};
+
+/// What a session did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Done {
+    /// Answers recorded (skips included), undone ones left out.
+    pub answered: usize,
+    /// Pairs still to label.
+    pub left: usize,
+}
+
+/// Asks for every pair of `pending` in turn; `id` names a document, `text` gives its text.
+pub fn label(
+    session: &mut Session,
+    pending: &[&ToLabel],
+    id: &dyn Fn(u32) -> String,
+    text: &dyn Fn(u32) -> String,
+    input: &mut dyn BufRead,
+    out: &mut dyn Write,
+    colour: bool,
+) -> Result<Done> {
+    let mut i = 0;
+    let mut answered = 0;
+    while i < pending.len() {
+        let p = pending[i];
+        show(
+            out,
+            p,
+            (id(p.a), id(p.b)),
+            &segments(&text(p.a), &text(p.b)),
+            colour,
+            (i, pending.len()),
+        )?;
+        write!(out, "[d]uplicate [n]ot [s]kip [u]ndo [q]uit > ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            break;
+        }
+        let answer = match line.trim() {
+            "d" | "y" => Answer::Duplicate,
+            "n" => Answer::Not,
+            "s" => Answer::Skip,
+            "u" => {
+                if i == 0 {
+                    writeln!(out, "nothing of this session to undo")?;
+                } else if session.undo()? {
+                    i -= 1;
+                    answered -= 1;
+                }
+                continue;
+            }
+            "q" => break,
+            other => {
+                writeln!(out, "`{other}`: answer d, n, s, u or q")?;
+                continue;
+            }
+        };
+        session.record(p, (id(p.a), id(p.b)), answer)?;
+        answered += 1;
+        i += 1;
+    }
+    Ok(Done {
+        answered,
+        left: pending.len() - i,
+    })
+}
+
+/// One pair: where it is in the session, its stratum and similarity, and the diff.
+fn show(
+    out: &mut dyn Write,
+    p: &ToLabel,
+    (a, b): (String, String),
+    diff: &[crate::inspect::diff::Segment],
+    colour: bool,
+    (i, n): (usize, usize),
+) -> Result<()> {
+    writeln!(
+        out,
+        "\n── pair {} of {n} ── {a}  ×  {b} ── similarity {:.3} (stratum {}) ──",
+        i + 1,
+        p.similarity,
+        p.stratum
+    )?;
+    let (red, green, plain) = if colour {
+        ("\x1b[31m", "\x1b[32m", "\x1b[0m")
+    } else {
+        ("", "", "")
+    };
+    for s in diff {
+        match s.side {
+            Side::Both => write!(out, "{}", s.text)?,
+            Side::First => write!(out, "{red}[-{}-]{plain}", s.text)?,
+            Side::Second => write!(out, "{green}{{+{}+}}{plain}", s.text)?,
+        }
+    }
+    writeln!(out)?;
+    Ok(())
+}
