@@ -56,6 +56,7 @@ fn a_session_writes_every_answer_undoes_and_resumes() {
         out.to_str().unwrap(),
         "--per-stratum",
         "3",
+        "--terminal",
     ];
     let shown = label(&args, "d\nn\nu\nn\nx\ns\nq\n");
     assert!(shown.contains("pair 1 of") && shown.contains("`x`: answer d, n, s, u or q"));

@@ -7,15 +7,17 @@ use anyhow::Result;
 
 use super::args::CorpusArgs;
 use super::invocation::{Invocation, Run};
-use crate::label::{sample, session::Session, terminal};
+use crate::label::queue::Queue;
+use crate::label::{sample, server, session::Session, terminal};
 
 /// Label pairs of your own corpus for `neardup calibrate --pairs`. Pairs are drawn
 /// stratified by minhash-lsh's similarity estimate (strata 0.1–0.3, 0.3–0.5, 0.5–0.7,
 /// 0.7–0.8, 0.8–0.9, 0.9–1 and uniformly random other pairs, up to --per-stratum each), each
 /// with its stratum and weight, so that calibrate's precision and recall estimate the whole
-/// corpus. You judge each pair in the terminal from a word-level diff: d (duplicate), n
-/// (not), s (skip), u (undo), q (quit). Every answer is written at once; run the same command
-/// again to go on where you stopped.
+/// corpus. A page on 127.0.0.1 (its address is printed; nothing listens beyond this machine)
+/// shows each pair side by side with the differences highlighted; keys: d (duplicate), n
+/// (not), s (skip), u (undo). --terminal asks in the terminal instead. Every answer is
+/// written at once; run the same command again to go on where you stopped.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The corpus.
@@ -37,6 +39,12 @@ pub struct Args {
     /// Only write the sample, with empty labels, to fill in elsewhere.
     #[arg(long)]
     pub sample_only: bool,
+    /// Ask in the terminal instead of on a page.
+    #[arg(long)]
+    pub terminal: bool,
+    /// The page's port on 127.0.0.1 (0: any free port).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
     /// How to read the corpus.
     #[command(flatten)]
     pub input: CorpusArgs,
@@ -62,35 +70,45 @@ impl Run for Args {
             }
             return write_sample(&self.out, &drawn, &id);
         }
-        let mut session = Session::open(&self.out)?;
-        let pending = session.pending(&drawn, id);
+        let session = Session::open(&self.out)?;
+        let answered_before = session.answered();
+        let mut queue = Queue::new(session, &drawn, id);
+        let (done, left) = queue.done();
         eprintln!(
-            "neardup: {} pairs drawn, {} answered in {}, {} to go",
+            "neardup: {} pairs drawn, {answered_before} answered in {}, {} to go",
             drawn.len(),
-            session.answered(),
             self.out.display(),
-            pending.len()
+            done + left
         );
         let text = |d: u32| texts[d as usize].to_string();
-        let colour = std::io::stdout().is_terminal();
-        let done = terminal::label(
-            &mut session,
-            &pending,
-            &id,
-            &text,
-            &mut std::io::stdin().lock(),
-            &mut invocation.out,
-            colour,
-        )?;
-        eprintln!(
-            "neardup: {} answered now, {} left; labels in {} (neardup calibrate --corpus {} --pairs {})",
-            done.answered,
-            done.left,
-            self.out.display(),
+        let next = format!(
+            "neardup calibrate --corpus {} --pairs {}",
             self.corpus.display(),
             self.out.display()
         );
-        Ok(())
+        if self.terminal {
+            let colour = std::io::stdout().is_terminal();
+            terminal::label(
+                &mut queue,
+                &text,
+                &mut std::io::stdin().lock(),
+                &mut invocation.out,
+                colour,
+            )?;
+            let (done, left) = queue.done();
+            eprintln!("neardup: {done} answered now, {left} left; then: {next}");
+            return Ok(());
+        }
+        let bound = server::bind(self.port)?;
+        eprintln!(
+            "neardup: label at http://{}/ (Ctrl-C stops; every answer is already saved)",
+            bound.address
+        );
+        let context = server::Context {
+            out: self.out.display().to_string(),
+            next,
+        };
+        server::serve(bound, queue, &text, &context)
     }
 }
 

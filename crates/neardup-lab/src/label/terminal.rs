@@ -6,40 +6,28 @@ use std::io::{BufRead, Write};
 
 use anyhow::Result;
 
+use super::queue::Queue;
 use super::sample::ToLabel;
-use super::session::{Answer, Session};
+use super::session::Answer;
 use crate::inspect::diff::{Side, segments};
 
-/// What a session did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Done {
-    /// Answers recorded (skips included), undone ones left out.
-    pub answered: usize,
-    /// Pairs still to label.
-    pub left: usize,
-}
-
-/// Asks for every pair of `pending` in turn; `id` names a document, `text` gives its text.
+/// Asks for every pair left in `queue`; `text` gives a document's text.
 pub fn label(
-    session: &mut Session,
-    pending: &[&ToLabel],
-    id: &dyn Fn(u32) -> String,
+    queue: &mut Queue<'_>,
     text: &dyn Fn(u32) -> String,
     input: &mut dyn BufRead,
     out: &mut dyn Write,
     colour: bool,
-) -> Result<Done> {
-    let mut i = 0;
-    let mut answered = 0;
-    while i < pending.len() {
-        let p = pending[i];
+) -> Result<()> {
+    while let Some(p) = queue.current() {
+        let (done, left) = queue.done();
         show(
             out,
             p,
-            (id(p.a), id(p.b)),
+            queue.ids(p),
             &segments(&text(p.a), &text(p.b)),
             colour,
-            (i, pending.len()),
+            (done, done + left),
         )?;
         write!(out, "[d]uplicate [n]ot [s]kip [u]ndo [q]uit > ")?;
         out.flush()?;
@@ -52,11 +40,8 @@ pub fn label(
             "n" => Answer::Not,
             "s" => Answer::Skip,
             "u" => {
-                if i == 0 {
+                if !queue.undo()? {
                     writeln!(out, "nothing of this session to undo")?;
-                } else if session.undo()? {
-                    i -= 1;
-                    answered -= 1;
                 }
                 continue;
             }
@@ -66,14 +51,9 @@ pub fn label(
                 continue;
             }
         };
-        session.record(p, (id(p.a), id(p.b)), answer)?;
-        answered += 1;
-        i += 1;
+        queue.answer(answer)?;
     }
-    Ok(Done {
-        answered,
-        left: pending.len() - i,
-    })
+    Ok(())
 }
 
 /// One pair: where it is in the session, its stratum and similarity, and the diff.
