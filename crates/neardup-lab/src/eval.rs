@@ -69,9 +69,77 @@ impl Row {
     }
 }
 
+/// The header of `eval --dump-pairs`' file (what `neardup inspect --eval` reads).
+pub const DUMP_HEADER: &str = "config,algorithm,params,id_a,id_b,score,outcome";
+
+/// One pair of a configuration's outcome, for `--dump-pairs`: reported or a missed duplicate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DumpRow {
+    pub a: u32,
+    pub b: u32,
+    /// The algorithm's score of the pair, when it scores pairs.
+    pub score: Option<f64>,
+    /// `true positive`, `false positive`, `unlabelled` (reported, not in a pairs file) or
+    /// `missed` (a duplicate not reported).
+    pub outcome: &'static str,
+}
+
+/// Every reported pair with its outcome, then every duplicate of `truth` not reported.
+fn dump_rows(
+    truth: &Truth,
+    index: &dyn Index,
+    reported: &[neardup::detector::ScoredPair],
+) -> Vec<DumpRow> {
+    let listed: std::collections::HashMap<u64, bool> = match truth {
+        Truth::Clusters { positives, .. } => positives.iter().map(|&p| (p, true)).collect(),
+        Truth::Pairs(pairs) => pairs
+            .iter()
+            .map(|p| (pack(p.a, p.b), p.positive()))
+            .collect(),
+    };
+    let is_cluster_truth = matches!(truth, Truth::Clusters { .. });
+    let mut out: Vec<DumpRow> = reported
+        .iter()
+        .map(|p| DumpRow {
+            a: p.a,
+            b: p.b,
+            score: Some(p.score),
+            outcome: match listed.get(&pack(p.a, p.b)) {
+                Some(true) => "true positive",
+                Some(false) => "false positive",
+                None if is_cluster_truth => "false positive",
+                None => "unlabelled",
+            },
+        })
+        .collect();
+    let found: std::collections::HashSet<u64> = reported.iter().map(|p| pack(p.a, p.b)).collect();
+    let mut missed: Vec<u64> = listed
+        .iter()
+        .filter(|&(p, &positive)| positive && !found.contains(p))
+        .map(|(&p, _)| p)
+        .collect();
+    missed.sort_unstable();
+    out.extend(missed.into_iter().map(|p| {
+        let (a, b) = neardup::pairs::unpack(p);
+        DumpRow {
+            a,
+            b,
+            score: index.score(a as usize, b as usize),
+            outcome: "missed",
+        }
+    }));
+    out
+}
+
 /// Evaluates one configuration on `corpus` against `truth`; a failure becomes the row's
-/// `error`, and the index's warnings go to stderr.
-pub fn evaluate_one(corpus: &Corpus, truth: &Truth, config: &Config, seed: u64) -> Row {
+/// `error`, and the index's warnings go to stderr. With `dump`, its pairs are kept there.
+pub fn evaluate_one(
+    corpus: &Corpus,
+    truth: &Truth,
+    config: &Config,
+    seed: u64,
+    dump: Option<&mut Vec<DumpRow>>,
+) -> Row {
     let docs = corpus.texts();
     let result = (|| -> anyhow::Result<Row> {
         let detector = neardup::registry::detector(&config.algorithm, &config.params)?;
@@ -88,6 +156,9 @@ pub fn evaluate_one(corpus: &Corpus, truth: &Truth, config: &Config, seed: u64) 
             docs.len(),
         )?;
         let scored = auc_sample(truth, docs.len(), built.index.as_ref(), seed);
+        if let Some(dump) = dump {
+            *dump = dump_rows(truth, built.index.as_ref(), &queried.pairs);
+        }
         let input = EvalInput {
             docs: docs.len(),
             text_bytes: corpus.text_bytes(),

@@ -205,3 +205,75 @@ fn inspect_a_corpus_shows_the_near_misses_dedup_drops() {
     ]);
     assert!(e.contains("--below"), "{e}");
 }
+
+/// An eval run's pairs (`eval --dump-pairs`), grouped by outcome: the counts are eval's own
+/// (true positives + false positives = reported pairs, true positives + missed = true pairs).
+#[test]
+fn inspect_an_eval_run_shows_missed_and_false_pairs() {
+    let d = fresh_dir("inspect", "eval");
+    let corpus = d.join("labelled.jsonl");
+    let docs = chain_corpus(24, 6, 10);
+    let lines: Vec<String> = docs
+        .iter()
+        .map(|(id, text)| {
+            // A chain and its copy are one cluster; the unrelated documents are alone.
+            let cluster = id
+                .starts_with('c')
+                .then(|| id.split('-').next().unwrap().to_string());
+            serde_json::json!({"id": id, "text": text, "cluster": cluster}).to_string()
+        })
+        .collect();
+    std::fs::write(&corpus, lines.join("\n") + "\n").unwrap();
+    let dump = d.join("dump.csv");
+    let csv = ok(&[
+        "eval",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "threshold=0.5",
+        "--dump-pairs",
+        dump.to_str().unwrap(),
+    ]);
+    let field = |name: &str| -> u64 {
+        let mut l = csv.lines();
+        let header: Vec<&str> = l.next().unwrap().split(',').collect();
+        let row: Vec<&str> = l.next().unwrap().split(',').collect();
+        row[header.iter().position(|h| *h == name).unwrap()]
+            .parse::<f64>()
+            .unwrap() as u64
+    };
+    let got: serde_json::Value = serde_json::from_str(&ok(&[
+        "inspect",
+        "--eval",
+        dump.to_str().unwrap(),
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--format",
+        "json",
+        "--html",
+        d.join("eval.html").to_str().unwrap(),
+    ]))
+    .unwrap();
+    let count = |name: &str| -> u64 {
+        got["bands"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["name"] == name)
+            .map_or(0, |b| b["count"].as_u64().unwrap())
+    };
+    assert_eq!(count("true positive"), field("tp"));
+    assert_eq!(count("false positive"), field("fp"));
+    assert_eq!(count("missed"), field("fn"));
+    assert!(field("fn") > 0, "the chains' far ends are missed at 0.5");
+    let e = err(&[
+        "inspect",
+        "--eval",
+        corpus.to_str().unwrap(),
+        "--corpus",
+        corpus.to_str().unwrap(),
+    ]);
+    assert!(e.contains("not a pairs dump"), "{e}");
+}

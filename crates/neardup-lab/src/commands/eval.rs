@@ -57,13 +57,23 @@ pub fn configs(algorithms: &[(usize, String)], params: &[(usize, String)]) -> Re
 }
 
 /// Runs the evaluation and prints it.
+/// What an evaluation is asked for besides the corpus and the configurations.
+#[derive(Debug, Clone, Copy)]
+pub struct Asked<'a> {
+    /// Labelled pairs (else the corpus's cluster labels).
+    pub pairs: Option<&'a Path>,
+    pub format: OutputFormat,
+    /// Seed of the negative-pair sample behind roc_auc.
+    pub seed: u64,
+    /// Where to dump every configuration's pairs.
+    pub dump_pairs: Option<&'a Path>,
+}
+
 pub fn run(
     corpus_path: &Path,
     options: &LoadOptions,
-    pairs_path: Option<&Path>,
     configs: &[Config],
-    format: OutputFormat,
-    seed: u64,
+    asked: Asked<'_>,
     out: &mut impl Write,
 ) -> Result<()> {
     // Validate every configuration before loading anything: a typo fails fast.
@@ -79,17 +89,29 @@ pub fn run(
             corpus.first_skip.as_deref().unwrap_or("")
         );
     }
-    let truth = match pairs_path {
+    let (format, seed) = (asked.format, asked.seed);
+    let truth = match asked.pairs {
         Some(p) => Truth::Pairs(pairs::load(p, &corpus)?),
         None => Truth::from_labels(corpus.labels()),
     };
     if format == OutputFormat::Csv {
         eval::write_csv_header(out)?;
     }
+    let mut dump = asked.dump_pairs.map(Dump::new);
     let mut failed = Vec::new();
     for config in configs {
         // Each row is out as soon as it is done: a later failure loses nothing.
-        let row = eval::evaluate_one(&corpus, &truth, config, seed);
+        let mut pairs = Vec::new();
+        let row = eval::evaluate_one(
+            &corpus,
+            &truth,
+            config,
+            seed,
+            dump.is_some().then_some(&mut pairs),
+        );
+        if let Some(d) = dump.as_mut() {
+            d.add(&row, &pairs, &corpus)?;
+        }
         match format {
             OutputFormat::Csv => eval::write_csv_row(&row, out)?,
             OutputFormat::Json => eval::write_json_row(&row, out)?,
@@ -99,6 +121,9 @@ pub fn run(
             eprintln!("neardup: {} ({}) failed: {e}", row.algorithm, row.params);
             failed.push(row.algorithm.clone());
         }
+    }
+    if let Some(d) = dump {
+        d.write()?;
     }
     if !failed.is_empty() {
         bail!(
@@ -138,6 +163,11 @@ pub struct Args {
     /// Seed of the negative-pair sample behind roc_auc.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Also write every configuration's reported pairs and missed duplicates here (CSV:
+    /// config, algorithm, params, id_a, id_b, score, outcome), to look at with `neardup
+    /// inspect --eval FILE --corpus CORPUS`.
+    #[arg(long, value_name = "FILE")]
+    pub dump_pairs: Option<PathBuf>,
     /// How to read the corpus.
     #[command(flatten)]
     pub input: CorpusArgs,
@@ -149,14 +179,70 @@ impl Run for Args {
             &invocation.positioned(&["eval"], "algorithms"),
             &invocation.positioned(&["eval"], "params"),
         )?;
+        let asked = Asked {
+            pairs: self.pairs.as_deref(),
+            format: self.format,
+            seed: self.seed,
+            dump_pairs: self.dump_pairs.as_deref(),
+        };
         run(
             &self.corpus,
             &self.input.options(),
-            self.pairs.as_deref(),
             &configs,
-            self.format,
-            self.seed,
+            asked,
             &mut invocation.out,
         )
+    }
+}
+
+/// `--dump-pairs`: every configuration's reported and missed pairs as CSV (`config`,
+/// `algorithm`, `params`, `id_a`, `id_b`, `score`, `outcome`), written atomically once every
+/// configuration is done — what `neardup inspect --eval FILE` shows.
+struct Dump {
+    path: PathBuf,
+    text: String,
+    configs: usize,
+}
+
+impl Dump {
+    fn new(path: &Path) -> Dump {
+        Dump {
+            path: path.to_path_buf(),
+            text: format!("{}\n", eval::DUMP_HEADER),
+            configs: 0,
+        }
+    }
+
+    fn add(
+        &mut self,
+        row: &eval::Row,
+        pairs: &[eval::DumpRow],
+        corpus: &corpus::Corpus,
+    ) -> Result<()> {
+        let mut w = csv::Writer::from_writer(Vec::new());
+        for p in pairs {
+            w.write_record([
+                self.configs.to_string(),
+                row.algorithm.clone(),
+                row.params.clone(),
+                corpus.id(p.a as usize).to_string(),
+                corpus.id(p.b as usize).to_string(),
+                p.score.map_or(String::new(), |s| s.to_string()),
+                p.outcome.to_string(),
+            ])?;
+        }
+        self.text.push_str(std::str::from_utf8(&w.into_inner()?)?);
+        self.configs += 1;
+        Ok(())
+    }
+
+    fn write(self) -> Result<()> {
+        neardup_dedup::fsutil::write_bytes(&self.path, self.text.as_bytes())?;
+        eprintln!(
+            "neardup: wrote the pairs of {} configurations to {}",
+            self.configs,
+            self.path.display()
+        );
+        Ok(())
     }
 }

@@ -7,6 +7,7 @@ use anyhow::Result;
 
 use super::invocation::{Invocation, Run};
 use crate::inspect::corpus::{Configuration, inspect_corpus};
+use crate::inspect::eval_dump::inspect_eval;
 use crate::inspect::{Inspection, Sampling, html, inspect};
 
 /// See what a `neardup dedup` run found: pairs sampled per similarity band (just above the
@@ -18,7 +19,9 @@ use crate::inspect::{Inspection, Sampling, html, inspect};
 ///
 /// Or, without a dedup run, a corpus under a configuration (--corpus FILE [--algorithm A]
 /// [--param k=v]…): its pairs down to --below under the threshold are shown too, the near
-/// misses verification rejects and a dedup output does not keep.
+/// misses verification rejects and a dedup output does not keep. Or an eval run (--eval
+/// FILE --corpus FILE, from `neardup eval --dump-pairs FILE`): the duplicates a
+/// configuration missed, its false positives and its true positives.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The output directory of a `neardup dedup` run (or give --corpus).
@@ -33,6 +36,13 @@ pub struct Args {
     /// `key=value` parameters of the algorithm (with --corpus; repeatable).
     #[arg(long = "param", value_name = "KEY=VALUE", requires = "corpus")]
     pub params: Vec<String>,
+    /// An `eval --dump-pairs` file to look at (with --corpus): its pairs grouped by outcome —
+    /// the duplicates it missed, its false positives, its true positives.
+    #[arg(long, value_name = "FILE", requires = "corpus")]
+    pub eval: Option<PathBuf>,
+    /// Which configuration of the --eval file (0 = the first).
+    #[arg(long, default_value_t = 0, requires = "eval")]
+    pub config: usize,
     /// How far under the threshold rejected pairs are shown (with --corpus).
     #[arg(long, default_value_t = 0.1, requires = "corpus")]
     pub below: f64,
@@ -83,6 +93,12 @@ impl Run for Args {
         }
         let (found, default_page) = match (&self.output, &self.corpus) {
             (Some(dir), _) => (inspect(dir, sampling)?, dir.join("inspect.html")),
+            (None, Some(corpus)) if self.eval.is_some() => {
+                let dump = self.eval.as_deref().expect("matched");
+                let options = self.input.options();
+                let found = inspect_eval(dump, corpus, &options, self.config, sampling)?;
+                (found, PathBuf::from("inspect.html"))
+            }
             (None, Some(corpus)) => {
                 let params = crate::params::parse_params(&self.params)?;
                 let config = Configuration {

@@ -10,6 +10,7 @@
 
 pub mod corpus;
 pub mod diff;
+pub mod eval_dump;
 pub mod html;
 pub mod tables;
 pub mod texts;
@@ -187,7 +188,15 @@ pub fn assemble(
     texts: impl FnOnce(&HashSet<&str>) -> Result<HashMap<String, String>>,
 ) -> Result<Inspection> {
     let threshold = threshold_of(&found.algorithm, &found.params);
-    let bands = bands(&found.pairs, threshold, sampling);
+    let bands = if found
+        .pairs
+        .iter()
+        .any(|p| eval_dump::OUTCOMES.contains(&p.stage.as_str()))
+    {
+        by_outcome(&found.pairs, sampling)
+    } else {
+        bands(&found.pairs, threshold, sampling)
+    };
     let largest = largest(&found.clusters, sampling);
     let mut wanted: HashSet<&str> = HashSet::new();
     for p in bands.iter().flat_map(|(_, _, _, (_, s))| s.iter()) {
@@ -295,6 +304,24 @@ fn bands(pairs: &[PairRow], threshold: Option<f64>, sampling: Sampling) -> Bande
         .collect()
 }
 
+/// The pairs of an eval run grouped by outcome (missed duplicates first), each group sampled.
+fn by_outcome(pairs: &[PairRow], sampling: Sampling) -> Banded<'_> {
+    eval_dump::OUTCOMES
+        .iter()
+        .map(|&outcome| {
+            let inside: Vec<&PairRow> = pairs.iter().filter(|p| p.stage == outcome).collect();
+            let count = inside.len();
+            (
+                outcome.to_string(),
+                f64::NAN,
+                f64::NAN,
+                (count, sample(inside, sampling)),
+            )
+        })
+        .filter(|b| b.3.0 > 0)
+        .collect()
+}
+
 /// `per_band` of `pairs` drawn by a seeded hash (the same sample on every run), by similarity.
 fn sample(mut pairs: Vec<&PairRow>, sampling: Sampling) -> Vec<&PairRow> {
     let key = |p: &PairRow| {
@@ -374,6 +401,10 @@ fn view(
 
 /// What deduplication did with the two documents, in words.
 fn decision(a: &str, b: &str, decisions: &BTreeMap<&str, &ClusterRow>) -> String {
+    if decisions.is_empty() {
+        // An eval run: the pair's outcome is its stage; no document was removed.
+        return String::new();
+    }
     let fate = |id: &str| match decisions.get(id) {
         Some(c) if c.kept => format!("{id} kept"),
         Some(c) => format!("{id} removed for {}", c.representative),
