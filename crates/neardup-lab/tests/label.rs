@@ -107,3 +107,44 @@ fn a_session_writes_every_answer_undoes_and_resumes() {
     let e = err(&again);
     assert!(e.contains("labels.csv:1: not a labels file"), "{e}");
 }
+
+/// `--from OUT_DIR` stratifies by the similarity the dedup run used: the same sample as
+/// giving its parameters by hand, another one than the defaults'.
+#[test]
+fn from_a_dedup_run_uses_its_parameters() {
+    let d = fresh_dir("label", "from");
+    let corpus = d.join("corpus.jsonl");
+    write_jsonl(&corpus, &chain_corpus(32, 6, 10));
+    let run = d.join("run");
+    let c = corpus.to_str().unwrap();
+    ok(&[
+        "dedup",
+        c,
+        "-o",
+        run.to_str().unwrap(),
+        "--param",
+        "k=3",
+        "--param",
+        "num_perm=64",
+    ]);
+    let sample = |name: &str, extra: &[&str]| {
+        let out = d.join(name);
+        let mut args = vec![
+            "label",
+            "--corpus",
+            c,
+            "--out",
+            out.to_str().unwrap(),
+            "--sample-only",
+        ];
+        args.extend_from_slice(extra);
+        ok(&args);
+        std::fs::read_to_string(out).unwrap()
+    };
+    let from = sample("from.csv", &["--from", run.to_str().unwrap()]);
+    assert_eq!(
+        from,
+        sample("by-hand.csv", &["--param", "k=3", "--param", "num_perm=64"])
+    );
+    assert_ne!(from, sample("defaults.csv", &[]));
+}

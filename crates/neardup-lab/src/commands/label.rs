@@ -33,6 +33,10 @@ pub struct Args {
     /// its banding and cutoff are the sampler's).
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
+    /// A minhash-lsh `neardup dedup` output whose parameters (shingles, signature) the
+    /// strata follow, so the labels judge the similarity that run used; --param overrides.
+    #[arg(long, value_name = "OUT_DIR")]
+    pub from: Option<PathBuf>,
     /// Seed of the sample (the same seed draws the same pairs: what makes resuming work).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -55,7 +59,11 @@ impl Run for Args {
         if self.per_stratum == 0 {
             anyhow::bail!("--per-stratum must be at least 1");
         }
-        let params = crate::params::parse_params(&self.params)?;
+        let mut params = match &self.from {
+            Some(dir) => run_params(dir)?,
+            None => Default::default(),
+        };
+        params.extend(crate::params::parse_params(&self.params)?);
         neardup::registry::detector("minhash-lsh", &params)?;
         let corpus = crate::corpus::load(&self.corpus, &self.input.options())?;
         let texts = corpus.texts();
@@ -136,4 +144,33 @@ fn write_sample(
         out.display()
     );
     Ok(())
+}
+
+/// The build parameters a minhash-lsh dedup run in `dir` ran with (its `summary.json`),
+/// without those the sampler sets itself.
+fn run_params(dir: &std::path::Path) -> Result<neardup::detector::ParamMap> {
+    let path = dir.join("summary.json");
+    let summary: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+    )
+    .map_err(|e| anyhow::anyhow!("{}: not JSON: {e}", path.display()))?;
+    if summary["algorithm"] != "minhash-lsh" {
+        anyhow::bail!(
+            "{}: the run used {}; --from needs a minhash-lsh run (its estimate makes the strata)",
+            path.display(),
+            summary["algorithm"]
+        );
+    }
+    let mut params = summary["params"].as_object().cloned().unwrap_or_default();
+    for own in [
+        "threshold",
+        "bands",
+        "rows",
+        "min_similarity",
+        "tuning",
+        "verify",
+    ] {
+        params.remove(own);
+    }
+    Ok(params)
 }

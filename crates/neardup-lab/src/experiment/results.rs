@@ -7,6 +7,7 @@
 //! | `experiment`, `dataset`, `edit`, `rate`, `edit_spec`, `seed` | where the corpus came from |
 //! | `docs`, `corpus_sha256` | the corpus |
 //! | `algorithm`, `label`, `build_params`, `query_params` | the configuration (grid keys only) |
+//! | `resolved_params` | every build and query parameter as it ran (defaults filled in and resolved: minhash-lsh's threshold, bands, rows) |
 //! | every quality and count column of `metrics::METRICS`, in order | see `metrics` |
 //! | `stats` | what the index reports about itself, e.g. `unsigned_docs=12` (I-Match) |
 //! | `error` | the algorithm's error when the cell failed (metrics empty) |
@@ -41,6 +42,8 @@ pub struct ResultRow {
     pub build_params: String,
     /// Query parameters as given.
     pub query_params: String,
+    /// Every build and query parameter as it ran (empty when the cell failed).
+    pub resolved_params: String,
     /// Query parameters, all of them (for charts that sweep one).
     pub query_full: neardup::detector::ParamMap,
     /// Build parameters, all of them.
@@ -134,6 +137,7 @@ pub fn collect(outcome: &RunOutcome, cache_dir: &Path) -> Result<Results> {
                 query_index: qi,
                 build_params: render_params(&cell.given),
                 query_params: render_params(&q.given),
+                resolved_params: resolved(&cell.algorithm, &cell.given, &q.given),
                 query_full: q.params.clone(),
                 build_full: cell.params.clone(),
                 docs: corpus.docs,
@@ -151,12 +155,41 @@ pub fn collect(outcome: &RunOutcome, cache_dir: &Path) -> Result<Results> {
     Ok(results)
 }
 
+/// Every parameter of a cell's query point as it ran (the lab's `clusters` key left as
+/// given).
+fn resolved(
+    algorithm: &str,
+    build: &neardup::detector::ParamMap,
+    query: &neardup::detector::ParamMap,
+) -> String {
+    let Ok((overrides, _)) = super::clustering::split(query) else {
+        return String::new();
+    };
+    let mut given = build.clone();
+    given.extend(overrides);
+    neardup::registry::detector(algorithm, &given).map_or_else(
+        |_| String::new(),
+        |d| {
+            let mut p = d.resolved_params();
+            p.extend(d.query_params());
+            p.extend(
+                query
+                    .iter()
+                    .filter(|(k, _)| k.as_str() == super::clustering::CLUSTERS_KEY)
+                    .map(|(k, v)| (k.clone(), v.clone())),
+            );
+            render_params(&p)
+        },
+    )
+}
+
 fn failed_row(planned: &PlannedCell, cell: &CellResult, corpus: &CorpusTruth) -> ResultRow {
     ResultRow {
         cell: planned.clone(),
         query_index: 0,
         build_params: render_params(&cell.given),
         query_params: String::new(),
+        resolved_params: String::new(),
         query_full: Default::default(),
         build_full: cell.params.clone(),
         docs: corpus.docs,
@@ -249,6 +282,7 @@ pub fn results_frame(experiment: &str, rows: &[ResultRow]) -> PolarsResult<DataF
         Column::new("label".into(), s(&|r| r.cell.label.clone())),
         Column::new("build_params".into(), s(&|r| r.build_params.clone())),
         Column::new("query_params".into(), s(&|r| r.query_params.clone())),
+        Column::new("resolved_params".into(), s(&|r| r.resolved_params.clone())),
     ];
     for m in crate::metrics::columns() {
         match m.kind {
