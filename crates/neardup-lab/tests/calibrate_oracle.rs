@@ -127,7 +127,7 @@ fn check(corpus_path: &std::path::Path, k: &str) {
     ]);
     let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     assert_eq!(rows.len(), 2, "word and character shingles");
-    let corpus = load(&corpus_path, &LoadOptions::default()).unwrap();
+    let corpus = load(corpus_path, &LoadOptions::default()).unwrap();
     let texts = corpus.texts();
     for row in &rows {
         let f = |k: &str| row[k].as_f64().unwrap_or_else(|| panic!("{k} in {row}"));
