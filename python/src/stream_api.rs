@@ -172,9 +172,7 @@ impl StreamKernel {
     fn new(algorithm: &str, params: &str) -> PyResult<Self> {
         let map = parse_params(params)?;
         let detector = neardup::registry::detector(algorithm, &map).map_err(errors::library)?;
-        let mut ran = detector.resolved_params();
-        ran.extend(detector.query_params());
-        let resolved_params = serde_json::Value::Object(ran).to_string();
+        let resolved_params = serde_json::Value::Object(detector.resolved_params()).to_string();
         let stream = detector.streaming().ok_or_else(|| {
             let streamed: Vec<&str> = neardup::registry::algorithms()
                 .iter()

@@ -141,10 +141,12 @@ pub fn evaluate_one(
     dump: Option<&mut Vec<DumpRow>>,
 ) -> Row {
     let docs = corpus.texts();
+    // What ran, also on a failed row (empty when the configuration itself is invalid).
+    let resolved = neardup::registry::detector(&config.algorithm, &config.params)
+        .map(|d| render_params(&d.resolved_params()))
+        .unwrap_or_default();
     let result = (|| -> anyhow::Result<Row> {
         let detector = neardup::registry::detector(&config.algorithm, &config.params)?;
-        let mut resolved = detector.resolved_params();
-        resolved.extend(detector.query_params());
         let built = harness::build(detector.as_ref(), &docs)?;
         for w in built.index.warnings() {
             eprintln!("neardup: warning: {w}");
@@ -173,7 +175,7 @@ pub fn evaluate_one(
         Ok(Row {
             algorithm: config.algorithm.clone(),
             params: render_params(&config.params),
-            resolved_params: render_params(&resolved),
+            resolved_params: resolved.clone(),
             docs: docs.len(),
             metrics: compute_all(&input),
             stats: built.index.stats(),
@@ -183,13 +185,7 @@ pub fn evaluate_one(
     result.unwrap_or_else(|e| Row {
         algorithm: config.algorithm.clone(),
         params: render_params(&config.params),
-        resolved_params: neardup::registry::detector(&config.algorithm, &config.params)
-            .map(|d| {
-                let mut resolved = d.resolved_params();
-                resolved.extend(d.query_params());
-                render_params(&resolved)
-            })
-            .unwrap_or_default(),
+        resolved_params: resolved.clone(),
         docs: docs.len(),
         metrics: Vec::new(),
         stats: ParamMap::new(),

@@ -161,8 +161,9 @@ pub trait Detector: Send + Sync + Debug {
     fn build_params(&self) -> ParamMap;
     /// All query parameters, defaults filled in.
     fn query_params(&self) -> ParamMap;
-    /// All build parameters as they run ([`Algorithm::resolve`]): what a record of a run
-    /// reports (`summary.json`, `eval`, calibrate).
+    /// Every parameter as it runs: the build parameters resolved ([`Algorithm::resolve`])
+    /// and the query parameters — what a record of a run reports (`summary.json`, `eval`,
+    /// calibrate).
     fn resolved_params(&self) -> ParamMap;
     /// Builds the index over `docs`.
     fn build(&self, docs: &[&str]) -> Result<Box<dyn Index>>;
@@ -313,7 +314,9 @@ impl<A: Algorithm> Detector for Configured<A> {
         to_map(&self.query)
     }
     fn resolved_params(&self) -> ParamMap {
-        to_map(&A::resolve(&self.params))
+        let mut all = to_map(&A::resolve(&self.params));
+        all.extend(to_map(&self.query));
+        all
     }
     fn build(&self, docs: &[&str]) -> Result<Box<dyn Index>> {
         if docs.len() > u32::MAX as usize {

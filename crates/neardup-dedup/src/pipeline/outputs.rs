@@ -254,11 +254,7 @@ impl Run<'_> {
             text_field: self.options.text_field.clone(),
             id_field: self.options.id_field.clone(),
             algorithm: self.detector.name().to_string(),
-            params: {
-                let mut p = self.detector.resolved_params();
-                p.extend(self.detector.query_params());
-                p
-            },
+            params: self.detector.resolved_params(),
             streamed: self.stream.is_some(),
             spilled: docs.spill.is_some(),
             keep: self.options.keep,

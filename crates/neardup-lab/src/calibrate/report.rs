@@ -278,9 +278,7 @@ fn to_json(o: &Outcome, command: &str) -> Value {
 /// threshold, bands and rows of minhash-lsh), `None` when it has none.
 fn resolved_params(o: &Outcome) -> Option<String> {
     let detector = neardup::registry::detector(&o.algorithm, &o.all_params()).ok()?;
-    let mut p = detector.resolved_params();
-    p.extend(detector.query_params());
-    Some(render_params(&p))
+    Some(render_params(&detector.resolved_params()))
 }
 
 /// What deduplicating with the chosen setting would do, when it was measured.

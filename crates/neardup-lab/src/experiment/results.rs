@@ -171,7 +171,6 @@ fn resolved(
         |_| String::new(),
         |d| {
             let mut p = d.resolved_params();
-            p.extend(d.query_params());
             p.extend(
                 query
                     .iter()

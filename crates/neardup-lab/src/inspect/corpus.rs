@@ -36,8 +36,7 @@ pub fn inspect_corpus(
     let corpus = load(path, options)?;
     let texts = corpus.texts();
     let detector = neardup::registry::detector(config.algorithm, config.params)?;
-    let mut params = detector.resolved_params();
-    params.extend(detector.query_params());
+    let params = detector.resolved_params();
     let threshold = threshold_of(config.algorithm, &params);
     let index = detector.build(&texts)?;
     let mut overrides = ParamMap::new();

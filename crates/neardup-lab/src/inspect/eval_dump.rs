@@ -59,8 +59,7 @@ pub fn inspect_eval(
             .collect::<Vec<_>>(),
     )?;
     let detector = neardup::registry::detector(&algorithm, &given)?;
-    let mut params = detector.resolved_params();
-    params.extend(detector.query_params());
+    let params = detector.resolved_params();
     let corpus = load(corpus_path, options)?;
     let by_id: HashMap<&str, usize> = (0..corpus.len()).map(|i| (corpus.id(i), i)).collect();
     let found = Found {
