@@ -432,6 +432,49 @@ pub fn cluster_pairs(
     let want = (RANDOM_NEGATIVES_PER_DUPLICATE * take as u64)
         .max(MIN_RANDOM_NEGATIVES)
         .min(stratum);
+    let drawn = random_pairs(
+        docs,
+        want,
+        |p| is_positive(p) || hard_all.contains(&p),
+        &mut rng,
+    );
+    let random_weight = stratum as f64 / drawn.len().max(1) as f64;
+    out.extend(drawn.into_iter().map(|p| (p, false, random_weight)));
+    out.sort_unstable_by_key(|w| w.0);
+    out
+}
+
+/// `k` of `items` drawn uniformly without replacement (a partial Fisher–Yates shuffle; all
+/// of them, in their order, when `k` covers them), sorted.
+fn uniform_sample(items: Vec<u64>, k: usize, rng: &mut SplitMix64) -> Vec<u64> {
+    if k >= items.len() {
+        return items;
+    }
+    let mut drawn = draw(items, k, rng);
+    drawn.sort_unstable();
+    drawn
+}
+
+/// `k` of `items` drawn uniformly without replacement, in the order drawn (a partial
+/// Fisher–Yates shuffle; all of them, shuffled, when `k` covers them).
+pub(crate) fn draw<T>(mut items: Vec<T>, k: usize, rng: &mut SplitMix64) -> Vec<T> {
+    let k = k.min(items.len());
+    for i in 0..k {
+        let j = i + rng.below((items.len() - i) as u64) as usize;
+        items.swap(i, j);
+    }
+    items.truncate(k);
+    items
+}
+
+/// Up to `want` distinct uniformly random pairs (packed) of `docs` documents that `excluded`
+/// does not hold, drawn by rejection (at most 100 × `want` + 1,000 tries).
+pub(crate) fn random_pairs(
+    docs: usize,
+    want: u64,
+    excluded: impl Fn(u64) -> bool,
+    rng: &mut SplitMix64,
+) -> std::collections::BTreeSet<u64> {
     let mut drawn = std::collections::BTreeSet::new();
     let mut attempts = 0u64;
     while (drawn.len() as u64) < want && attempts < 100 * want + 1000 {
@@ -442,28 +485,11 @@ pub fn cluster_pairs(
             continue;
         }
         let p = pack(a.min(b), a.max(b));
-        if !is_positive(p) && !hard_all.contains(&p) {
+        if !excluded(p) {
             drawn.insert(p);
         }
     }
-    let random_weight = stratum as f64 / drawn.len().max(1) as f64;
-    out.extend(drawn.into_iter().map(|p| (p, false, random_weight)));
-    out.sort_unstable_by_key(|w| w.0);
-    out
-}
-
-/// `k` of `items` drawn uniformly without replacement (a partial Fisher–Yates shuffle; all
-/// of them, in their order, when `k` covers them), sorted.
-fn uniform_sample(mut items: Vec<u64>, k: usize, rng: &mut SplitMix64) -> Vec<u64> {
-    if k < items.len() {
-        for i in 0..k {
-            let j = i + rng.below((items.len() - i) as u64) as usize;
-            items.swap(i, j);
-        }
-        items.truncate(k);
-        items.sort_unstable();
-    }
-    items
+    drawn
 }
 
 #[cfg(test)]

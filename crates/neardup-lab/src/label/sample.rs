@@ -10,6 +10,8 @@ use anyhow::Result;
 use neardup::detector::{ParamMap, ScoredPair};
 use neardup::hash::SplitMix64;
 use neardup::pairs::pack;
+
+use crate::calibrate::statistics::{self, draw};
 use serde_json::json;
 
 /// Lowest estimate a banded stratum holds; pairs below are in the `random` stratum.
@@ -73,7 +75,7 @@ pub fn stratified(
         low = high;
     }
     out.extend(
-        random_pairs(texts.len(), &reported, per_stratum, &mut rng)
+        random_stratum(texts.len(), &reported, per_stratum, &mut rng)
             .into_iter()
             .map(|p| ToLabel {
                 similarity: index.score(p.a as usize, p.b as usize).unwrap_or(0.0),
@@ -85,20 +87,9 @@ pub fn stratified(
     Ok(out)
 }
 
-/// `k` of `items` uniformly without replacement (all of them when `k` covers them).
-fn draw<T>(mut items: Vec<T>, k: usize, rng: &mut SplitMix64) -> Vec<T> {
-    let k = k.min(items.len());
-    for i in 0..k {
-        let j = i + rng.below((items.len() - i) as u64) as usize;
-        items.swap(i, j);
-    }
-    items.truncate(k);
-    items
-}
-
 /// Up to `k` uniformly random pairs among those `reported` does not hold, weighted by how
 /// many such pairs the corpus has.
-fn random_pairs(
+fn random_stratum(
     docs: usize,
     reported: &[ScoredPair],
     k: usize,
@@ -107,17 +98,8 @@ fn random_pairs(
     let banded: std::collections::HashSet<u64> = reported.iter().map(|p| pack(p.a, p.b)).collect();
     let total = docs as u64 * (docs as u64).saturating_sub(1) / 2;
     let population = total - banded.len() as u64;
-    let want = (k as u64).min(population) as usize;
-    let mut drawn = std::collections::BTreeSet::new();
-    let mut attempts = 0;
-    while drawn.len() < want && attempts < 100 * want + 1000 {
-        attempts += 1;
-        let (x, y) = (rng.below(docs as u64) as u32, rng.below(docs as u64) as u32);
-        let p = pack(x.min(y), x.max(y));
-        if x != y && !banded.contains(&p) {
-            drawn.insert(p);
-        }
-    }
+    let want = (k as u64).min(population);
+    let drawn = statistics::random_pairs(docs, want, |p| banded.contains(&p), rng);
     let weight = population as f64 / drawn.len().max(1) as f64;
     drawn
         .into_iter()
