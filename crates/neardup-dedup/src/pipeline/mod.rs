@@ -55,6 +55,7 @@ pub use options::{
     ClusterMode, DEFAULT_CHECKPOINT_BYTES, DedupOptions, Keep, Stage, StageReport, TableFormat,
 };
 pub use sketch_file::sketch_file;
+pub use summary::{SizeBucket, size_buckets};
 
 use std::time::Instant;
 

@@ -81,22 +81,9 @@ impl Decisions {
         self.kept.iter().filter(|&&k| !k).count() as u64
     }
 
-    /// Clusters of two or more by size, in buckets 2, 3–4, 5–8, … up to the largest.
+    /// Clusters of two or more by size (see [`super::summary::size_buckets`]).
     fn size_buckets(&self) -> Vec<SizeBucket> {
-        let largest = self.sizes.iter().copied().max().unwrap_or(0);
-        let mut buckets = Vec::new();
-        let (mut min, mut max) = (2u32, 2u32);
-        while min <= largest {
-            let inside = self.sizes.iter().filter(|&&s| s >= min && s <= max);
-            buckets.push(SizeBucket {
-                min,
-                max,
-                clusters: inside.clone().count() as u64,
-                documents: inside.map(|&s| s as u64).sum(),
-            });
-            (min, max) = (max + 1, max.saturating_mul(2));
-        }
-        buckets
+        super::summary::size_buckets(&self.sizes)
     }
 }
 

@@ -83,6 +83,25 @@ pub struct SizeBucket {
     pub documents: u64,
 }
 
+/// Clusters of two or more documents by size, in buckets 2, 3–4, 5–8, … up to the largest;
+/// `sizes` holds each cluster's size (sizes below 2 are not clusters and are left out).
+pub fn size_buckets(sizes: &[u32]) -> Vec<SizeBucket> {
+    let largest = sizes.iter().copied().max().unwrap_or(0);
+    let mut buckets = Vec::new();
+    let (mut min, mut max) = (2u32, 2u32);
+    while min <= largest {
+        let inside = sizes.iter().filter(|&&s| s >= min && s <= max);
+        buckets.push(SizeBucket {
+            min,
+            max,
+            clusters: inside.clone().count() as u64,
+            documents: inside.map(|&s| s as u64).sum(),
+        });
+        (min, max) = (max + 1, max.saturating_mul(2));
+    }
+    buckets
+}
+
 /// One of the largest clusters.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LargeCluster {

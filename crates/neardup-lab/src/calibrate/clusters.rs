@@ -6,7 +6,7 @@
 //! the largest cluster, documents removed below the threshold, and, on a cluster-labelled
 //! corpus, B-cubed precision, recall and F1 and ARI against the labels.
 
-use neardup::detector::{Detector, ParamMap, ScoredPair};
+use neardup::detector::{ParamMap, ScoredPair};
 
 use crate::experiment::clustering::{self, Mode};
 use crate::metrics::{EvalInput, compute_all};
@@ -40,11 +40,6 @@ impl ClusterEffects {
     }
 }
 
-/// Whether `detector`'s clusters can be verified (it compares any pair).
-fn verifiable(detector: &dyn Detector) -> bool {
-    detector.streaming().is_some() || detector.compares_any_pair()
-}
-
 /// One metric's value among `compute_all`'s.
 fn value(values: &[(&str, Option<f64>)], name: &str) -> Option<f64> {
     values
@@ -65,7 +60,7 @@ pub(crate) fn effects(
     let index = detector.build(texts)?;
     let pairs: Vec<ScoredPair> = index.query(&ParamMap::new())?;
     let ab: Vec<(u32, u32)> = pairs.iter().map(|p| (p.a, p.b)).collect();
-    let compares = verifiable(detector.as_ref());
+    let compares = clustering::compares_any_pair(detector.as_ref());
     let no_labels = Truth::from_labels(&vec![None; texts.len()]);
     let mut table = None;
     let mut measure = |mode: Option<Mode>| {

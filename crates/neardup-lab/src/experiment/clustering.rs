@@ -71,7 +71,7 @@ pub fn check(detector: &dyn Detector, query: &ParamMap) -> Result<(), String> {
             rest.keys().cloned().collect::<Vec<_>>().join(", ")
         ));
     }
-    if detector.streaming().is_none() && !detector.compares_any_pair() {
+    if !compares_any_pair(detector) {
         return Err(format!(
             "`{CLUSTERS_KEY}` needs an algorithm that compares any pair (a streamed one, or \
              minhash-lsh with verify = \"exact\"); {} in this configuration does not",
@@ -79,6 +79,12 @@ pub fn check(detector: &dyn Detector, query: &ParamMap) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Whether `detector` can compare any two documents, as anchoring needs: on the signatures of
+/// its streamed split, or by an index that judges any pair.
+pub fn compares_any_pair(detector: &dyn Detector) -> bool {
+    detector.streaming().is_some() || detector.compares_any_pair()
 }
 
 /// The anchored clusters of one query point.

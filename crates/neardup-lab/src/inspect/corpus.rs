@@ -15,6 +15,7 @@ use super::tables::{ClusterRow, PairRow};
 use super::{Found, Inspection, Sampling, assemble, threshold_of};
 use crate::corpus::{LoadOptions, load};
 use crate::experiment::clustering::comparer;
+use neardup_dedup::pipeline::size_buckets;
 
 /// What a configuration finds in a corpus file.
 #[derive(Debug, Clone)]
@@ -79,7 +80,7 @@ pub fn inspect_corpus(
         documents: texts.len() as u64,
         removed,
         removed_below_threshold: verified.then_some(0),
-        cluster_sizes: size_buckets(&cluster_sizes(&clusters)),
+        cluster_sizes: serde_json::to_value(size_buckets(&cluster_sizes(&clusters)))?,
         pairs,
         clusters,
     };
@@ -118,26 +119,5 @@ fn cluster_sizes(rows: &[ClusterRow]) -> Vec<u32> {
     rows.iter()
         .filter(|r| r.kept)
         .map(|r| r.cluster_size)
-        .collect()
-}
-
-/// Clusters of two or more documents by size (2, 3–4, 5–8, …), as `summary.json` counts
-/// them.
-fn size_buckets(size: &[u32]) -> serde_json::Value {
-    let mut buckets: Vec<(u32, u32, u64, u64)> = Vec::new();
-    for &s in size.iter().filter(|&&s| s >= 2) {
-        let bucket = (s - 1).ilog2() as usize;
-        while buckets.len() <= bucket {
-            let i = buckets.len() as u32;
-            buckets.push(((1 << i) + 1, 1 << (i + 1), 0, 0));
-        }
-        buckets[bucket].2 += 1;
-        buckets[bucket].3 += u64::from(s);
-    }
-    buckets
-        .iter()
-        .map(|&(min, max, clusters, documents)| {
-            json!({"min": min, "max": max, "clusters": clusters, "documents": documents})
-        })
         .collect()
 }
