@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 mod common;
-use common::{err, neardup, ok};
+use common::{err, neardup, ok, shared_data};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -38,25 +38,6 @@ fn tmp(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("neardup-cli-{}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d.join(name)
-}
-
-/// The shared corpora: `$NEARDUP_DATA_DIR`, else `../shared/datasets` beside the checkout.
-/// Missing data fails under CI (where ../shared is always present) and is reported otherwise.
-fn shared_data() -> Option<PathBuf> {
-    let dir = std::env::var_os("NEARDUP_DATA_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("../shared/datasets"));
-    if dir.join("bible-en.jsonl.gz").is_file() {
-        Some(dir)
-    } else if std::env::var_os("CI").is_some() {
-        panic!("CI must provide the shared corpora at {}", dir.display());
-    } else {
-        eprintln!(
-            "shared corpora not found at {}: test not run",
-            dir.display()
-        );
-        None
-    }
 }
 
 #[test]
@@ -416,7 +397,9 @@ fn edit_is_deterministic_and_atomic() {
 
 #[test]
 fn shared_datasets_verify() {
-    let Some(dir) = shared_data() else { return };
+    let Some(dir) = shared_data("bible-en.jsonl.gz") else {
+        return;
+    };
     let out = ok(&["datasets", "verify", "--data-dir", dir.to_str().unwrap()]);
     for name in ["bible-en", "licenses", "licenses-notices", "20news"] {
         assert!(
@@ -441,7 +424,9 @@ fn shared_datasets_verify() {
 
 #[test]
 fn shared_bible_loads_with_labels() {
-    let Some(dir) = shared_data() else { return };
+    let Some(dir) = shared_data("bible-en.jsonl.gz") else {
+        return;
+    };
     let bible = dir.join("bible-en.jsonl.gz");
     let out = ok(&[
         "eval",

@@ -1,5 +1,6 @@
 //! Running the `neardup` binary from the integration tests.
 
+use std::path::PathBuf;
 use std::process::{Command, Output};
 
 #[allow(dead_code)] // each test crate uses part of it
@@ -33,4 +34,24 @@ pub fn err(args: &[&str]) -> String {
     let out = neardup(args);
     assert!(!out.status.success(), "neardup {args:?} should fail");
     String::from_utf8(out.stderr).expect("UTF-8 stderr")
+}
+
+/// The shared corpora (`$NEARDUP_DATA_DIR`, else `../shared/datasets` beside the checkout),
+/// when `file` is there. Missing data fails under CI (where ../shared is always present) and
+/// is reported otherwise.
+#[allow(dead_code)] // each test crate uses part of it
+pub fn shared_data(file: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("NEARDUP_DATA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/datasets")
+        });
+    if dir.join(file).is_file() {
+        Some(dir)
+    } else if std::env::var_os("CI").is_some() {
+        panic!("CI must provide the shared corpora at {}", dir.display());
+    } else {
+        eprintln!("{file} not found in {}: test not run", dir.display());
+        None
+    }
 }
