@@ -62,7 +62,7 @@ import glob as _glob
 import json
 import os
 import time
-from typing import TYPE_CHECKING, Any, Dict, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union
 
 import numpy as np
 
@@ -790,6 +790,7 @@ def dedup(
     keep: str = "first",
     partitions: Optional[int] = None,
     clusters: str = "verified",
+    progress: Optional[Callable[[str], None]] = None,
     **params: Any,
 ) -> Dict[str, Any]:
     """Deduplicates ``paths`` (files, directories, globs: JSONL, CSV, Parquet, optionally
@@ -805,6 +806,9 @@ def dedup(
     CPUs). ``clusters``: ``"verified"`` (a document is removed only in the name of a kept
     one within the threshold: each component cut until that holds) or ``"connected"``
     (connected components of the verified pairs), as ``neardup dedup --clusters``.
+    ``progress``, if given, is called on the driver with each stage's name (``"sketch"``,
+    ``"candidates"``, ``"verify"``, ``"components"``, ``"clusters"``, ``"outputs"``) as the
+    stage starts, before any of its work is submitted.
     """
     import ray
     from ray.data.context import DataContext, ShuffleStrategy
@@ -832,7 +836,7 @@ def dedup(
     context.shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
     try:
         summary = _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
-                       text_column, id_column, keep, partitions, kernel, clusters)
+                       text_column, id_column, keep, partitions, kernel, clusters, progress)
     finally:
         context.shuffle_strategy = saved_strategy
 
@@ -845,7 +849,7 @@ def dedup(
 
 
 def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_column,
-         keep, partitions, kernel, clusters):
+         keep, partitions, kernel, clusters, progress):
     F = len(sources)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     P = partitions or max(2, 2 * cpus)
@@ -854,11 +858,16 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     timings = {}
     started = time.perf_counter()
 
+    def begin(name):
+        if progress is not None:
+            progress(name)
+        return time.perf_counter()
+
     def stage(name, t0):
         timings[name] = round(time.perf_counter() - t0, 3)
 
     # 1. sketch: one row per input file in, one row per document out.
-    t0 = time.perf_counter()
+    t0 = begin("sketch")
     inputs = ray.data.from_items([{"file": f} for f in range(F)], override_num_blocks=F)
     sketched = inputs.map_batches(
         _sketch_inputs, batch_size=1, batch_format="numpy",
@@ -878,7 +887,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     stage("sketch", t0)
 
     # 2. band keys → candidate pairs, grouped by a hash partition of (band, key).
-    t0 = time.perf_counter()
+    t0 = begin("candidates")
     keys = sketched.map_batches(
         _band_keys, batch_format="pyarrow",
         fn_kwargs=dict(algorithm=algorithm, params=params_json, partitions=P))
@@ -889,7 +898,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # 3. verify: pairs meet a's signature, then b's. Only candidate documents' signatures
     # need to travel: when they are few enough, their sorted numbers are broadcast and the
     # other signatures stay where they are.
-    t0 = time.perf_counter()
+    t0 = begin("verify")
     pairs = 0
     broadcast = None
     if candidates.count():
@@ -908,7 +917,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     stage("verify", t0)
 
     # 4. components: large-star / small-star until a pair of rounds changes nothing.
-    t0 = time.perf_counter()
+    t0 = begin("components")
     rounds = 0
     verified_edges = edges if pairs else None
     if pairs:
@@ -933,7 +942,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # 5. clusters: each component anchored on the document kept for it (cut with "verified",
     # only measured with "connected"): members with their signatures and the verified pairs
     # among them meet at the root's partition, found from the stars.
-    t0 = time.perf_counter()
+    t0 = begin("clusters")
     documents = sketched.map_batches(_document_rows, batch_format="pyarrow")
     if pairs:
         routed = sketched.map_batches(
@@ -955,7 +964,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     stage("clusters", t0)
 
     # 6. outputs: roots by file, clusters by the root's file, shards by file.
-    t0 = time.perf_counter()
+    t0 = begin("outputs")
     rooted = documents.groupby("file", num_partitions=P_files).map_groups(
         _roots_of_file, batch_format="pyarrow").materialize()
     roots_per_file = _per_file_sums(rooted.select_columns(["file", "root_rank"]),

@@ -1,0 +1,121 @@
+"""neardup.ray.dedup on a simulated cluster of three Ray nodes on this machine (one CPU each,
+small object stores with spilling to disk): the clusters and kept lines equal `neardup
+dedup`'s byte for byte, and a worker node lost mid-run costs nothing but time.
+
+A node is lost the way a machine is: `Cluster.remove_node` kills its raylet, its object
+store and its workers, so the blocks stored there (sketched documents, candidate pairs, edges
+of the components rounds) and the tasks running there are gone. The run then completes
+through Ray's own fault tolerance: Ray Data's tasks are retried on the surviving nodes and
+lost blocks are rebuilt by re-running the tasks that made them (lineage reconstruction),
+which is possible because every stage is a task over blocks owned by the driver, with no
+actor holding state. The tests kill the node from the driver's ``progress`` callback as the
+stage starts, while the blocks of the stages before it are spread over the three nodes."""
+
+import json
+import os
+import subprocess
+
+import pyarrow.parquet as pq
+import pytest
+
+from conftest import make_corpus
+
+if os.environ.get("CI"):
+    import ray  # CI installs it: a missing Ray must fail, not skip
+else:
+    ray = pytest.importorskip("ray")
+
+from ray.cluster_utils import Cluster  # noqa: E402
+
+import neardup.ray as nray  # noqa: E402
+from test_ray import canonical  # noqa: E402
+
+FILES = 6
+OBJECT_STORE = 100 << 20  # small: blocks spill to disk, as on a cluster under pressure
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory):
+    spill = tmp_path_factory.mktemp("spill")
+    config = {"object_spilling_config": json.dumps(
+        {"type": "filesystem", "params": {"directory_path": str(spill)}})}
+    c = Cluster(initialize_head=True, head_node_args=dict(
+        num_cpus=1, object_store_memory=OBJECT_STORE, _system_config=config))
+    for _ in range(2):
+        c.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+    c.wait_for_nodes()
+    ray.init(address=c.address, include_dashboard=False, log_to_driver=False,
+             configure_logging=False)
+    yield c
+    ray.shutdown()
+    c.shutdown()
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    """About 4,000 documents over six JSONL files, copies often in another file than their
+    source."""
+    texts = make_corpus(n_sources=2000, seed=20261125)
+    root = tmp_path_factory.mktemp("corpus")
+    paths = []
+    for f in range(FILES):
+        path = root / f"part{f}.jsonl"
+        with open(path, "w", encoding="utf-8") as out:
+            for i in range(f, len(texts), FILES):
+                out.write(json.dumps({"id": f"d{i:05d}", "text": texts[i]}) + "\n")
+        paths.append(str(path))
+    return paths
+
+
+@pytest.fixture(scope="module")
+def expected(cli, corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("cli") / "out"
+    done = subprocess.run([cli, "dedup", *corpus, "--output", str(out), "--param",
+                           "threshold=0.7"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def worker_nodes(cluster):
+    return list(cluster.worker_nodes)
+
+
+def assert_same_as_cli(expected, output, summary):
+    want = pq.read_table(expected / "clusters.parquet")
+    assert want.column("kept").to_pylist().count(False) > 100  # the corpus has duplicates
+    assert canonical(nray.read_clusters(output)).equals(canonical(want))
+    cli_files = sorted((expected / "deduplicated").iterdir())
+    assert len(cli_files) == len(summary["deduplicated"]) == FILES
+    for a, b in zip(cli_files, sorted(summary["deduplicated"])):
+        assert a.read_bytes() == open(b, "rb").read(), (a, b)
+
+
+def test_three_nodes_equal_one_machine(cluster, corpus, expected, tmp_path):
+    assert len(ray.nodes()) == 3 and ray.cluster_resources()["CPU"] == 3
+    stages = []
+    summary = nray.dedup(corpus, output=str(tmp_path / "ray"), threshold=0.7,
+                         progress=stages.append)
+    assert stages == ["sketch", "candidates", "verify", "components", "clusters", "outputs"]
+    assert_same_as_cli(expected, str(tmp_path / "ray"), summary)
+
+
+@pytest.mark.parametrize("stage", ["candidates", "components"])
+def test_a_node_lost_mid_run_costs_only_time(cluster, corpus, expected, tmp_path, stage):
+    """The node is killed as `stage` starts; the run completes with the same bytes, on the
+    two nodes left. A replacement node is added afterwards for the next test."""
+    victim = worker_nodes(cluster)[0]
+    killed = []
+
+    def progress(name):
+        if name == stage and not killed:
+            cluster.remove_node(victim, allow_graceful=False)
+            killed.append(name)
+
+    summary = nray.dedup(corpus, output=str(tmp_path / "ray"), threshold=0.7,
+                         progress=progress)
+    assert killed == [stage]
+    alive = [n for n in ray.nodes() if n["Alive"]]
+    assert len(alive) == 2
+    assert_same_as_cli(expected, str(tmp_path / "ray"), summary)
+    cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+    cluster.wait_for_nodes()
