@@ -14,7 +14,7 @@ python3 "$peers/make_corpus.py" --docs "$docs" --edit-rate 0.02 --seed 42 --out 
 out="$work/results.jsonl"
 : > "$out"
 bash "$peers/run.sh" --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" >> "$out" 2> "$work/peers.header"
-tasks="shingle_word5 minhash128_sketch minhash128_end_to_end minhash128_oph_end_to_end lsh_insert_query simhash64_end_to_end"
+tasks="shingle_word5 minhash128_sketch minhash128_end_to_end minhash128_oph_end_to_end lsh_insert_query minhash_lsh_end_to_end simhash64_end_to_end"
 tasks="$tasks $("$bin" algorithms | cut -d' ' -f1 | tr '\n' ' ')"
 for task in $tasks; do
     "$bin" bench --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" --task "$task" >> "$out"

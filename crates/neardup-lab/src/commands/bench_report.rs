@@ -76,7 +76,7 @@ fn parse(path: &Path) -> Result<Vec<Line>> {
 pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()> {
     let lines = parse(results)?;
     let header = peers_header.map(read_header).transpose()?.flatten();
-    let mut s = introduction(header.as_ref());
+    let mut s = introduction(header.as_ref(), &peers(&lines));
     measurements_table(&mut s, &lines);
     ratios_table(&mut s, &lines);
     targets_table(&mut s, &lines);
@@ -104,9 +104,20 @@ fn find<'l>(lines: &'l [Line], tool: &str, task: &str) -> Option<&'l Line> {
     lines.iter().find(|l| l.tool == tool && l.task == task)
 }
 
-/// Title, how it was measured, the corpus and the machine.
-fn introduction(header: Option<&Value>) -> String {
-    let mut s = String::from("# Performance: neardup against datasketch and rensa\n\n");
+/// The peers measured in the run, in the order of their first line.
+fn peers(lines: &[Line]) -> Vec<&str> {
+    let mut seen: Vec<&str> = Vec::new();
+    for l in lines.iter().filter(|l| l.tool != "neardup") {
+        if !seen.contains(&l.tool.as_str()) {
+            seen.push(&l.tool);
+        }
+    }
+    seen
+}
+
+/// Title, how it was measured, the corpus, the versions and the machine.
+fn introduction(header: Option<&Value>, peers: &[&str]) -> String {
+    let mut s = format!("# Performance: neardup against {}\n\n", peers.join(", "));
     let _ = writeln!(
         s,
         "Every figure below was measured in one run of `just bench-peers` (scripts/bench-peers.sh): the peer kit \
@@ -115,19 +126,21 @@ fn introduction(header: Option<&Value>) -> String {
          17 % between runs).\n"
     );
     if let Some(h) = header {
+        let versions: Vec<String> = peers
+            .iter()
+            .chain(&["numpy"])
+            .map(|tool| format!("{tool} {}", h[*tool].as_str().unwrap_or("not installed")))
+            .collect();
         let _ = writeln!(
             s,
-            "Corpus `{}`: {} documents, {} MB, sha256 `{}`, {} planted pairs. Python {}, datasketch {}, rensa {}, numpy {}; {} \
-             CPUs.\n",
+            "Corpus `{}`: {} documents, {} MB, sha256 `{}`, {} planted pairs. Python {}, {}; {} CPUs.\n",
             h["corpus"].as_str().unwrap_or("?"),
             h["docs"],
             h["mb"],
             h["sha256"].as_str().unwrap_or("?"),
             h["planted_pairs"],
             h["python"].as_str().unwrap_or("?"),
-            h["datasketch"].as_str().unwrap_or("?"),
-            h["rensa"].as_str().unwrap_or("?"),
-            h["numpy"].as_str().unwrap_or("?"),
+            versions.join(", "),
             h["cpus"]
         );
     }
@@ -156,6 +169,7 @@ fn measurements_table(s: &mut String, lines: &[Line]) {
             "blocks",
             "api",
             "weighting",
+            "error",
         ]
         .iter()
         .filter_map(|k| {
@@ -187,8 +201,8 @@ fn ratios_table(s: &mut String, lines: &[Line]) {
     // Ratios per task.
     let mut ratios: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for l in lines.iter().filter(|l| l.tool == "neardup") {
-        for peer in ["datasketch", "rensa"] {
-            if let Some(p) = get(peer, &l.task) {
+        for peer in peers(lines) {
+            if let Some(p) = get(peer, &l.task).filter(|p| p.docs_per_s > 0.0) {
                 ratios
                     .entry(l.task.clone())
                     .or_default()
@@ -291,6 +305,38 @@ fn targets_table(s: &mut String, lines: &[Line]) {
     );
     if let Some(l) = recall_line {
         let _ = writeln!(s, "{l}");
+    }
+    pairs_against_gaoya(s, lines);
+}
+
+/// Text → verified pairs against gaoya, at the kit's setting: at least 20× its speed, with
+/// recall and precision on the planted pairs at least its own.
+fn pairs_against_gaoya(s: &mut String, lines: &[Line]) {
+    let task = "minhash_lsh_end_to_end";
+    let (Some(ours), Some(gaoya)) = (find(lines, "neardup", task), find(lines, "gaoya", task))
+    else {
+        return;
+    };
+    if gaoya.docs_per_s <= 0.0 {
+        return;
+    }
+    target_row(
+        s,
+        "Text → verified pairs ÷ gaoya",
+        Some(ours.docs_per_s / gaoya.docs_per_s),
+        20.0,
+        "×",
+        true,
+    );
+    for measure in ["recall", "precision"] {
+        let get = |l: &Line| l.extra.get(measure).and_then(Value::as_f64);
+        if let (Some(a), Some(b)) = (get(ours), get(gaoya)) {
+            let _ = writeln!(
+                s,
+                "| Text → verified pairs: {measure} on planted pairs (goal ≥ gaoya's {b:.4}) | {a:.4} | {} |",
+                if a >= b { "yes" } else { "**no**" }
+            );
+        }
     }
 }
 
