@@ -7,7 +7,9 @@
 # take hours; NEARDUP_DEDUP_MEMORY=1GiB adds a row of `neardup dedup --memory 1GiB` (the spilled
 # join); NEARDUP_DEDUP_REPEAT (default 3) sets neardup's repeats; NEARDUP_BENCH_APPEND=1 keeps
 # the rows of earlier runs in reports/dedup/results.jsonl (add a size without rerunning the
-# others); NEARDUP_BENCH_DIR sets the work directory (corpora are large: 1.4 KB a document).
+# others); NEARDUP_BENCH_DIR sets the work directory (corpora are large: 1.4 KB a document);
+# NEARDUP_DEDUP_BASELINE=BIN adds a row of an earlier build's `neardup dedup` (label
+# `baseline`, its revision in `version`), measured in the same run for an A/B.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sizes=("${@:-200000}")
@@ -38,6 +40,10 @@ for docs in "${sizes[@]}"; do
             --repeat 1 >> "$out" 2> "$work/peers-$docs.header"
     fi
     "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat "$repeat" >> "$out"
+    if [ -n "${NEARDUP_DEDUP_BASELINE:-}" ]; then
+        "$NEARDUP_DEDUP_BASELINE" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" \
+            --repeat "$repeat" --label baseline >> "$out"
+    fi
     "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat "$repeat" \
         --label peers-setting "${peer_setting[@]}" >> "$out"
     if [ -n "${NEARDUP_DEDUP_MEMORY:-}" ]; then

@@ -18,16 +18,37 @@ import sys
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bar_chart import write_bars  # noqa: E402
+
+# argv: inputs (JSON), output, CPUs, nodes (0: one local Ray), stage at which a worker node
+# is killed ("" for none).
 RAY_CHILD = r"""
 import json, sys, time
 import ray
 import neardup.ray as nray
+inputs, output, cpus, nodes, kill = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 t0 = time.perf_counter()
-ray.init(num_cpus=int(sys.argv[3]), include_dashboard=False, log_to_driver=False)
+cluster = None
+if nodes:
+    from ray.cluster_utils import Cluster
+    cluster = Cluster(initialize_head=True, head_node_args=dict(num_cpus=1))
+    for _ in range(nodes - 1):
+        cluster.add_node(num_cpus=1)
+    cluster.wait_for_nodes()
+    ray.init(address=cluster.address, include_dashboard=False, log_to_driver=False)
+else:
+    ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
 t1 = time.perf_counter()
-summary = nray.dedup(json.loads(sys.argv[1]), output=sys.argv[2])
+def progress(stage):
+    if stage == kill:
+        cluster.remove_node(list(cluster.worker_nodes)[0], allow_graceful=False)
+summary = nray.dedup(inputs, output=output, progress=progress)
 t2 = time.perf_counter()
 print(json.dumps({"init_s": t1 - t0, "dedup_s": t2 - t1, "summary": summary}))
+ray.shutdown()
+if cluster:
+    cluster.shutdown()
 """
 
 
@@ -81,6 +102,15 @@ def canonical(table):
         ("kept", pa.bool_())]))
 
 
+# (row name, simulated nodes of one CPU each (0: one local Ray with --cpus), stage at whose
+# start a worker node is killed).
+RAY_RUNS = [
+    ("neardup.ray.dedup (local Ray, CPUS CPUs)", 0, ""),
+    ("neardup.ray.dedup (3 simulated nodes, 1 CPU each)", 3, ""),
+    ("neardup.ray.dedup (3 nodes, one killed as candidates start)", 3, "candidates"),
+]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus")
@@ -117,33 +147,42 @@ def main():
     cli_rss = after.ru_maxrss / 1024
     cli_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
 
-    stop, peaks = threading.Event(), {}
-    sampler = threading.Thread(target=sample_ray, args=(stop, peaks), daemon=True)
-    sampler.start()
-    t0 = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", RAY_CHILD, json.dumps(parts),
-                           os.path.join(args.work, "ray"), str(args.cpus)],
-                          check=True, capture_output=True, text=True)
-    ray_total = time.perf_counter() - t0
-    stop.set()
-    sampler.join()
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    summary = result["summary"]
-
-    expected = canonical(pq.read_table(os.path.join(cli_out, "clusters.parquet")))
-    got = canonical(nray.read_clusters(os.path.join(args.work, "ray")))
-    equal = got.equals(expected)
     cli_summary = json.load(open(os.path.join(cli_out, "summary.json")))
-
-    rows = [
-        ("neardup dedup (one process)", cli_s, cli_s, f"{cli_rss:,.0f} (process)", cli_cpu),
-        ("neardup.ray.dedup (local Ray)", ray_total, result["dedup_s"],
-         f'{peaks.get("worker", 0):,.0f} per worker; {peaks.get("sum", 0):,.0f} all Ray processes',
-         float("nan")),
-    ]
+    expected = canonical(pq.read_table(os.path.join(cli_out, "clusters.parquet")))
+    rows = [("neardup dedup (one process)", cli_s, cli_s, f"{cli_rss:,.0f} (process)", cli_cpu)]
+    checks, results = [], []
+    for name, nodes, kill in RAY_RUNS:
+        out = os.path.join(args.work, "ray")
+        subprocess.run(["rm", "-rf", out], check=True)
+        stop, peaks = threading.Event(), {}
+        sampler = threading.Thread(target=sample_ray, args=(stop, peaks), daemon=True)
+        sampler.start()
+        t0 = time.perf_counter()
+        done = subprocess.run([sys.executable, "-c", RAY_CHILD, json.dumps(parts), out,
+                               str(args.cpus), str(nodes), kill],
+                              check=True, capture_output=True, text=True)
+        total = time.perf_counter() - t0
+        stop.set()
+        sampler.join()
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+        got = canonical(nray.read_clusters(out))
+        checks.append((name, got.equals(expected), result["summary"]))
+        results.append((name, result))
+        rows.append((name.replace("CPUS", str(args.cpus)), total, result["dedup_s"],
+                     f'{peaks.get("worker", 0):,.0f} per worker; {peaks.get("sum", 0):,.0f} '
+                     "all Ray processes", float("nan")))
+    result = results[0][1]
+    summary = result["summary"]
+    equal = all(ok for _, ok, _ in checks)
     stages = ", ".join(f"{k} {v:.1f} s" for k, v in summary["stages_seconds"].items())
+    os.makedirs(args.out, exist_ok=True)
+    write_bars(os.path.join(args.out, "time.svg"),
+               f"{docs:,} documents: seconds of deduplication (shorter is faster)", "seconds",
+               [(name, work, name.startswith("neardup dedup")) for name, _, work, _, _ in rows])
     lines = [
         "# neardup.ray.dedup against neardup dedup",
+        "",
+        "![Seconds of deduplication per run](time.svg)",
         "",
         "Regenerate: `just bench-ray` (`bash scripts/bench-ray.sh 1000000`). Corpus: the peers'",
         f"`make_corpus.py --docs {docs} --edit-rate 0.02 --seed 42`, {mb:,.0f} MB of text, split",
@@ -159,12 +198,15 @@ def main():
         lines.append(f"| {name} | {total:.1f} | {work:.1f} | {mb / work:.1f} | {rss} | {cpu_s} |")
     lines += [
         "",
-        f"Same clusters as `neardup dedup`: **{'yes' if equal else 'NO'}** "
+        "Same clusters as `neardup dedup`: "
+        + "; ".join(f"{name.replace('CPUS', str(args.cpus))}: **{'yes' if ok else 'NO'}**"
+                    for name, ok, _ in checks) + " "
         f"({cli_summary['documents']:,} documents, {cli_summary['pairs']:,} verified pairs, "
         f"{cli_summary['removed']:,} removed; Ray: {summary['pairs']:,} pairs, "
         f"{summary['removed']:,} removed). Ray overhead: "
-        f"{result['dedup_s'] / cli_s:.1f}× the one-process time (ray.init "
-        f"{result['init_s']:.1f} s not counted). Ray stages: {stages}; "
+        + ", ".join(f"{r['dedup_s'] / cli_s:.1f}× ({name.replace('CPUS', str(args.cpus))})"
+                    for name, r in results)
+        + f" of the one-process time (starting Ray not counted). Ray stages, local Ray: {stages}; "
         f"{summary['component_rounds']} star rounds, {summary['partitions']} partitions; "
         "signatures shuffled for verification: "
         + ("every live document's" if summary.get("broadcast_candidate_documents") is None

@@ -11,6 +11,9 @@ import math
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bar_chart import write_bars  # noqa: E402
+
 
 def load(path):
     rows = []
@@ -64,11 +67,19 @@ def main(src, dst):
         mb = group[0]["mb"]
         out.append(f"## {n:,} documents ({mb:,.1f} MB of text)")
         out.append("")
-        out.append("| tool | config | s | MB/s | cpu s | peak RSS MB | clusters | removed | recall | precision | time / neardup default |")
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        chart = f"time-{n}.svg"
+        write_bars(os.path.join(os.path.dirname(dst), chart),
+                   f"{n:,} documents: seconds, file in to outputs written (shorter is faster)",
+                   "seconds",
+                   [(f"{r['tool']} {r.get('config', 'default') if r['tool'] == 'neardup' else '9 × 13'}",
+                     r["seconds"], r["tool"] == "neardup") for r in group if "error" not in r])
+        out.append(f"![Seconds per pipeline at {n:,} documents]({chart})")
+        out.append("")
+        out.append("| tool | config | s | MB/s | cpu s | peak RSS MB | clusters | removed | recall | precision | time / neardup default | build |")
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
         for r in group:
             if "error" in r:
-                out.append(f"| {r['tool']} | failed | | | | | | | | | {r['error'][:80]} |")
+                out.append(f"| {r['tool']} | failed | | | | | | | | | {r['error'][:80]} | {r.get('version', '')} |")
                 continue
             config = r.get("config", "default") if r["tool"] == "neardup" else "9 × 13"
             if r.get("spilled"):
@@ -78,7 +89,7 @@ def main(src, dst):
                 f"| {r['tool']} | {config} | {fmt(r['seconds'])} | {fmt(r['mb_per_s'], 1)} | "
                 f"{fmt(r.get('cpu_s'), 1)} | {fmt(r.get('peak_rss_mb'))} | {fmt(r.get('clusters'))} | "
                 f"{fmt(r.get('removed'))} | {fmt(r.get('recall'), 3)} | {fmt(r.get('precision'), 3)} | "
-                f"{fmt(ratio, 1) + '×' if ratio else ''} |"
+                f"{fmt(ratio, 1) + '×' if ratio else ''} | {r.get('version', '')} |"
             )
         out.append("")
         ours = [r for r in group if r["tool"] == "neardup"]

@@ -9,6 +9,7 @@ pub const FIXED_TASKS: &[&str] = &[
     "minhash128_end_to_end",
     "minhash128_oph_end_to_end",
     "lsh_insert_query",
+    "minhash_lsh_end_to_end",
     "simhash64_end_to_end",
     "hamming_all_pairs",
     "dedup_end_to_end",
