@@ -108,9 +108,10 @@ pub struct Args {
     /// before, then add the inputs to it. Needs an algorithm that streams.
     #[arg(long, value_name = "DIR")]
     pub index: Option<PathBuf>,
-    /// Do not keep compressed JSONL inputs inflated under DIR/stages/ between the sketch and
+    /// Do not keep gzipped JSONL inputs inflated under DIR/stages/ between the sketch and
     /// outputs stages (the copy takes as much disk as the inflated text, until the outputs
-    /// are written; without it the outputs stage inflates the inputs again).
+    /// are written; without it the outputs stage inflates the inputs again, as it always does
+    /// for .zst, which inflates faster than the copy is read back).
     #[arg(long)]
     pub no_inflated_copy: bool,
     /// How much text of an input file the sketch stage reads between checkpoints (each
