@@ -12,6 +12,7 @@ mod common;
 
 use std::path::Path;
 
+use common::dedup_corpus::fresh_dir;
 use common::{ok, shared_data};
 use neardup_lab::corpus::{LoadOptions, load};
 use neardup_lab::params::parse_params;
@@ -162,9 +163,7 @@ fn labels_from_the_stratified_sample_estimate_the_corpus() {
         return;
     };
     let corpus_path = data.join("licenses.jsonl.gz");
-    let dir = std::env::temp_dir().join(format!("neardup-label-oracle-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = fresh_dir("calibrate-oracle", "label");
     let sample = dir.join("sample.csv");
     ok(&[
         "label",
