@@ -252,44 +252,44 @@ fn registered_algorithm(
     t: &TaskInput<'_>,
     extra: &mut serde_json::Map<String, Value>,
 ) -> Result<(f64, f64)> {
-    let detector = neardup::registry::detector(t.task, &ParamMap::new())?;
-    let (pairs, w, c) = best_of(t.repeat, || -> Result<_> {
-        let index = detector.build(t.docs)?;
-        Ok(index.query(&ParamMap::new())?)
-    });
-    let pairs = pairs?;
-    if let Some(truth) = &t.truth {
-        add_recall(extra, pairs.iter().map(|p| (p.a, p.b)), truth);
-    }
-    Ok((w, c))
+    detector_pairs(t, extra, t.task, &ParamMap::new())
 }
 
 /// `minhash_lsh_end_to_end`: text → verified pairs as the peer kit runs gaoya, fastsketchlsh
-/// and dedup-rs: lower-cased whitespace words, word 5-shingles, 128 permutations banded 9 × 13,
-/// pairs kept when their estimated Jaccard is at least 0.8.
+/// and dedup-rs: the peers' shingles ([`peer_features`]), 128 permutations banded 9 × 13,
+/// pairs kept when their estimated Jaccard is at least the threshold (0.8).
 fn minhash_lsh_peer_setting(
     t: &TaskInput<'_>,
     extra: &mut serde_json::Map<String, Value>,
 ) -> Result<(f64, f64)> {
-    let params = neardup::detector::params(&[
-        ("tokenizer", json!("whitespace")),
-        ("language", json!("en")),
-        ("unicode", json!("none")),
-        ("fold_width", json!(false)),
-        ("collapse_whitespace", json!(false)),
+    let mut params = neardup::detector::to_map(&peer_features());
+    for (key, value) in [
         ("bands", json!(9)),
         ("rows", json!(13)),
         ("threshold", json!(t.threshold)),
         ("verify", json!("estimate")),
-    ]);
-    let detector = neardup::registry::detector("minhash-lsh", &params)?;
+    ] {
+        params.insert(key.into(), value);
+    }
+    extra.insert("bands".into(), json!(9));
+    extra.insert("rows".into(), json!(13));
+    detector_pairs(t, extra, "minhash-lsh", &params)
+}
+
+/// Builds algorithm `name` with `params` on the corpus and queries every pair, end to end
+/// from text (best of `repeat`), with recall against the truth when there is one.
+fn detector_pairs(
+    t: &TaskInput<'_>,
+    extra: &mut serde_json::Map<String, Value>,
+    name: &str,
+    params: &ParamMap,
+) -> Result<(f64, f64)> {
+    let detector = neardup::registry::detector(name, params)?;
     let (pairs, w, c) = best_of(t.repeat, || -> Result<_> {
         let index = detector.build(t.docs)?;
         Ok(index.query(&ParamMap::new())?)
     });
     let pairs = pairs?;
-    extra.insert("bands".into(), json!(9));
-    extra.insert("rows".into(), json!(13));
     if let Some(truth) = &t.truth {
         add_recall(extra, pairs.iter().map(|p| (p.a, p.b)), truth);
     }
