@@ -152,6 +152,7 @@ def main():
     rows = [("neardup dedup (one process)", cli_s, cli_s, f"{cli_rss:,.0f} (process)", cli_cpu)]
     checks, results = [], []
     for name, nodes, kill in RAY_RUNS:
+        name = name.replace("CPUS", str(args.cpus))
         out = os.path.join(args.work, "ray")
         subprocess.run(["rm", "-rf", out], check=True)
         stop, peaks = threading.Event(), {}
@@ -168,7 +169,7 @@ def main():
         got = canonical(nray.read_clusters(out))
         checks.append((name, got.equals(expected), result["summary"]))
         results.append((name, result))
-        rows.append((name.replace("CPUS", str(args.cpus)), total, result["dedup_s"],
+        rows.append((name, total, result["dedup_s"],
                      f'{peaks.get("worker", 0):,.0f} per worker; {peaks.get("sum", 0):,.0f} '
                      "all Ray processes", float("nan")))
     result = results[0][1]
@@ -199,12 +200,12 @@ def main():
     lines += [
         "",
         "Same clusters as `neardup dedup`: "
-        + "; ".join(f"{name.replace('CPUS', str(args.cpus))}: **{'yes' if ok else 'NO'}**"
+        + "; ".join(f"{name}: **{'yes' if ok else 'NO'}**"
                     for name, ok, _ in checks) + " "
         f"({cli_summary['documents']:,} documents, {cli_summary['pairs']:,} verified pairs, "
         f"{cli_summary['removed']:,} removed; Ray: {summary['pairs']:,} pairs, "
         f"{summary['removed']:,} removed). Ray overhead: "
-        + ", ".join(f"{r['dedup_s'] / cli_s:.1f}× ({name.replace('CPUS', str(args.cpus))})"
+        + ", ".join(f"{r['dedup_s'] / cli_s:.1f}× ({name})"
                     for name, r in results)
         + f" of the one-process time (starting Ray not counted). Ray stages, local Ray: {stages}; "
         f"{summary['component_rounds']} star rounds, {summary['partitions']} partitions; "

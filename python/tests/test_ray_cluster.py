@@ -77,10 +77,6 @@ def expected(cli, corpus, tmp_path_factory):
     return out
 
 
-def worker_nodes(cluster):
-    return list(cluster.worker_nodes)
-
-
 def assert_same_as_cli(expected, output, summary):
     want = pq.read_table(expected / "clusters.parquet")
     assert want.column("kept").to_pylist().count(False) > 100  # the corpus has duplicates
@@ -105,7 +101,7 @@ def test_a_node_lost_mid_run_costs_only_time(cluster, corpus, expected, tmp_path
     """The node is killed as `stage` starts; the run completes with the same bytes, on the
     two nodes left, having rebuilt blocks the node held (the driver's Ray core worker says
     so on its standard error). A replacement node is added afterwards for the next test."""
-    victim = worker_nodes(cluster)[0]
+    victim = list(cluster.worker_nodes)[0]
     killed = []
 
     def progress(name):
