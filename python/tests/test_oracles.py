@@ -174,16 +174,23 @@ def test_minhash_lsh_datasketch_conventions():
     assert (lsh.b, lsh.r) == (9, 13)  # datasketch's _optimal_param(0.8, 128)
 
     class FakeDatasketchMinHash:
-        hashvalues = np.arange(128, dtype=np.uint64)
+        hashvalues = np.arange(128, dtype=np.uint32)
+        scheme, seed = "affine32", 1
+
+        def __len__(self):
+            return len(self.hashvalues)
 
     lsh.insert("x", FakeDatasketchMinHash())
-    assert lsh.query(np.arange(128, dtype=np.uint32)) == ["x"]
+    assert lsh.query(FakeDatasketchMinHash()) == ["x"]
     with pytest.raises(ValueError, match="already exists"):
         lsh.insert("x", FakeDatasketchMinHash())
     with pytest.raises(ValueError, match="does not exist"):
         lsh.remove("y")
+    with pytest.raises(ValueError, match="cannot mix array signatures"):
+        lsh.query(np.arange(128, dtype=np.uint32))
+    texts = neardup.MinHashLSH(threshold=0.8, num_perm=128)
     with pytest.raises(ValueError, match="num_perm = 128"):
-        lsh.insert("z", np.zeros(64, dtype=np.uint32))
-    lsh.insert("t", "a text is sketched with neardup.minhash")
-    assert "t" in lsh.query("a text is sketched with neardup.minhash")
-    assert lsh.keys() == ["x", "t"] and not lsh.is_empty()
+        texts.insert("z", np.zeros(64, dtype=np.uint32))
+    texts.insert("t", "a text is sketched with neardup.minhash")
+    assert "t" in texts.query("a text is sketched with neardup.minhash")
+    assert list(lsh.keys) == ["x"] and not lsh.is_empty()

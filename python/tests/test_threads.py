@@ -30,7 +30,7 @@ def test_concurrent_index_updates_lose_nothing(texts):
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(insert, range(len(texts))))
     assert len(lsh) == len(texts)
-    assert sorted(lsh.keys()) == list(range(len(texts)))
+    assert sorted(lsh.keys) == list(range(len(texts)))
     with ThreadPoolExecutor(max_workers=8) as pool:
         found = list(pool.map(lambda i: i in lsh.query(texts[i]), range(len(texts))))
     # Every non-empty text finds itself.
