@@ -2,7 +2,39 @@
 //! terminal (CI logs, pipes), so they never pollute output that tools parse; a long run there
 //! still reports each step as one plain stderr line (see [`Items`]).
 
+use std::fmt::Display;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use indicatif::{ProgressBar, ProgressStyle};
+
+/// Whether progress is silenced (bars hidden, progress lines not printed). Warnings and errors
+/// are printed either way. Process-wide: `neardup.dedup(progress=False)` sets it for its call.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+/// Silences progress (or lets it show again); returns the previous setting.
+pub fn set_quiet(quiet: bool) -> bool {
+    QUIET.swap(quiet, Ordering::Relaxed)
+}
+
+fn quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
+/// Prints a progress line (`neardup: …`) on stderr unless progress is silenced.
+pub fn say(line: impl Display) {
+    if !quiet() {
+        eprintln!("neardup: {line}");
+    }
+}
+
+/// A new bar of `len`, hidden when progress is silenced.
+fn new_bar(len: u64) -> ProgressBar {
+    if quiet() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new(len)
+    }
+}
 
 /// A bar counting items (cells of an experiment…). On a terminal it is an indicatif bar; when
 /// stderr is not one, every new message becomes a line `neardup: [pos/len] message` instead,
@@ -15,14 +47,14 @@ pub struct Items {
 
 /// See [`Items`].
 pub fn items(len: u64, message: impl Into<String>) -> Items {
-    let bar = ProgressBar::new(len);
+    let bar = new_bar(len);
     bar.set_style(
         ProgressStyle::with_template("{msg:30} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})")
             .expect("valid template")
             .progress_chars("=> "),
     );
     bar.set_message(message.into());
-    let lines = bar.is_hidden();
+    let lines = bar.is_hidden() && !quiet();
     Items { bar, lines }
 }
 
@@ -53,7 +85,7 @@ impl Items {
 
 /// A bar counting bytes read from a file.
 pub fn bytes(len: u64, message: impl Into<String>) -> ProgressBar {
-    let bar = ProgressBar::new(len);
+    let bar = new_bar(len);
     bar.set_style(
         ProgressStyle::with_template(
             "{msg:30} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})",

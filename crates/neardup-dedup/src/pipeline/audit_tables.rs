@@ -67,6 +67,17 @@ impl Column {
         }
     }
 
+    /// Appends `other`'s rows (of the same type).
+    pub(super) fn extend(&mut self, other: Column) {
+        match (self, other) {
+            (Column::Str(a), Column::Str(b)) => a.extend(b),
+            (Column::U32(a), Column::U32(b)) => a.extend(b),
+            (Column::F64(a), Column::F64(b)) => a.extend(b),
+            (Column::Bool(a), Column::Bool(b)) => a.extend(b),
+            _ => unreachable!("chunks of one schema"),
+        }
+    }
+
     /// Row `i` as CSV text (empty for a missing similarity).
     fn csv_field(&self, i: usize) -> String {
         match self {

@@ -10,7 +10,7 @@ use crate::fsutil;
 use crate::input::{self, Compression, FileFormat, InputFile};
 
 /// Names of the deduplicated files, relative to the output directory.
-pub(super) fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
+pub fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
     if let [file] = files {
         return vec![format!("deduplicated.{}", file.format.extension())];
     }

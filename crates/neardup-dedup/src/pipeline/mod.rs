@@ -32,6 +32,7 @@ pub mod clusters;
 mod components;
 mod deduplicated;
 mod documents;
+pub mod external_outputs;
 pub mod frames;
 mod inflated_copy;
 mod memory_plan;
@@ -50,12 +51,13 @@ mod state;
 mod summary;
 mod verify;
 
+pub use deduplicated::deduplicated_names;
 pub use documents::Documents;
 pub use options::{
     ClusterMode, DEFAULT_CHECKPOINT_BYTES, DedupOptions, Keep, Stage, StageReport, TableFormat,
 };
 pub use sketch_file::sketch_file;
-pub use summary::{SizeBucket, size_buckets};
+pub use summary::{Engine, SizeBucket, size_buckets};
 
 use std::time::Instant;
 

@@ -249,7 +249,7 @@ pub const DEFAULT_CHECKPOINT_BYTES: u64 = 256 << 20;
 #[derive(Debug, Clone, Serialize)]
 pub struct StageReport {
     /// Stage name.
-    pub stage: &'static str,
+    pub stage: std::borrow::Cow<'static, str>,
     /// Wall seconds spent in this run (0 when skipped).
     pub seconds: f64,
     /// Whether the stored result was reused.

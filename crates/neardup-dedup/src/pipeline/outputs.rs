@@ -271,6 +271,7 @@ impl Run<'_> {
             threads: rayon::current_num_threads(),
             tables: publish::table_names(self.options.clusters_format).to_vec(),
             deduplicated,
+            engine: super::summary::Engine::process(),
         }
     }
 }

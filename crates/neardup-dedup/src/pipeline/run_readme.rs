@@ -45,14 +45,19 @@ pub(super) fn readme(s: &Summary) -> String {
             if st.reused { "reused" } else { "" }
         ));
     }
+    let ran_on = match (s.engine.name.as_str(), s.engine.partitions) {
+        ("ray", Some(p)) => format!("on Ray: {} CPUs, {p} partitions per shuffle", s.threads),
+        _ => format!(
+            "peak RSS {}, {} threads",
+            s.peak_rss_bytes
+                .map_or("unknown".into(), neardup::resources::human_bytes),
+            s.threads
+        ),
+    };
     out.push_str(&format!(
-        "\nTotal {:.2} s ({:.1} MB/s of text), peak RSS {}, {} threads. Outputs: {}, \
-         `removed.txt`, {}.\n",
+        "\nTotal {:.2} s ({:.1} MB/s of text), {ran_on}. Outputs: {}, `removed.txt`, {}.\n",
         s.seconds,
         mb / s.seconds.max(1e-9),
-        s.peak_rss_bytes
-            .map_or("unknown".into(), neardup::resources::human_bytes),
-        s.threads,
         s.tables
             .iter()
             .map(|d| format!("`{d}`"))

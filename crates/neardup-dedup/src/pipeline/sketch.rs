@@ -73,7 +73,7 @@ impl Run<'_> {
             }
         }
         self.reports.push(StageReport {
-            stage: "sketch",
+            stage: "sketch".into(),
             seconds: t.elapsed().as_secs_f64(),
             reused,
             rows,
@@ -405,12 +405,12 @@ impl SketchJob<'_> {
         let start = sketch.start;
         let (marker, kept) = sketch.finish(file, read)?;
         if self.bar.is_hidden() {
-            eprintln!(
-                "neardup: sketched {} ({} documents, {:.1} MB/s)",
+            crate::progress::say(format_args!(
+                "sketched {} ({} documents, {:.1} MB/s)",
                 file.path.display(),
                 marker.rows,
                 read as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
-            );
+            ));
         }
         Ok((marker, kept))
     }
@@ -419,20 +419,20 @@ impl SketchJob<'_> {
 /// Says when a sketch resumes inside a file, or reads a stream.
 fn say_how_read(file: &InputFile, from: Option<&ReadPosition>, pieces: usize) {
     if let Some(from) = from {
-        eprintln!(
-            "neardup: resuming the sketch of {} at line {} ({} documents in {pieces} pieces were \
+        crate::progress::say(format_args!(
+            "resuming the sketch of {} at line {} ({} documents in {pieces} pieces were \
              sketched before; the file's first bytes are unchanged)",
             file.path.display(),
             from.line,
             from.records,
-        );
+        ));
     }
     if file.stream {
-        eprintln!(
-            "neardup: reading {} as a stream: sketched from its start whenever given (no \
+        crate::progress::say(format_args!(
+            "reading {} as a stream: sketched from its start whenever given (no \
              resume inside it), its bytes kept in stages/sketch for the outputs stage",
             file.path.display()
-        );
+        ));
     }
 }
 

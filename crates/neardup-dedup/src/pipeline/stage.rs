@@ -30,7 +30,7 @@ pub(super) fn run_stage<T>(
     let marker = dir.join("done.json");
     if let Some(m) = finished(&marker, stage_key).filter(|_| present()) {
         reports.push(StageReport {
-            stage: stage.name(),
+            stage: stage.name().into(),
             seconds: 0.0,
             reused: true,
             rows: m.rows,
@@ -53,7 +53,7 @@ pub(super) fn run_stage<T>(
         },
     )?;
     reports.push(StageReport {
-        stage: stage.name(),
+        stage: stage.name().into(),
         seconds,
         reused: false,
         rows,

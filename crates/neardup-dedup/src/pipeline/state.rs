@@ -275,7 +275,7 @@ impl Run<'_> {
             added?
         };
         self.reports.push(StageReport {
-            stage: "index",
+            stage: "index".into(),
             seconds: t.elapsed().as_secs_f64(),
             reused: !added,
             rows: if added { docs.len() as u64 } else { 0 },

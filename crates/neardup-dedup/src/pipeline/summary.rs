@@ -1,7 +1,7 @@
 //! What a run says of itself in `summary.json` ([`Summary`]): inputs, algorithm, counts, the
 //! cluster sizes and the largest clusters, time per stage, peak memory.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::options::{ClusterMode, Keep, StageReport};
 
@@ -68,6 +68,35 @@ pub struct Summary {
     pub tables: Vec<String>,
     /// The deduplicated corpus, relative to the output directory.
     pub deduplicated: Vec<String>,
+    /// What ran the stages.
+    pub engine: Engine,
+}
+
+/// What ran a deduplication: one process (`neardup dedup`, `neardup.dedup`) or Ray
+/// (`neardup.ray.dedup`, whose outputs `external_outputs` publishes in the same layout).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Engine {
+    /// `"process"` or `"ray"`.
+    pub name: String,
+    /// Ray: partitions of each shuffle (null in one process).
+    pub partitions: Option<u64>,
+    /// Ray: large-star / small-star rounds the components took (null in one process).
+    pub component_rounds: Option<u64>,
+    /// Ray: documents whose signatures the verify shuffles carried, when their numbers were
+    /// broadcast (null: every signature, or one process).
+    pub broadcast_candidate_documents: Option<u64>,
+}
+
+impl Engine {
+    /// One process.
+    pub fn process() -> Self {
+        Engine {
+            name: "process".to_string(),
+            partitions: None,
+            component_rounds: None,
+            broadcast_candidate_documents: None,
+        }
+    }
 }
 
 /// Clusters whose size is in `min..=max`.
