@@ -174,8 +174,9 @@ def main():
                      "all Ray processes", float("nan")))
     result = results[0][1]
     summary = result["summary"]
+    engine = summary["engine"]
     equal = all(ok for _, ok, _ in checks)
-    stages = ", ".join(f"{k} {v:.1f} s" for k, v in summary["stages_seconds"].items())
+    stages = ", ".join(f"{s['stage']} {s['seconds']:.1f} s" for s in summary["stages"])
     os.makedirs(args.out, exist_ok=True)
     write_bars(os.path.join(args.out, "time.svg"),
                f"{docs:,} documents: seconds of deduplication (shorter is faster)", "seconds",
@@ -208,10 +209,10 @@ def main():
         + ", ".join(f"{r['dedup_s'] / cli_s:.1f}× ({name})"
                     for name, r in results)
         + f" of the one-process time (starting Ray not counted). Ray stages, local Ray: {stages}; "
-        f"{summary['component_rounds']} star rounds, {summary['partitions']} partitions; "
+        f"{engine['component_rounds']} star rounds, {engine['partitions']} partitions; "
         "signatures shuffled for verification: "
-        + ("every live document's" if summary.get("broadcast_candidate_documents") is None
-           else f"{summary['broadcast_candidate_documents']:,} candidate documents'") + ".",
+        + ("every live document's" if engine["broadcast_candidate_documents"] is None
+           else f"{engine['broadcast_candidate_documents']:,} candidate documents'") + ".",
         "Every stage is a Ray Data operator (`map_batches`, `groupby(...).map_groups` with the "
         "sort-based shuffle); where the time goes: python/README.md#deduplication-on-ray.",
         "",

@@ -31,10 +31,12 @@ import numpy as np
 
 from . import _native
 from .lsh import MinHashLSH
+from .outputs import DedupResult, read_output, read_summary
 
 __version__: str = _native.__version__
 
 __all__ = [
+    "DedupResult",
     "MinHashLSH",
     "algorithms",
     "band_keys",
@@ -43,6 +45,8 @@ __all__ = [
     "hamming_designs",
     "lsh_tune",
     "minhash",
+    "read_output",
+    "read_summary",
     "simhash",
 ]
 
@@ -175,53 +179,72 @@ def dedup(
     index: Optional[PathLike] = None,
     inflated_copy: bool = True,
     clusters: Optional[str] = None,
+    progress: bool = False,
     **params: Any,
-):
-    """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline and returns
-    the clusters table (``id``, ``cluster``, ``cluster_size``, ``kept``, ``representative``,
-    ``similarity_to_representative``; pyarrow). ``clusters``: ``"verified"`` (a document is
-    removed only in the name of a kept one within the threshold; the default when the
-    algorithm can compare any two documents) or ``"connected"`` (connected components).
-    The verified pairs are in ``output``'s ``pairs.parquet``.
+) -> DedupResult:
+    """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline.
+
+    Returns a :class:`DedupResult`: ``clusters`` (pyarrow: ``id``, ``cluster``,
+    ``cluster_size``, ``kept``, ``representative``, ``similarity_to_representative``),
+    ``pairs`` (the pairs that put documents in clusters), ``summary`` (``summary.json``),
+    ``output`` (``None`` when no ``output`` was given) and, for a ``pyarrow.Table`` input,
+    ``deduplicated``: its kept rows. ``clusters``: ``"verified"`` (a document is removed only
+    in the name of a kept one within the threshold; the default when the algorithm can
+    compare any two documents) or ``"connected"`` (connected components).
 
     ``data``: JSONL (.jsonl/.json/.ndjson, optionally .gz/.zst), CSV or Parquet files,
     directories or globs, or a ``pyarrow.Table``. ``output``: the directory that receives
-    ``clusters.parquet``, ``removed.txt``, the deduplicated corpus, ``summary.json`` and the
-    resumable stages (a temporary directory, removed afterwards, when omitted). Ids come from
-    ``id_column`` when present, else row numbers. ``index``: a persistent index directory
-    (``neardup dedup --index``): documents duplicating an indexed one are not kept, and the
-    inputs are then added to it (files once, however often they are run; a ``pyarrow.Table``
-    is written to a new temporary file each call, so each call adds it again). ``inflated_copy``:
-    keep compressed JSONL inputs inflated under ``output`` between the sketch and outputs
-    stages (as much disk as the inflated text, until the outputs are written), so they are
-    not inflated twice; ``False`` is ``neardup dedup --no-inflated-copy``. Other keyword arguments are the algorithm's parameters
-    (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
+    ``neardup dedup``'s layout (``neardup.outputs``: the tables, ``removed.txt``, the
+    deduplicated corpus, ``summary.json``, ``README.md`` and the resumable ``stages/``); a
+    temporary directory, removed afterwards, when omitted. Ids come from ``id_column`` when
+    present, else row numbers. ``index``: a persistent index directory (``neardup dedup
+    --index``): documents duplicating an indexed one are not kept, and the inputs are then
+    added to it (files once, however often they are run; a ``pyarrow.Table`` is written to a
+    new temporary file each call, so each call adds it again). ``inflated_copy``: keep
+    compressed JSONL inputs inflated under ``output`` between the sketch and outputs stages
+    (as much disk as the inflated text, until the outputs are written), so they are not
+    inflated twice; ``False`` is ``neardup dedup --no-inflated-copy``. ``progress``: show
+    ``neardup dedup``'s progress on stderr (off by default; warnings are shown either way;
+    the setting is process-wide while the call runs). Other keyword arguments are the
+    algorithm's parameters (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
     """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     with tempfile.TemporaryDirectory(prefix="neardup-") as scratch:
-        if isinstance(data, pa.Table):
+        table = data if isinstance(data, pa.Table) else None
+        if table is not None:
             path = os.path.join(scratch, "table.parquet")
-            pq.write_table(data, path)
+            pq.write_table(table, path)
             inputs = [path]
         elif isinstance(data, (str, os.PathLike)):
             inputs = [os.fspath(data)]
         else:
             inputs = [os.fspath(p) for p in data]
         out = os.fspath(output) if output is not None else os.path.join(scratch, "out")
-        _native.dedup(
-            inputs,
-            out,
-            algorithm,
-            _params(params),
-            text_column,
-            id_column,
-            keep,
-            memory,
-            None if index is None else os.fspath(index),
-            bool(inflated_copy),
-            clusters,
-        )
-        # Read fully before the temporary directory goes away.
-        return pq.read_table(os.path.join(out, "clusters.parquet"), memory_map=False)
+        _native.dedup(inputs, out, algorithm, _params(params), text_column, id_column, keep,
+                      memory, None if index is None else os.fspath(index),
+                      bool(inflated_copy), clusters, progress=bool(progress))
+        if table is not None:
+            # The temporary file is not an input the user can find again: say what it was.
+            _rename_table_input(out)
+        # Read fully before a temporary directory goes away.
+        result = read_output(out)
+        if table is not None:
+            result.deduplicated = table.filter(result.clusters.column("kept"))
+        if output is None:
+            result.output = None
+        return result
+
+
+def _rename_table_input(output: str) -> None:
+    """Names a ``pyarrow.Table`` input ``pyarrow.Table`` in ``summary.json`` instead of the
+    temporary file it was written to (rewritten atomically)."""
+    path = os.path.join(output, "summary.json")
+    with open(path, encoding="utf-8") as f:
+        summary = json.load(f)
+    summary["inputs"] = ["pyarrow.Table"]
+    tmp = f"{path}.tmp-{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(summary, indent=2))
+    os.replace(tmp, path)

@@ -5,12 +5,14 @@ hold.
 >>> ray.init(address="auto")                                  # doctest: +SKIP
 >>> neardup.ray.dedup("s3-mounted/shards/*.parquet", output="/shared/dedup", threshold=0.8)
 
-Same stages, same answer as ``neardup dedup`` on one machine: the clusters written here
-equal its ``clusters.parquet`` row for row, in either ``clusters`` mode (the tests check it on a corpus whose clusters span input
-files). Every stage is a Ray Data operator — ``map_batches`` calling the Rust kernels
+Same stages, same answer and same output layout as ``neardup dedup`` on one machine: the
+``clusters.parquet`` and ``pairs.parquet`` written here are its files byte for byte, in either
+``clusters`` mode (the tests check it on a corpus whose clusters span input files). Every
+stage is a Ray Data operator — ``map_batches`` calling the Rust kernels
 (``_native.StreamKernel``) or ``groupby(...).map_groups`` for the shuffles — so Ray Data
 schedules, streams and spills it; the driver holds dataset handles and a few numbers per input
-file, never texts, signatures, pairs or labels.
+file, never texts, signatures, pairs or labels (the publish step streams the shards through
+it a chunk of rows at a time).
 
 1. **sketch** — ``map_batches`` over a dataset with one row per input file: each file read
    exactly as ``neardup dedup`` reads it (any supported format, the same errors naming file and
@@ -37,11 +39,17 @@ file, never texts, signatures, pairs or labels.
    the file's roots are ranked; by the root's file, clusters are numbered as ``neardup
    dedup`` numbers them (by first member, from per-file counts of roots, so no global array
    is gathered) and the kept member chosen — the root (``keep="first"``) or the longest text,
-   the first among equals (``keep="longest"``); by file again, each input's
-   ``OUTPUT/clusters/NNNNN.parquet`` (id, cluster, cluster_size, kept, representative,
-   similarity_to_representative) and kept records
-   ``OUTPUT/deduplicated/NNNNN.<ext>`` (JSONL lines copied byte for byte, Parquet and CSV
-   rows) are written, then ``OUTPUT/summary.json``.
+   the first among equals (``keep="longest"``); by file again, each input's clusters shard
+   and its kept records (JSONL lines copied byte for byte, Parquet and CSV rows) under the
+   name ``neardup dedup`` gives them. Two more rounds give each input its shard of the pairs
+   table: verified pairs meet their second document's id at its file, then their first's,
+   with the comparisons that removed a document without a verified pair.
+7. **publish** — ``neardup dedup``'s own writers (``_native.publish_external``) stream the
+   shards, one chunk at a time, into ``OUTPUT/clusters.parquet`` and ``pairs.parquet`` (the
+   same bytes as ``neardup dedup`` writes), ``removed.txt``, ``README.md`` and
+   ``summary.json`` (its schema: ``neardup.outputs``), and put the set in place as one,
+   ``summary.json`` last. The layout is ``neardup dedup``'s (``neardup.outputs``); the
+   shards stay under ``OUTPUT/stages/ray/``.
 
 Documents are numbered (file index << 40) | record index during the run: the order of
 ``neardup dedup``'s global numbering, without knowing file sizes in advance.
@@ -58,8 +66,8 @@ copy, and the same stages follow.
 
 from __future__ import annotations
 
-import glob as _glob
 import json
+import logging
 import os
 import time
 from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union
@@ -169,14 +177,18 @@ def _star_round(kind: str, u: np.ndarray, v: np.ndarray) -> tuple:
     return x, y, checksum
 
 
-def _both_directions(x: np.ndarray, y: np.ndarray, partitions: int) -> Dict[str, np.ndarray]:
+def _both_directions(x: np.ndarray, y: np.ndarray, partitions: int,
+                     similarity: Optional[np.ndarray] = None) -> Dict[str, np.ndarray]:
     """Edges x – y (self-loops dropped) as directed rows u → v in both directions, each
-    tagged with the partition of u."""
+    tagged with the partition of u (and with the edge's ``similarity``, when given)."""
     keep = x != y
     x, y = x[keep].astype(np.uint64), y[keep].astype(np.uint64)
     u = np.concatenate([x, y])
     v = np.concatenate([y, x])
-    return {"part": _partition_of(u, partitions), "u": u, "v": v}
+    rows = {"part": _partition_of(u, partitions), "u": u, "v": v}
+    if similarity is not None:
+        rows["sim"] = np.tile(np.asarray(similarity, np.float64)[keep], 2)
+    return rows
 
 
 # ------------------------------------------------------------------- Arrow signature columns
@@ -306,9 +318,11 @@ def _inventory(batch):
     errors = batch["error"]
     failed = np.array([e is not None for e in errors], dtype=bool)
     counts = [int(((batch["file"] == f) & ~failed).sum()) for f in files]
+    nbytes = [int(batch["bytes"][(batch["file"] == f) & ~failed].sum()) for f in files]
     first_error = [next((e for e, g in zip(errors[failed], batch["file"][failed]) if g == f),
                         None) for f in files]
     return {"file": files.astype(np.int64), "documents": np.array(counts, dtype=np.int64),
+            "bytes": np.array(nbytes, dtype=np.int64),
             "error": np.array(first_error, dtype=object)}
 
 
@@ -426,7 +440,7 @@ def _verify_second(table, algorithm, params, partitions):
     sig_b = _lookup(sig_docs[order], sigs[is_sig][order], b)
     scores = kernel.verify(np.ascontiguousarray(sig_a), np.ascontiguousarray(sig_b))
     ok = ~np.isnan(scores)
-    return _both_directions(a[ok], b[ok], partitions)
+    return _both_directions(a[ok], b[ok], partitions, scores[ok])
 
 
 def _star_group(batch, kind, partitions):
@@ -453,17 +467,20 @@ def _tallies_only(batch):
     return {k: v[keep] for k, v in batch.items()}
 
 
-def _outputs_rows(file, doc, root, nbytes, line, ids, similarity=None):
+def _outputs_rows(file, doc, root, nbytes, line, ids, similarity=None, within=None):
     import pyarrow as pa
 
     if similarity is None:
         similarity = np.ones(len(doc))
+    if within is None:
+        within = np.ones(len(doc), dtype=bool)
     return pa.table({"file": np.asarray(file, dtype=np.int64), "doc": doc.astype(np.uint64),
                      "root": root.astype(np.uint64), "bytes": np.asarray(nbytes, np.int64),
                      "line": np.asarray(line, np.int64),
                      "id": ids if isinstance(ids, (pa.Array, pa.ChunkedArray))
                      else pa.array(ids, type=pa.large_string()),
-                     "similarity": np.asarray(similarity, dtype=np.float64)})
+                     "similarity": np.asarray(similarity, dtype=np.float64),
+                     "within": np.asarray(within, dtype=bool)})
 
 
 def _document_rows(table):
@@ -557,7 +574,7 @@ def _anchor_group(table, algorithm, params, keep, cut):
     member, edge = kind == _INFO, kind == _EDGE
     _, sigs = _payload_rows(table.column("sig"), kernel.width)  # member rows only
     doc, root = _column(table, "doc")[member], _column(table, "other")[member]
-    rep, sim, _ = kernel.anchor(
+    rep, sim, within = kernel.anchor(
         np.ascontiguousarray(doc, np.uint64), np.ascontiguousarray(root, np.uint64),
         np.ascontiguousarray(sigs), np.ascontiguousarray(_column(table, "bytes")[member],
                                                           np.int64),
@@ -573,7 +590,7 @@ def _anchor_group(table, algorithm, params, keep, cut):
                                  np.diff(np.r_[starts, len(order)]))
     n = len(doc)
     return _outputs_rows(_file_of(doc), doc, final, np.full(n, -1), np.full(n, -1), [None] * n,
-                         sim)
+                         sim, within)
 
 
 def _roots_of_file(table):
@@ -598,9 +615,10 @@ def _roots_of_file(table):
     # A document's own row says 1; its anchored row (at most one) its similarity to the
     # document kept for it.
     similarity = np.minimum.reduceat(_column(table, "similarity")[order], starts)
+    within = np.logical_and.reduceat(_column(table, "within")[order], starts)
     out = _outputs_rows(_column(picked, "file"), doc_s[starts], min_root,
                         _column(picked, "bytes"), _column(picked, "line"), picked.column("id"),
-                        similarity)
+                        similarity, within)
     return out.append_column("root_rank", pa.array(rank.astype(np.int64))).append_column(
         "root_file", pa.array(_file_of(min_root)))
 
@@ -646,55 +664,70 @@ def _clusters_of_roots(table, roots_before, keep):
         "cluster_size": pa.array(sizes[cluster_of_row].astype(np.int64)),
         "kept": pa.array(kept),
         "rep_doc": pa.array(rep_doc.astype(np.uint64)), "rep_id": rep_id,
-        "similarity": picked.column("similarity"),
+        "similarity": picked.column("similarity"), "within": picked.column("within"),
     })
 
 
-def _write_file(table, sources, dataset, out_dir, doc_offsets):
+def _write_file(table, sources, dataset, out_dir, doc_offsets, names):
     """Outputs, round 3 (``map_groups`` by file): the file's clusters shard and kept
     records."""
     return _write_outputs_of(int(_column(table, "file")[0]), table, sources, dataset, out_dir,
-                             doc_offsets)
+                             doc_offsets, names)
 
 
-def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets):
-    """Input ``f``'s clusters shard and kept records from its rows of the last outputs
-    round (none for an input without records)."""
+def _ids_of(doc: np.ndarray, ids: list, doc_offsets) -> list:
+    """Document ids, a missing one replaced by the document's number in the whole run (as
+    ``neardup dedup`` names a record without an id)."""
+    return [i if i is not None else str(int(doc_offsets[f]) + int(r))
+            for f, r, i in zip(_file_of(doc), _row_of(doc), ids)]
+
+
+def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets, names):
+    """Input ``f``'s clusters shard (the clusters table's columns and ``within``) and kept
+    records (under their staged name) from its rows of the last outputs round (none for an
+    input without records)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     table = table.sort_by("doc")
     n = table.num_rows
-    rows = _row_of(_column(table, "doc"))
-    if not np.array_equal(rows, np.arange(n)):
+    doc = _column(table, "doc").astype(np.uint64)
+    if not np.array_equal(_row_of(doc), np.arange(n)):
         raise RuntimeError(f"input {f}: documents missing from the outputs round")
-    ids = [i if i is not None else str(doc_offsets[f] + r)
-           for r, i in enumerate(table.column("id").to_pylist())]
     rep_doc = _column(table, "rep_doc").astype(np.uint64)
-    rep_ids = [i if i is not None else str(doc_offsets[fr] + r) for fr, r, i in zip(
-        _file_of(rep_doc), _row_of(rep_doc), table.column("rep_id").to_pylist())]
     kept = _column(table, "kept")
     clusters = pa.table({
-        "id": pa.array(ids, type=pa.string()),
+        "id": pa.array(_ids_of(doc, table.column("id").to_pylist(), doc_offsets), pa.string()),
         "cluster": table.column("cluster").cast(pa.uint32()),
         "cluster_size": table.column("cluster_size").cast(pa.uint32()),
         "kept": table.column("kept"),
-        "representative": pa.array(rep_ids, type=pa.string()),
+        "representative": pa.array(
+            _ids_of(rep_doc, table.column("rep_id").to_pylist(), doc_offsets), pa.string()),
         "similarity_to_representative": table.column("similarity").cast(pa.float64()),
+        "within": table.column("within"),
     })
-    name = f"{f:05d}"
-    clusters_path = os.path.join(out_dir, "clusters", f"{name}.parquet")
-    _write_atomic(clusters_path, lambda tmp: pq.write_table(clusters, tmp))
+    _write_atomic(_shard_path(out_dir, "clusters", f),
+                  lambda tmp: pq.write_table(clusters, tmp))
     if dataset:
         import ray
 
         source = ray.get(sources[f])
     else:
         source = sources[f]
-    dedup = _write_deduplicated(source, os.path.join(out_dir, "deduplicated", name),
-                                _column(table, "line"), kept)
-    return pa.table({"file": [f], "documents": [n], "removed": [int((~kept).sum())],
-                     "clusters": [clusters_path], "deduplicated": [dedup]})
+    _write_deduplicated(source, os.path.join(_staged_dir(out_dir), names[f]),
+                        _column(table, "line"), kept)
+    return pa.table({"file": [f], "documents": [n], "removed": [int((~kept).sum())]})
+
+
+def _staged_dir(out_dir: str) -> str:
+    """Where the outputs are staged before they are published as one set (``neardup
+    dedup``'s own staging directory)."""
+    return os.path.join(out_dir, "stages", "outputs")
+
+
+def _shard_path(out_dir: str, table: str, f: int) -> str:
+    """Input ``f``'s shard of the clusters or pairs table."""
+    return os.path.join(out_dir, "stages", "ray", table, f"{f:05d}.parquet")
 
 
 def _no_rows():
@@ -706,7 +739,114 @@ def _no_rows():
                      "cluster": pa.array([], pa.int64()),
                      "cluster_size": pa.array([], pa.int64()), "kept": pa.array([], pa.bool_()),
                      "rep_doc": pa.array([], pa.uint64()), "rep_id": pa.array([], pa.large_string()),
-                     "similarity": pa.array([], pa.float64())})
+                     "similarity": pa.array([], pa.float64()),
+                     "within": pa.array([], pa.bool_())})
+
+
+# Row kinds of the pairs rounds: a document's id, a verified pair, a comparison with the kept
+# document that removed a document without a verified pair between them.
+_ID, _PAIR, _KEPT_FOR = 0, 1, 2
+
+
+def _pair_rows(part, kind, a, b, sim, id_a, id_b):
+    import pyarrow as pa
+
+    n = len(a)
+    strings = lambda x: x if isinstance(x, pa.Array) else pa.array(  # noqa: E731
+        [None] * n if x is None else x, type=pa.large_string())
+    return pa.table({"part": np.asarray(part, np.int64), "kind": np.full(n, kind, np.int8),
+                     "a": np.asarray(a, np.uint64), "b": np.asarray(b, np.uint64),
+                     "sim": np.asarray(sim, np.float64), "id_a": strings(id_a),
+                     "id_b": strings(id_b)})
+
+
+def _id_rows(table, doc_offsets):
+    """Pairs rounds input: every document's id, at its file."""
+    doc = _column(table, "doc").astype(np.uint64)
+    ids = _ids_of(doc, table.column("id").to_pylist(), doc_offsets)
+    return _pair_rows(_file_of(doc), _ID, doc, np.zeros(len(doc)), np.zeros(len(doc)), ids,
+                      None)
+
+
+def _verified_rows(batch):
+    """Pairs rounds input: each verified pair (a < b) once, at b's file."""
+    own = batch["u"] < batch["v"]
+    a, b = batch["u"][own], batch["v"][own]
+    return _pair_rows(_file_of(b), _PAIR, a, b, batch["sim"][own], None, None)
+
+
+def _kept_for_rows(table, doc_offsets):
+    """Pairs rounds input: each removed document with the one kept in its place, at the
+    file of the smaller of the two (dropped later where a verified pair says it already)."""
+    doc = _column(table, "doc").astype(np.uint64)
+    rep = _column(table, "rep_doc").astype(np.uint64)
+    moved = rep != doc
+    ids = np.asarray(_ids_of(doc[moved], np.asarray(table.column("id").to_pylist(),
+                                                    dtype=object)[moved].tolist(), doc_offsets),
+                     dtype=object)
+    rep_ids = np.asarray(_ids_of(rep[moved], np.asarray(table.column("rep_id").to_pylist(),
+                                                        dtype=object)[moved].tolist(),
+                                 doc_offsets), dtype=object)
+    d, r = doc[moved], rep[moved]
+    first = d < r
+    a, b = np.where(first, d, r), np.where(first, r, d)
+    id_a, id_b = np.where(first, ids, rep_ids), np.where(first, rep_ids, ids)
+    return _pair_rows(_file_of(a), _KEPT_FOR, a, b, _column(table, "similarity")[moved],
+                      id_a.tolist(), id_b.tolist())
+
+
+def _lookup_ids(table, docs: np.ndarray) -> list:
+    """The ids (from this group's id rows) of ``docs``."""
+    kind = _column(table, "kind")
+    id_docs = _column(table, "a")[kind == _ID]
+    id_values = np.asarray(table.column("id_a").to_pylist(), dtype=object)[kind == _ID]
+    order = np.argsort(id_docs, kind="stable")
+    at = np.searchsorted(id_docs[order], docs)
+    if len(docs) and (at.max() >= len(order) or not np.array_equal(id_docs[order][at], docs)):
+        raise RuntimeError("a pair names a document whose id did not reach its file")
+    return id_values[order][at].tolist()
+
+
+def _attach_second_ids(table):
+    """Pairs, round 1 (``map_groups`` by file): each verified pair learns its second
+    document's id and goes on to its first document's file."""
+    pairs = _column(table, "kind") == _PAIR
+    a, b = _column(table, "a")[pairs], _column(table, "b")[pairs]
+    return _pair_rows(_file_of(a), _PAIR, a, b, _column(table, "sim")[pairs], None,
+                      _lookup_ids(table, b))
+
+
+def _write_pairs_of(table, out_dir):
+    """Pairs, round 2 (``map_groups`` by file): the pairs whose first document is in this
+    file, with both ids, sorted by document as ``neardup dedup`` sorts them: the verified
+    pairs (``stage`` = ``verify``) and the comparisons with a kept document that no verified
+    pair gives (``stage`` = ``clusters``)."""
+    f = int(_file_of(_column(table, "a")[:1])[0]) if table.num_rows else -1
+    _write_pairs_shard(table, out_dir, f)
+    return {"file": np.array([f], np.int64)}
+
+
+def _write_pairs_shard(table, out_dir, f):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    kind, a, b = _column(table, "kind"), _column(table, "a"), _column(table, "b")
+    pairs, kept_for = kind == _PAIR, kind == _KEPT_FOR
+    verified = set(zip(a[pairs].tolist(), b[pairs].tolist()))
+    extra = np.flatnonzero(kept_for)
+    extra = extra[[(x, y) not in verified for x, y in zip(a[extra].tolist(), b[extra].tolist())]]
+    rows = np.r_[np.flatnonzero(pairs), extra].astype(np.int64)
+    rows = rows[np.lexsort((b[rows], a[rows]))]
+    id_a = np.asarray(table.column("id_a").to_pylist(), dtype=object)
+    id_a[pairs] = _lookup_ids(table, a[pairs])
+    shard = pa.table({
+        "id_a": pa.array(id_a[rows].tolist(), pa.string()),
+        "id_b": pa.array(table.column("id_b").take(pa.array(rows)).to_pylist(), pa.string()),
+        "similarity": pa.array(_column(table, "sim")[rows], pa.float64()),
+        "stage": pa.array(np.where(kind[rows] == _PAIR, "verify", "clusters").tolist(),
+                          pa.string()),
+    })
+    _write_atomic(_shard_path(out_dir, "pairs", f), lambda tmp: pq.write_table(shard, tmp))
 
 
 def _write_atomic(path: str, write) -> None:
@@ -718,30 +858,26 @@ def _write_atomic(path: str, write) -> None:
     os.replace(tmp, path)
 
 
-def _write_deduplicated(path: Any, target_stem: str, lines: np.ndarray, kept: np.ndarray) -> str:
-    """The kept records of one input in its own format (JSONL lines byte for byte; Parquet
-    and CSV rows through pyarrow; a Ray Data block as Parquet)."""
+def _write_deduplicated(path: Any, target: str, lines: np.ndarray, kept: np.ndarray) -> None:
+    """The kept records of one input at ``target`` in its own format (JSONL lines byte for
+    byte; Parquet and CSV rows through pyarrow; a Ray Data block as Parquet)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     if isinstance(path, pa.Table):
-        target = target_stem + ".parquet"
         _write_atomic(target, lambda tmp: pq.write_table(path.filter(kept), tmp))
-        return target
+        return
     lower = path.lower()
     if lower.endswith(".parquet"):
-        target = target_stem + ".parquet"
         table = pq.read_table(path)
         _write_atomic(target, lambda tmp: pq.write_table(table.filter(kept), tmp))
-        return target
+        return
     if ".csv" in os.path.basename(lower):
         import pyarrow.csv as pcsv
 
-        target = target_stem + ".csv"
         table = pcsv.read_csv(path)
         _write_atomic(target, lambda tmp: pcsv.write_csv(table.filter(kept), tmp))
-        return target
-    target = target_stem + ".jsonl"
+        return
     # The kept records' lines, byte for byte, as `neardup dedup` copies them (blank lines,
     # which hold no record, are not copied).
     kept_lines = set(lines[kept].tolist())
@@ -754,7 +890,6 @@ def _write_deduplicated(path: Any, target_stem: str, lines: np.ndarray, kept: np
                     dst.write(line if line.endswith(b"\n") else line + b"\n")
 
     _write_atomic(target, write)
-    return target
 
 
 def _opener(path: str):
@@ -791,6 +926,7 @@ def dedup(
     partitions: Optional[int] = None,
     clusters: str = "verified",
     progress: Optional[Callable[[str], None]] = None,
+    verbose: bool = False,
     **params: Any,
 ) -> Dict[str, Any]:
     """Deduplicates ``paths`` (files, directories, globs: JSONL, CSV, Parquet, optionally
@@ -808,7 +944,10 @@ def dedup(
     (connected components of the verified pairs), as ``neardup dedup --clusters``.
     ``progress``, if given, is called on the driver with each stage's name (``"sketch"``,
     ``"candidates"``, ``"verify"``, ``"components"``, ``"clusters"``, ``"outputs"``) as the
-    stage starts, before any of its work is submitted.
+    stage starts, before any of its work is submitted. ``verbose``: let Ray and Ray Data log
+    as they do by default (an INFO line per dataset execution, progress bars: hundreds of lines
+    for a small corpus); by default they are quiet for the call (warnings are still shown) and,
+    when this call starts Ray, its workers' output is not forwarded to the driver.
     """
     import ray
     from ray.data.context import DataContext, ShuffleStrategy
@@ -822,7 +961,8 @@ def dedup(
     params_json = json.dumps(params)
     kernel = _native.StreamKernel(algorithm, params_json)  # bad parameters fail here, at once
     if not ray.is_initialized():
-        ray.init()
+        ray.init(logging_level=logging.INFO if verbose else logging.WARNING,
+                 log_to_driver=verbose)
     dataset = _is_dataset(paths)
     if dataset:
         # A Ray Data pipeline's output: its blocks, in order, play the part of input files.
@@ -832,20 +972,26 @@ def dedup(
             paths = [paths]
         sources = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
     context = DataContext.get_current()
-    saved_strategy = context.shuffle_strategy
-    context.shuffle_strategy = ShuffleStrategy.SORT_SHUFFLE_PULL_BASED
+    settings = {"shuffle_strategy": ShuffleStrategy.SORT_SHUFFLE_PULL_BASED}
+    # Quiet: Ray Data's loggers at WARNING (its progress lines, when stdout is not a
+    # terminal, are INFO records) and no plan printed per execution. Its progress bars are
+    # left alone: turning them off logs a warning of its own.
+    if not verbose:
+        settings.update(print_on_execution_start=False)
+    saved = {k: getattr(context, k) for k in settings if hasattr(context, k)}
+    for k in saved:
+        setattr(context, k, settings[k])
+    data_log = logging.getLogger("ray.data")
+    saved_level = data_log.level
+    if not verbose:
+        data_log.setLevel(logging.WARNING)
     try:
-        summary = _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
-                       text_column, id_column, keep, partitions, kernel, clusters, progress)
+        return _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
+                    text_column, id_column, keep, partitions, kernel, clusters, progress)
     finally:
-        context.shuffle_strategy = saved_strategy
-
-    def write_summary(tmp):
-        with open(tmp, "w") as f:
-            f.write(json.dumps(summary, indent=2) + "\n")
-
-    _write_atomic(os.path.join(output, "summary.json"), write_summary)
-    return summary
+        for k, v in saved.items():
+            setattr(context, k, v)
+        data_log.setLevel(saved_level)
 
 
 def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_column,
@@ -874,16 +1020,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
         fn_kwargs=dict(sources=sources, dataset=dataset, algorithm=algorithm,
                        params=params_json, text_column=text_column, id_column=id_column),
     ).materialize()
-    doc_counts = np.zeros(F, dtype=np.int64)
-    errors = {}
-    for row in sketched.select_columns(["file", "error"]).map_batches(
-            _inventory, batch_format="numpy").take_all():
-        doc_counts[int(row["file"])] += int(row["documents"])
-        if row["error"] is not None:
-            errors.setdefault(int(row["file"]), row["error"])
-    if errors:
-        _raise_input_error(errors[min(errors)])  # the first input's error, as one process
-    doc_offsets = np.r_[0, np.cumsum(doc_counts)].astype(np.int64)
+    doc_offsets, text_bytes = _documents_per_file(sketched, F)
     stage("sketch", t0)
 
     # 2. band keys → candidate pairs, grouped by a hash partition of (band, key).
@@ -899,20 +1036,10 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # need to travel: when they are few enough, their sorted numbers are broadcast and the
     # other signatures stay where they are.
     t0 = begin("verify")
-    pairs = 0
-    broadcast = None
+    pairs, edges, wanted, broadcast = 0, None, None, None
     if candidates.count():
         wanted, broadcast = _candidate_documents(ray, candidates)
-        signatures = sketched.map_batches(_signature_rows, batch_format="pyarrow",
-                                          fn_kwargs=dict(partitions=P, wanted=wanted))
-        first = candidates.map_batches(_pairs_by_first, batch_format="numpy",
-                                       fn_kwargs=dict(partitions=P))
-        attached = first.union(signatures).groupby("part", num_partitions=P).map_groups(
-            _attach_first, batch_format="pyarrow",
-            fn_kwargs=dict(width=kernel.width, partitions=P))
-        edges = attached.union(signatures).groupby("part", num_partitions=P).map_groups(
-            _verify_second, batch_format="pyarrow",
-            fn_kwargs=dict(algorithm=algorithm, params=params_json, partitions=P)).materialize()
+        edges = _verify(sketched, candidates, wanted, kernel, algorithm, params_json, P)
         pairs = edges.count() // 2
     stage("verify", t0)
 
@@ -921,22 +1048,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     rounds = 0
     verified_edges = edges if pairs else None
     if pairs:
-        history = []
-        while True:
-            checksums = []
-            for kind in ("large", "small"):
-                out = edges.groupby("part", num_partitions=P).map_groups(
-                    _star_group, batch_format="numpy",
-                    fn_kwargs=dict(kind=kind, partitions=P)).materialize()
-                checksums.append(_checksum_of(out.map_batches(_tallies_only,
-                                                              batch_format="numpy")))
-                edges = out.map_batches(_edges_only, batch_format="numpy")
-                rounds += 1
-            history.append(checksums)
-            # The inputs of small-star (t − 1), large-star (t) and small-star (t) are equal:
-            # neither operation changes the edge set, which is then one star per component.
-            if len(history) >= 2 and history[-2][1] == history[-1][0] == history[-1][1]:
-                break
+        edges, rounds = _stars(edges, P)
     stage("components", t0)
 
     # 5. clusters: each component anchored on the document kept for it (cut with "verified",
@@ -944,27 +1056,129 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # among them meet at the root's partition, found from the stars.
     t0 = begin("clusters")
     documents = sketched.map_batches(_document_rows, batch_format="pyarrow")
+    anchored = None
     if pairs:
-        routed = sketched.map_batches(
-            _anchor_info_rows, batch_format="pyarrow", fn_kwargs=dict(partitions=P)).union(
-            sketched.map_batches(_anchor_signature_rows, batch_format="pyarrow",
-                                 fn_kwargs=dict(partitions=P, wanted=wanted)),
-            verified_edges.map_batches(_anchor_edge_rows, batch_format="numpy",
-                                       fn_kwargs=dict(kind=_EDGE)),
-            edges.map_batches(_anchor_edge_rows, batch_format="numpy",
-                              fn_kwargs=dict(kind=_STAR)))
-        members = routed.groupby("part", num_partitions=P).map_groups(
-            _attach_roots, batch_format="pyarrow",
-            fn_kwargs=dict(width=kernel.width, partitions=P))
-        anchored = members.groupby("part", num_partitions=P).map_groups(
-            _anchor_group, batch_format="pyarrow",
-            fn_kwargs=dict(algorithm=algorithm, params=params_json, keep=keep,
-                           cut=clusters == "verified")).materialize()
+        anchored = _anchor(sketched, verified_edges, edges, wanted, kernel, algorithm,
+                           params_json, keep, clusters == "verified", P)
         documents = documents.union(anchored)
     stage("clusters", t0)
 
-    # 6. outputs: roots by file, clusters by the root's file, shards by file.
+    # 6. outputs: roots by file, clusters by the root's file, shards by file; the pairs
+    # table's shards by the first document's file; then one set in neardup dedup's layout.
     t0 = begin("outputs")
+    names = _deduplicated_names(sources, dataset)
+    _write_shards(documents, verified_edges, sources, dataset, output, doc_offsets, names, keep,
+                  P_files)
+    stage("outputs", t0)
+
+    total = int(doc_offsets[-1])
+    rows = {"sketch": total, "candidates": int(candidates.count()), "verify": int(pairs),
+            "components": rounds, "clusters": int(anchored.count()) if pairs else 0,
+            "outputs": total}
+    run = {
+        "inputs": [f"block {f}" for f in range(F)] if dataset else list(sources),
+        "text_field": text_column, "id_field": id_column, "algorithm": algorithm,
+        "params": json.loads(kernel.resolved_params), "keep": keep, "cluster_mode": clusters,
+        "documents": total, "text_bytes": text_bytes, "pairs": int(pairs),
+        "stages": [{"stage": k, "seconds": v, "rows": rows[k]} for k, v in timings.items()],
+        "seconds": round(time.perf_counter() - started, 3), "threads": cpus,
+        "engine": {"name": "ray", "partitions": P, "component_rounds": rounds,
+                   # Documents whose signatures the verify shuffles carried (None: every one).
+                   "broadcast_candidate_documents": broadcast},
+    }
+    return _publish(output, run, names)
+
+
+def _publish(output: str, run: Dict[str, Any], names: list) -> Dict[str, Any]:
+    """The shards and staged files published in ``neardup dedup``'s layout by its own
+    writers (``_native.publish_external``: the same clusters and pairs tables byte for byte,
+    ``removed.txt``, ``README.md`` and ``summary.json`` last); returns the summary."""
+    F = len(names)
+    run = dict(run, deduplicated=names,
+               clusters_shards=[_shard_path(output, "clusters", f) for f in range(F)],
+               pairs_shards=[_shard_path(output, "pairs", f) for f in range(F)])
+    return json.loads(_native.publish_external(output, json.dumps(run)))
+
+
+def _verify(sketched, candidates, wanted, kernel, algorithm, params_json, P):
+    """The verified pairs as edges in both directions (with their similarity): candidate
+    pairs meet their first document's signature, then their second's."""
+    signatures = sketched.map_batches(_signature_rows, batch_format="pyarrow",
+                                      fn_kwargs=dict(partitions=P, wanted=wanted))
+    first = candidates.map_batches(_pairs_by_first, batch_format="numpy",
+                                   fn_kwargs=dict(partitions=P))
+    attached = first.union(signatures).groupby("part", num_partitions=P).map_groups(
+        _attach_first, batch_format="pyarrow",
+        fn_kwargs=dict(width=kernel.width, partitions=P))
+    return attached.union(signatures).groupby("part", num_partitions=P).map_groups(
+        _verify_second, batch_format="pyarrow",
+        fn_kwargs=dict(algorithm=algorithm, params=params_json, partitions=P)).materialize()
+
+
+def _anchor(sketched, verified_edges, stars, wanted, kernel, algorithm, params_json, keep, cut,
+            P):
+    """Each component anchored on the document kept for it: its members, their signatures
+    and the verified pairs among them meet at the root's partition (found from the
+    ``stars``), where the Rust kernel cuts (``cut``) or only measures it."""
+    routed = sketched.map_batches(
+        _anchor_info_rows, batch_format="pyarrow", fn_kwargs=dict(partitions=P)).union(
+        sketched.map_batches(_anchor_signature_rows, batch_format="pyarrow",
+                             fn_kwargs=dict(partitions=P, wanted=wanted)),
+        verified_edges.map_batches(_anchor_edge_rows, batch_format="numpy",
+                                   fn_kwargs=dict(kind=_EDGE)),
+        stars.map_batches(_anchor_edge_rows, batch_format="numpy", fn_kwargs=dict(kind=_STAR)))
+    members = routed.groupby("part", num_partitions=P).map_groups(
+        _attach_roots, batch_format="pyarrow",
+        fn_kwargs=dict(width=kernel.width, partitions=P))
+    return members.groupby("part", num_partitions=P).map_groups(
+        _anchor_group, batch_format="pyarrow",
+        fn_kwargs=dict(algorithm=algorithm, params=params_json, keep=keep,
+                       cut=cut)).materialize()
+
+
+def _documents_per_file(sketched, F) -> tuple:
+    """(each input's first document number, then the total; text bytes) from the sketched
+    rows, or the first input's error raised as one process raises it."""
+    doc_counts = np.zeros(F, dtype=np.int64)
+    errors = {}
+    text_bytes = 0
+    for row in sketched.select_columns(["file", "bytes", "error"]).map_batches(
+            _inventory, batch_format="numpy").take_all():
+        doc_counts[int(row["file"])] += int(row["documents"])
+        text_bytes += int(row["bytes"])
+        if row["error"] is not None:
+            errors.setdefault(int(row["file"]), row["error"])
+    if errors:
+        _raise_input_error(errors[min(errors)])
+    return np.r_[0, np.cumsum(doc_counts)].astype(np.int64), text_bytes
+
+
+def _stars(edges, P) -> tuple:
+    """Large-star / small-star rounds until a pair of rounds changes nothing: (the edges,
+    one star per component centred on its smallest document; the rounds taken)."""
+    history = []
+    rounds = 0
+    while True:
+        checksums = []
+        for kind in ("large", "small"):
+            out = edges.groupby("part", num_partitions=P).map_groups(
+                _star_group, batch_format="numpy",
+                fn_kwargs=dict(kind=kind, partitions=P)).materialize()
+            checksums.append(_checksum_of(out.map_batches(_tallies_only, batch_format="numpy")))
+            edges = out.map_batches(_edges_only, batch_format="numpy")
+            rounds += 1
+        history.append(checksums)
+        # The inputs of small-star (t − 1), large-star (t) and small-star (t) are equal:
+        # neither operation changes the edge set, which is then one star per component.
+        if len(history) >= 2 and history[-2][1] == history[-1][0] == history[-1][1]:
+            return edges, rounds
+
+
+def _write_shards(documents, verified_edges, sources, dataset, output, doc_offsets, names,
+                  keep, P_files) -> None:
+    """Outputs: roots by file, clusters by the root's file, then each input's clusters shard
+    and deduplicated file by file, and its pairs shard (see :func:`_write_pairs`)."""
+    F = len(sources)
     rooted = documents.groupby("file", num_partitions=P_files).map_groups(
         _roots_of_file, batch_format="pyarrow").materialize()
     roots_per_file = _per_file_sums(rooted.select_columns(["file", "root_rank"]),
@@ -972,36 +1186,60 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     roots_before = np.r_[0, np.cumsum(roots_per_file)].astype(np.int64)
     clustered = rooted.groupby("root_file", num_partitions=P_files).map_groups(
         _clusters_of_roots, batch_format="pyarrow",
-        fn_kwargs=dict(roots_before=roots_before, keep=keep))
+        fn_kwargs=dict(roots_before=roots_before, keep=keep)).materialize()
+    _clear_staged(output)
     written = clustered.groupby("file", num_partitions=P_files).map_groups(
         _write_file, batch_format="pyarrow",
         fn_kwargs=dict(sources=sources, dataset=dataset, out_dir=output,
-                       doc_offsets=doc_offsets)).take_all()
+                       doc_offsets=doc_offsets, names=names)).take_all()
     # An input without records has no group: its (empty) outputs are written here.
     done = {int(w["file"]) for w in written}
     for f in range(F):
         if f not in done:
-            written += _write_outputs_of(f, _no_rows(), sources, dataset, output,
-                                         doc_offsets).to_pylist()
-    written.sort(key=lambda row: row["file"])
-    stage("outputs", t0)
+            _write_outputs_of(f, _no_rows(), sources, dataset, output, doc_offsets, names)
+    _write_pairs(clustered, verified_edges, output, doc_offsets, F, P_files)
 
-    total = int(doc_offsets[-1])
-    removed = sum(int(w["removed"]) for w in written)
-    return {
-        "version": _native.__version__,
-        "inputs": [f"block {f}" for f in range(F)] if dataset else list(sources),
-        "algorithm": algorithm,
-        "params": json.loads(kernel.resolved_params),
-        "cluster_mode": clusters,
-        "documents": total, "pairs": int(pairs), "removed": removed,
-        "kept": total - removed, "partitions": P, "component_rounds": rounds,
-        # Documents whose signatures the verify shuffles carried (None: every live one).
-        "broadcast_candidate_documents": broadcast,
-        "stages_seconds": timings, "seconds": round(time.perf_counter() - started, 3),
-        "clusters": [w["clusters"] for w in written],
-        "deduplicated": [w["deduplicated"] for w in written],
-    }
+
+def _deduplicated_names(sources, dataset) -> list:
+    """The deduplicated files' names, as ``neardup dedup`` names them for these inputs (a
+    Ray Data block is a Parquet input named ``block``)."""
+    if not dataset:
+        return _native.deduplicated_names(list(sources))
+    if len(sources) == 1:
+        return ["deduplicated.parquet"]
+    return [f"deduplicated/{f:05d}-block.parquet" for f in range(len(sources))]
+
+
+def _clear_staged(output: str) -> None:
+    """Removes an earlier run's staged outputs and shards (they would hold disk, and a
+    stale shard must never be published with this run's)."""
+    import shutil
+
+    for d in (_staged_dir(output), os.path.join(output, "stages", "ray")):
+        if os.path.isdir(d) and not os.path.islink(d):
+            shutil.rmtree(d)
+
+
+def _write_pairs(clustered, verified_edges, output, doc_offsets, F, P_files):
+    """The pairs table's shard of every input: verified pairs meet their second document's
+    id at its file, then their first's at its file, with the comparisons that removed a
+    document without a verified pair."""
+    ids = clustered.map_batches(_id_rows, batch_format="pyarrow",
+                                fn_kwargs=dict(doc_offsets=doc_offsets))
+    kept_for = clustered.map_batches(_kept_for_rows, batch_format="pyarrow",
+                                     fn_kwargs=dict(doc_offsets=doc_offsets))
+    rows = ids.union(kept_for)
+    if verified_edges is not None:
+        second = verified_edges.map_batches(_verified_rows, batch_format="numpy").union(
+            ids).groupby("part", num_partitions=P_files).map_groups(
+            _attach_second_ids, batch_format="pyarrow")
+        rows = rows.union(second)
+    written = rows.groupby("part", num_partitions=P_files).map_groups(
+        _write_pairs_of, batch_format="pyarrow", fn_kwargs=dict(out_dir=output)).take_all()
+    done = {int(w["file"]) for w in written}
+    for f in range(F):
+        if f not in done:
+            _write_pairs_shard(_pair_rows([], _ID, [], [], [], [], None), output, f)
 
 
 def _candidate_documents(ray, candidates) -> tuple:
@@ -1037,9 +1275,8 @@ def _is_dataset(x) -> bool:
 
 
 def read_clusters(output: str):
-    """The clusters shards of a ``dedup`` output as one pyarrow Table, in document order."""
-    import pyarrow as pa
+    """``OUTPUT/clusters.parquet`` as a pyarrow Table (``neardup dedup``'s table, in
+    document order)."""
     import pyarrow.parquet as pq
 
-    shards = sorted(_glob.glob(os.path.join(output, "clusters", "*.parquet")))
-    return pa.concat_tables([pq.read_table(s) for s in shards])
+    return pq.read_table(os.path.join(output, "clusters.parquet"), memory_map=False)

@@ -4,6 +4,9 @@
 use std::path::PathBuf;
 
 use neardup_dedup::input::expand;
+use neardup_dedup::pipeline::external_outputs::{
+    ExternalRun, publish_external as publish_external_outputs,
+};
 use neardup_dedup::pipeline::{ClusterMode, TableFormat};
 use neardup_dedup::{DedupOptions, Keep, run};
 use pyo3::exceptions::PyValueError;
@@ -14,7 +17,7 @@ use crate::sketch_api::parse_params;
 
 /// Runs `neardup dedup` and returns `summary.json`'s content.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet"))]
+#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
     py: Python<'_>,
@@ -30,6 +33,7 @@ pub fn dedup(
     inflated_copy: bool,
     clusters: Option<&str>,
     clusters_format: &str,
+    progress: bool,
 ) -> PyResult<String> {
     let clusters = clusters
         .map(|c| c.parse::<ClusterMode>().map_err(PyValueError::new_err))
@@ -63,9 +67,35 @@ pub fn dedup(
         inflated_copy,
         checkpoint_bytes: neardup_dedup::pipeline::DEFAULT_CHECKPOINT_BYTES,
     };
-    let summary = py.detach(|| run(&options)).map_err(errors::pipeline)?;
+    let summary = py.detach(|| {
+        let was_quiet = neardup_dedup::progress::set_quiet(!progress);
+        let summary = run(&options);
+        neardup_dedup::progress::set_quiet(was_quiet);
+        summary
+    });
+    let summary = summary.map_err(errors::pipeline)?;
     let summary = summary.expect("a full run writes a summary");
     serde_json::to_string(&summary).map_err(errors::params)
+}
+
+/// Publishes the shards `neardup.ray.dedup` wrote under `output` in `neardup dedup`'s layout
+/// (`neardup_dedup::pipeline::external_outputs`); `run` is an `ExternalRun` as JSON. Returns
+/// `summary.json`'s content.
+#[pyfunction]
+pub fn publish_external(py: Python<'_>, output: PathBuf, run: &str) -> PyResult<String> {
+    let run: ExternalRun = serde_json::from_str(run).map_err(errors::params)?;
+    let summary = py
+        .detach(|| publish_external_outputs(&output, &run))
+        .map_err(|e| errors::pipeline(e.into()))?;
+    serde_json::to_string(&summary).map_err(errors::params)
+}
+
+/// The deduplicated files `neardup dedup` writes for `inputs` (files, directories, globs),
+/// relative to the output directory, in input order.
+#[pyfunction]
+pub fn deduplicated_names(inputs: Vec<PathBuf>) -> PyResult<Vec<String>> {
+    let files = expand(&inputs).map_err(|e| errors::pipeline(e.into()))?;
+    Ok(neardup_dedup::pipeline::deduplicated_names(&files))
 }
 
 /// The input files `neardup dedup` would read for `inputs` (files, directories, globs), in

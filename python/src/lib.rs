@@ -27,6 +27,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sketch_api::algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::expand_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup_api::publish_external, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup_api::deduplicated_names, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::lsh_tune, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::hamming_designs, m)?)?;
     m.add_class::<lsh_index_api::MinHashIndex>()?;

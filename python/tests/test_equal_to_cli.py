@@ -52,12 +52,19 @@ def test_dedup_equals_the_cli_on_files_and_tables(cli, corpus_file, texts, tmp_p
     out = cli_dedup(cli, corpus_file, tmp_path / "cli")
     expected = pq.read_table(out / "clusters.parquet")
     from_file = neardup.dedup(corpus_file, output=tmp_path / "py")
-    assert from_file.equals(expected)
+    assert from_file.clusters.equals(expected)
+    assert from_file.output == str(tmp_path / "py")
     assert (tmp_path / "py" / "deduplicated.jsonl").read_bytes() == (
         out / "deduplicated.jsonl"
     ).read_bytes()
     table = pa.table({"id": [f"d{i:04d}" for i in range(len(texts))], "text": texts})
-    assert neardup.dedup(table).equals(expected)
+    from_table = neardup.dedup(table)
+    assert from_table.clusters.equals(expected)
+    # Only what a user can use: no temporary directory or file named anywhere.
+    assert from_table.output is None and from_table.summary["inputs"] == ["pyarrow.Table"]
+    kept = expected.column("kept").to_pylist()
+    assert from_table.deduplicated.column("id").to_pylist() == [
+        i for i, k in zip(table.column("id").to_pylist(), kept) if k]
     # Exact copies share a cluster.
     clusters = dict(zip(expected.column("id").to_pylist(), expected.column("cluster").to_pylist()))
     by_text = {}
@@ -80,7 +87,7 @@ def test_dedup_from_gzip_with_and_without_the_inflated_copy(cli, corpus_file, tm
     expected = pq.read_table(out / "clusters.parquet")
     for flag in (True, False):
         py = tmp_path / f"py-{flag}"
-        assert neardup.dedup(gz, output=py, inflated_copy=flag).equals(expected)
+        assert neardup.dedup(gz, output=py, inflated_copy=flag).clusters.equals(expected)
         assert (py / "deduplicated.jsonl").read_bytes() == (out / "deduplicated.jsonl").read_bytes()
         assert not list((py / "stages" / "sketch").glob("*inflated*"))
 
@@ -101,7 +108,7 @@ def test_dedup_with_an_index_equals_the_cli(cli, corpus_file, texts, tmp_path):
         else:
             neardup.dedup(first, output=a, index=index)
             py_b = neardup.dedup(second, output=b, index=index)
-    assert py_b.equals(cli_b)
+    assert py_b.clusters.equals(cli_b)
     summary = json.loads((tmp_path / "py-b" / "summary.json").read_text())
     assert summary["indexed_documents"] == half
     # The copies of indexed lines are duplicates of the index.
@@ -148,3 +155,10 @@ def test_errors_carry_the_cli_messages(cli, corpus_file, tmp_path):
     with pytest.raises(OSError) as e:
         neardup.dedup(tmp_path / "missing.jsonl", output=tmp_path / "e")
     assert "missing.jsonl" in str(e.value)
+
+
+def test_dedup_progress_only_when_asked(corpus_file, tmp_path, capfd):
+    neardup.dedup(corpus_file, output=tmp_path / "quiet")
+    assert capfd.readouterr().err == ""
+    neardup.dedup(corpus_file, output=tmp_path / "shown", progress=True)
+    assert "neardup: sketched" in capfd.readouterr().err

@@ -90,7 +90,7 @@ def test_ray_equals_one_machine(cli, split_corpus, tmp_path, monkeypatch, partit
     assert summary["params"]["threshold"] == 0.7 and summary["params"]["bands"] > 0
     # The deduplicated files hold the same lines as the CLI's.
     cli_files = sorted((tmp_path / "cli" / "deduplicated").iterdir())
-    ray_files = sorted(summary["deduplicated"])
+    ray_files = sorted(str(tmp_path / "ray" / n) for n in summary["deduplicated"])
     assert len(cli_files) == len(ray_files) == 3
     for a, b in zip(cli_files, ray_files):
         assert a.read_bytes() == open(b, "rb").read(), (a, b)
@@ -128,7 +128,7 @@ def test_ray_with_an_input_without_records(cli, split_corpus, tmp_path):
     summary = nray.dedup([str(p) for p in inputs], output=str(tmp_path / "ray"), threshold=0.7)
     assert canonical(nray.read_clusters(str(tmp_path / "ray"))).equals(canonical(expected))
     assert len(summary["deduplicated"]) == 4
-    assert open(summary["deduplicated"][2], "rb").read() == b""
+    assert (tmp_path / "ray" / summary["deduplicated"][2]).read_bytes() == b""
 
 
 def test_ray_exact_and_a_parquet_input(cli, texts, tmp_path):
@@ -179,7 +179,8 @@ def test_ray_data_dataset_equals_one_machine(cli, texts, tmp_path):
     for row, c in enumerate(expected.column("cluster").to_pylist()):
         spans.setdefault(c, set()).add(block_of[row])
     assert any(len(s) > 1 for s in spans.values())
-    kept = pa.concat_tables([pq.read_table(p) for p in sorted(summary["deduplicated"])])
+    kept = pa.concat_tables([pq.read_table(tmp_path / "ray" / p)
+                             for p in sorted(summary["deduplicated"])])
     want = [i for i, k in zip(ids, expected.column("kept").to_pylist()) if k]
     assert kept.column("id").to_pylist() == want
     assert summary["inputs"] == ["block 0", "block 1", "block 2"]
@@ -199,7 +200,7 @@ def test_ray_bad_input(tmp_path):
     with pytest.raises(ValueError, match=r"bad\.jsonl:2: malformed JSON"):
         nray.dedup([str(good), str(bad)], output=str(tmp_path / "out"))
     assert not (tmp_path / "out" / "summary.json").exists()
-    assert not (tmp_path / "out" / "clusters").exists()
+    assert not (tmp_path / "out" / "clusters.parquet").exists()
     with pytest.raises(ValueError, match="keep must be 'first' or 'longest'"):
         nray.dedup(str(bad), output=str(tmp_path / "out"), keep="last")
     with pytest.raises(ValueError, match="clusters must be 'verified' or 'connected'"):

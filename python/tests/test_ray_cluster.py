@@ -84,7 +84,7 @@ def assert_same_as_cli(expected, output, summary):
     cli_files = sorted((expected / "deduplicated").iterdir())
     assert len(cli_files) == len(summary["deduplicated"]) == FILES
     for a, b in zip(cli_files, sorted(summary["deduplicated"])):
-        assert a.read_bytes() == open(b, "rb").read(), (a, b)
+        assert a.read_bytes() == open(os.path.join(output, b), "rb").read(), (a, b)
 
 
 def test_three_nodes_equal_one_machine(cluster, corpus, expected, tmp_path):
