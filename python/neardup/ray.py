@@ -377,19 +377,27 @@ def _routed(part, doc, other, sig, is_sig):
                      "is_sig": np.asarray(is_sig, dtype=bool)})
 
 
+def _among(docs: np.ndarray, wanted) -> np.ndarray:
+    """Which of ``docs`` are in ``wanted`` (a sorted array of documents, or an object
+    reference to one; ``None``: all of them)."""
+    if wanted is None:
+        return np.ones(len(docs), dtype=bool)
+    import ray
+
+    if isinstance(wanted, ray.ObjectRef):
+        wanted = ray.get(wanted)
+    if not len(wanted):
+        return np.zeros(len(docs), dtype=bool)
+    at = np.minimum(np.searchsorted(wanted, docs), len(wanted) - 1)
+    return wanted[at] == docs
+
+
 def _signature_rows(table, partitions, wanted):
     """The signatures of live documents in ``wanted`` (a sorted array of documents, or an
     object reference to one; ``None``: every live document), each routed to its document's
     partition."""
     docs = _column(table, "doc")
-    chosen = _column(table, "live")
-    if wanted is not None:
-        import ray
-
-        if isinstance(wanted, ray.ObjectRef):
-            wanted = ray.get(wanted)
-        at = np.minimum(np.searchsorted(wanted, docs), max(len(wanted) - 1, 0))
-        chosen = chosen & (wanted[at] == docs) if len(wanted) else np.zeros_like(chosen)
+    chosen = _column(table, "live") & _among(docs, wanted)
     doc = docs[chosen]
     sigs = table.column("sig").combine_chunks().filter(chosen)
     return _routed(_partition_of(doc, partitions), doc, np.zeros(len(doc), np.uint64), sigs,
@@ -760,10 +768,15 @@ def _pair_rows(part, kind, a, b, sim, id_a, id_b):
                      "id_b": strings(id_b)})
 
 
-def _id_rows(table, doc_offsets):
-    """Pairs rounds input: every document's id, at its file."""
+def _id_rows(table, doc_offsets, wanted):
+    """Pairs rounds input: the id of every document in ``wanted`` (the candidate documents,
+    or ``None``: every document), at its file."""
+    import pyarrow as pa
+
     doc = _column(table, "doc").astype(np.uint64)
-    ids = _ids_of(doc, table.column("id").to_pylist(), doc_offsets)
+    chosen = _among(doc, wanted)
+    doc = doc[chosen]
+    ids = _ids_of(doc, table.column("id").filter(pa.array(chosen)).to_pylist(), doc_offsets)
     return _pair_rows(_file_of(doc), _ID, doc, np.zeros(len(doc)), np.zeros(len(doc)), ids,
                       None)
 
@@ -1067,8 +1080,8 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # table's shards by the first document's file; then one set in neardup dedup's layout.
     t0 = begin("outputs")
     names = _deduplicated_names(sources, dataset)
-    _write_shards(documents, verified_edges, sources, dataset, output, doc_offsets, names, keep,
-                  P_files)
+    _write_shards(documents, verified_edges, wanted, sources, dataset, output, doc_offsets,
+                  names, keep, P_files)
     stage("outputs", t0)
 
     total = int(doc_offsets[-1])
@@ -1174,8 +1187,8 @@ def _stars(edges, P) -> tuple:
             return edges, rounds
 
 
-def _write_shards(documents, verified_edges, sources, dataset, output, doc_offsets, names,
-                  keep, P_files) -> None:
+def _write_shards(documents, verified_edges, wanted, sources, dataset, output, doc_offsets,
+                  names, keep, P_files) -> None:
     """Outputs: roots by file, clusters by the root's file, then each input's clusters shard
     and deduplicated file by file, and its pairs shard (see :func:`_write_pairs`)."""
     F = len(sources)
@@ -1197,7 +1210,7 @@ def _write_shards(documents, verified_edges, sources, dataset, output, doc_offse
     for f in range(F):
         if f not in done:
             _write_outputs_of(f, _no_rows(), sources, dataset, output, doc_offsets, names)
-    _write_pairs(clustered, verified_edges, output, doc_offsets, F, P_files)
+    _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_files)
 
 
 def _deduplicated_names(sources, dataset) -> list:
@@ -1220,20 +1233,20 @@ def _clear_staged(output: str) -> None:
             shutil.rmtree(d)
 
 
-def _write_pairs(clustered, verified_edges, output, doc_offsets, F, P_files):
+def _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_files):
     """The pairs table's shard of every input: verified pairs meet their second document's
     id at its file, then their first's at its file, with the comparisons that removed a
-    document without a verified pair."""
-    ids = clustered.map_batches(_id_rows, batch_format="pyarrow",
-                                fn_kwargs=dict(doc_offsets=doc_offsets))
-    kept_for = clustered.map_batches(_kept_for_rows, batch_format="pyarrow",
-                                     fn_kwargs=dict(doc_offsets=doc_offsets))
-    rows = ids.union(kept_for)
+    document without a verified pair (which carry both ids). Only the ids of ``wanted``
+    documents (those of candidate pairs, when their numbers were broadcast) travel."""
+    rows = clustered.map_batches(_kept_for_rows, batch_format="pyarrow",
+                                 fn_kwargs=dict(doc_offsets=doc_offsets))
     if verified_edges is not None:
+        ids = clustered.map_batches(_id_rows, batch_format="pyarrow",
+                                    fn_kwargs=dict(doc_offsets=doc_offsets, wanted=wanted))
         second = verified_edges.map_batches(_verified_rows, batch_format="numpy").union(
             ids).groupby("part", num_partitions=P_files).map_groups(
             _attach_second_ids, batch_format="pyarrow")
-        rows = rows.union(second)
+        rows = rows.union(ids, second)
     written = rows.groupby("part", num_partitions=P_files).map_groups(
         _write_pairs_of, batch_format="pyarrow", fn_kwargs=dict(out_dir=output)).take_all()
     done = {int(w["file"]) for w in written}
