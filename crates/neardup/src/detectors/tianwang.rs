@@ -184,9 +184,8 @@ impl Algorithm for Tianwang {
                 p.normalization.apply_into(d, text);
                 // (key, word) of every non-stopword, then counted per key.
                 let mut words: Vec<(u64, &str)> = Vec::new();
-                let language = p.words.language.resolve(text);
                 p.words.for_each_word(text, |t| {
-                    if !is_stopword_in(t, language) {
+                    if !is_stopword_in(t, p.words.language.of_token(t)) {
                         words.push((term_key(t), t));
                     }
                 });

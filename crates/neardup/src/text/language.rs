@@ -1,10 +1,14 @@
 //! Which language's rules a document follows: its stopwords, SpotSigs antecedents and word
 //! segmentation.
 //!
-//! `auto` decides per document by script: text whose letters are mostly Han ideographs is
-//! Chinese, everything else English. Counting scripts is cheap and needs no model, and the
-//! two languages neardup has rules for differ exactly there: English separates words with
-//! spaces, Chinese does not (so it needs a segmenter, [`super::segment`]).
+//! `auto` decides by script, run by run and token by token: runs of Han ideographs are
+//! segmented as Chinese ([`super::segment`]) and everything between them is tokenized as
+//! space-separated text, and each word follows the stopword and antecedent lists of its own
+//! script ([`Language::of_token`]). Counting scripts is cheap and needs no model, and the two
+//! languages neardup has rules for differ exactly there: English separates words with
+//! spaces, Chinese does not. Deciding per run rather than per document keeps a page that
+//! mixes both continuous: there is no share of Han at which its words suddenly change.
+//! [`detect`] still names a document's main language where one is wanted (edits, pages).
 
 use serde::{Deserialize, Serialize};
 
@@ -31,10 +35,23 @@ pub const HAN_SHARE: f64 = 1.0 / 3.0;
 const DETECT_CHARS: usize = 4096;
 
 impl Language {
-    /// The language whose rules apply to `text`: `En` or `Zh` (never `Auto`).
+    /// The language whose rules apply to `text` as a whole: `En` or `Zh` (never `Auto`).
     pub fn resolve(self, text: &str) -> Language {
         match self {
             Language::Auto => detect(text),
+            fixed => fixed,
+        }
+    }
+
+    /// The language whose rules (stopwords, SpotSigs antecedents) apply to one token: with
+    /// `auto`, its script — a token holding a Han ideograph is Chinese, any other English —
+    /// so a page that mixes both reads each part by its own rules and nothing changes at
+    /// once when its share of Han crosses a cut; a fixed language applies to every token.
+    #[inline]
+    pub fn of_token(self, token: &str) -> Language {
+        match self {
+            Language::Auto if !token.is_ascii() && token.chars().any(is_han) => Language::Zh,
+            Language::Auto => Language::En,
             fixed => fixed,
         }
     }

@@ -52,6 +52,13 @@ pub struct Normalization {
     /// keeps it under `unicode = nfc` or `none`, because Chinese text mixes widths freely
     /// (`bible-zh` has 2,767 ASCII `!` beside full-width `！`). Default true.
     pub fold_width: bool,
+    /// Fold the punctuation marks that Chinese web pages write either way to one form, the
+    /// ASCII one: `。`→`.` `、`→`,` `「」『』“”`→`"` `‘’`→`'` `【】`→`[]` `〔〕`→`()` (NFKC and
+    /// `fold_width` already fold `，：；！？（）` and the other full-width forms). A page
+    /// reposted with ASCII punctuation (`神說:"要有光."`) then normalizes to its source's
+    /// text, so exact hashes, sentence hashes, abstracts and jieba's segmentation do not see
+    /// the difference. Default true.
+    pub fold_punctuation: bool,
 }
 
 impl Default for Normalization {
@@ -62,6 +69,7 @@ impl Default for Normalization {
             punctuation: Punctuation::Keep,
             collapse_whitespace: true,
             fold_width: true,
+            fold_punctuation: true,
         }
     }
 }
@@ -75,6 +83,7 @@ impl Normalization {
             punctuation: Punctuation::Keep,
             collapse_whitespace: false,
             fold_width: false,
+            fold_punctuation: false,
         }
     }
 
@@ -112,6 +121,11 @@ impl Normalization {
         };
         let mut emit = |c: char, out: &mut String| {
             let c = if self.fold_width { fold_width(c) } else { c };
+            let c = if self.fold_punctuation {
+                fold_punctuation(c)
+            } else {
+                c
+            };
             if is_punctuation(c) {
                 match self.punctuation {
                     Punctuation::Keep => push(c, out),
@@ -193,6 +207,23 @@ pub fn fold_width(c: char) -> char {
     }
 }
 
+/// The ASCII form of a punctuation mark Chinese text writes either way (see
+/// [`Normalization::fold_punctuation`]); every other character as it is.
+#[inline]
+pub fn fold_punctuation(c: char) -> char {
+    match c {
+        '\u{3002}' => '.',
+        '\u{3001}' => ',',
+        '\u{300C}'..='\u{300F}' | '\u{201C}' | '\u{201D}' => '"',
+        '\u{2018}' | '\u{2019}' => '\'',
+        '\u{3010}' => '[',
+        '\u{3011}' => ']',
+        '\u{3014}' => '(',
+        '\u{3015}' => ')',
+        _ => c,
+    }
+}
+
 /// Unicode punctuation (general categories P*) plus ASCII symbols, approximated without
 /// tables: ASCII punctuation, and the General Punctuation, CJK and full-width punctuation
 /// blocks.
@@ -210,6 +241,21 @@ pub fn is_punctuation(c: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ideographic_punctuation_folds_to_ascii() {
+        let n = Normalization::default();
+        assert_eq!(
+            n.apply("神說：「要有光。」光、暗【分】〔開〕“好”‘的’"),
+            n.apply("神說:\"要有光.\"光,暗[分](開)\"好\"'的'")
+        );
+        let keep = Normalization {
+            fold_punctuation: false,
+            ..Normalization::default()
+        };
+        assert_eq!(keep.apply("光。"), "光。");
+        assert_eq!(n.apply("光。"), "光.");
+    }
 
     #[test]
     fn defaults_fold_case_and_space() {
@@ -233,9 +279,10 @@ mod tests {
             unicode: UnicodeForm::None,
             ..Normalization::default()
         };
+        // The half-width ｡ folds to 。, which `fold_punctuation` folds on to ".".
         assert_eq!(
             n.apply("神說：要有光！ＡＢ１\u{3000}｡"),
-            "神說:要有光!ab1 。"
+            "神說:要有光!ab1 ."
         );
         let keep = Normalization {
             fold_width: false,
@@ -263,6 +310,7 @@ mod tests {
                 punctuation: [Punctuation::Keep, Punctuation::Remove, Punctuation::Space][punct as usize],
                 collapse_whitespace: collapse,
                 fold_width: true,
+                fold_punctuation: true,
             };
             let fast = n.apply(&s);
             let mut slow = String::new();

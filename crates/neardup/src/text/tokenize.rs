@@ -83,18 +83,36 @@ impl WordParams {
         }
     }
 
-    /// Calls `f` with every word of `text` in order and returns the language whose rules
-    /// apply to it (`En` or `Zh`). Chinese text is segmented whatever the tokenizer (spaces
-    /// mean nothing there): by jieba, or into single characters with `cjk_unit = char`.
+    /// Calls `f` with every word of `text` in order. With `language = auto`, runs of Han
+    /// ideographs are Chinese — cut by jieba, or into single characters with `cjk_unit =
+    /// char` — and the text between them is split by the tokenizer; so punctuation, ASCII or
+    /// ideographic, never reaches the segmenter (jieba would keep `天地.地是` as one run with
+    /// its `.` and cut it otherwise than `天地。地是`), and a page mixing both scripts is read
+    /// the same way whatever its share of Han. `language = zh` segments the whole text (Latin
+    /// words included, as jieba cuts them); `language = en` uses the tokenizer throughout.
     #[inline]
-    pub fn for_each_word<'t>(&self, text: &'t str, f: impl FnMut(&'t str)) -> Language {
-        let language = self.language.resolve(text);
-        match (language, self.cjk_unit) {
-            (Language::Zh, CjkUnit::Word) => super::segment::for_each_word(text, f),
-            (Language::Zh, CjkUnit::Char) => Tokenizer::Unicode.for_each_token(text, f),
-            _ => self.tokenizer.for_each_token(text, f),
+    pub fn for_each_word<'t>(&self, text: &'t str, mut f: impl FnMut(&'t str)) {
+        match self.language {
+            Language::En => self.tokenizer.for_each_token(text, f),
+            Language::Zh => self.han_words(text, f),
+            Language::Auto if text.is_ascii() => self.tokenizer.for_each_token(text, f),
+            Language::Auto => for_each_script_run(text, |run, han| {
+                if han {
+                    self.han_words(run, &mut f)
+                } else {
+                    self.tokenizer.for_each_token(run, &mut f)
+                }
+            }),
         }
-        language
+    }
+
+    /// The words of Chinese text, as `cjk_unit` says.
+    #[inline]
+    fn han_words<'t>(&self, text: &'t str, f: impl FnMut(&'t str)) {
+        match self.cjk_unit {
+            CjkUnit::Word => super::segment::for_each_word(text, f),
+            CjkUnit::Char => Tokenizer::Unicode.for_each_token(text, f),
+        }
     }
 
     /// The words of `text` collected into a vector (convenience for tests and tools).
@@ -102,6 +120,24 @@ impl WordParams {
         let mut v = Vec::new();
         self.for_each_word(text, |w| v.push(w.to_string()));
         v
+    }
+}
+
+/// Calls `f(run, is_han)` for each maximal run of Han ideographs and each maximal run of
+/// other characters of `text`, in order.
+fn for_each_script_run<'t>(text: &'t str, mut f: impl FnMut(&'t str, bool)) {
+    let mut start = 0;
+    let mut in_han = false;
+    for (i, c) in text.char_indices() {
+        let han = super::language::is_han(c);
+        if han != in_han && i > start {
+            f(&text[start..i], in_han);
+            start = i;
+        }
+        in_han = han;
+    }
+    if start < text.len() {
+        f(&text[start..], in_han);
     }
 }
 
@@ -431,13 +467,43 @@ mod tests {
             ..WordParams::default()
         };
         assert!(ws.words(text).len() > 2);
-        assert_eq!(ws.for_each_word("two words", |_| {}), Language::En);
         // language = en keeps the tokenizer's behaviour on Chinese text.
         let en = WordParams {
             language: Language::En,
             ..WordParams::default()
         };
         assert_eq!(en.words(text), Tokenizer::Unicode.tokens(text));
+    }
+
+    /// ASCII or ideographic punctuation between Han runs cuts the text alike: jieba never
+    /// sees a mark, even without `fold_punctuation`.
+    #[test]
+    fn segmentation_ignores_which_punctuation_separates_han_runs() {
+        // Genesis 10:8–9 (ChiUn): jieba given the whole text cuts "之首。他" into 之 / 首 / 他
+        // but "之首.他" into 之首 / 他.
+        let w = WordParams::default();
+        let ideographic = w.words("古實又生寧錄，他為世上英雄之首。他在耶和華面前是個英勇的獵戶");
+        assert!(ideographic.iter().any(|x| x == "之"), "{ideographic:?}");
+        for ascii in [
+            "古實又生寧錄,他為世上英雄之首.他在耶和華面前是個英勇的獵戶",
+            "古實又生寧錄, 他為世上英雄之首. 他在耶和華面前是個英勇的獵戶",
+        ] {
+            assert_eq!(w.words(ascii), ideographic, "{ascii}");
+        }
+        let whole = WordParams {
+            language: Language::Zh,
+            ..w
+        };
+        assert_ne!(
+            whole.words("古實又生寧錄,他為世上英雄之首.他在耶和華面前是個英勇的獵戶"),
+            whole.words("古實又生寧錄，他為世上英雄之首。他在耶和華面前是個英勇的獵戶"),
+            "language = zh gives jieba the whole text, marks included"
+        );
+        // A page mixing both scripts: Chinese runs by jieba, the rest by the tokenizer.
+        assert_eq!(
+            w.words("在Python3.11中使用jieba分词"),
+            ["在", "Python3.11", "中", "使用", "jieba", "分词"]
+        );
     }
 
     #[test]
