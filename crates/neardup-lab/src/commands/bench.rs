@@ -41,6 +41,7 @@ pub fn peer_features() -> FeatureParams {
             unicode: UnicodeForm::None,
             collapse_whitespace: false,
             fold_width: false,
+            fold_punctuation: false,
             ..Normalization::default()
         },
         ..FeatureParams::words(5)

@@ -19,6 +19,7 @@ mod delete;
 pub mod derive;
 mod insert;
 mod noise;
+mod punctuation;
 mod reorder;
 mod shuffle;
 mod substitute;
@@ -46,6 +47,8 @@ pub const KINDS: &[&dyn EditKind] = &[
     &append::Append,
     &blend::Blend,
     &width::Width,
+    &punctuation::ToAscii,
+    &punctuation::ToCjk,
 ];
 
 /// One kind of edit.
@@ -314,8 +317,10 @@ mod tests {
                 "{}",
                 k.name()
             );
+            // The punctuation swaps of Chinese text have nothing to do in English.
+            let chinese_only = ["ascii-punct", "cjk-punct"].contains(&k.name());
             assert!(
-                (0..10).any(|s| model.apply(&text, &ctx, 9, s).0 != text),
+                chinese_only || (0..10).any(|s| model.apply(&text, &ctx, 9, s).0 != text),
                 "{} at rate 0.3 changes something",
                 k.name()
             );
@@ -343,6 +348,12 @@ mod tests {
                 .apply(text, &ctx, 1, 0);
             assert_eq!(same, text, "{} at rate 0", k.name());
             let model = EditModel::single(k.name(), 0.3).unwrap();
+            // `cjk-punct` swaps ASCII marks, which this text has none of: the reverse of
+            // `ascii-punct`'s output (below) is its case.
+            let text = match k.name() {
+                "cjk-punct" => "神說:\"要有光.\"就有了光,神看光是好的.",
+                _ => text,
+            };
             assert!(
                 (0..10).any(|s| model.apply(text, &ctx, 9, s).0 != text),
                 "{} changes Chinese text",
