@@ -1,7 +1,9 @@
 //! `exact`: the baseline — documents whose normalized full text is identical.
 //!
-//! The normalized text (default normalization: NFKC, lower case, collapsed whitespace) is hashed
-//! with 128-bit XXH3; equal hashes are duplicates. Documents that normalize to nothing are
+//! The normalized text (default normalization: NFKC, lower case, collapsed whitespace, full
+//! width and ideographic punctuation folded to ASCII, so a Chinese page reposted with `.` for
+//! `。` is still an exact copy) is hashed with 128-bit XXH3; equal hashes are duplicates.
+//! `punctuation = remove` makes it blind to every mark (a comma dropped or added). Documents that normalize to nothing are
 //! never reported. Score: 1 for identical normalized text, 0 otherwise.
 
 use serde::{Deserialize, Serialize};

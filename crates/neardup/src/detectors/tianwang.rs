@@ -10,7 +10,7 @@
 //!
 //! | variant | duplicates when |
 //! |---|---|
-//! | 1 | MD5 of the first `abstract_bytes` (512) bytes of the normalized text is equal |
+//! | 1 | MD5 of the first `abstract_bytes` (512) bytes of the normalized text is equal (the default normalization folds ideographic punctuation to ASCII, so a repost with ASCII marks has the same abstract; `punctuation = remove` drops every mark) |
 //! | 2 | MD5 of T concatenated in weight order is equal |
 //! | 3 | variant 2 and SIM(Wᵢ, Wⱼ) ≤ ε |
 //! | 4 | variant 5 and SIM(Wᵢ, Wⱼ) ≤ ε |
