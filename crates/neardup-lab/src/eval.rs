@@ -276,6 +276,18 @@ pub fn format_value(column: &str, v: Option<f64>) -> String {
     }
 }
 
+/// A metric's JSON value: counts as integers (as in the CSV), the rest as numbers, a
+/// metric that does not apply as null.
+fn json_value(column: &str, v: Option<f64>) -> serde_json::Value {
+    match v {
+        None => serde_json::Value::Null,
+        Some(x) if crate::metrics::column(column).is_some_and(|c| c.kind == Kind::Count) => {
+            (x as u64).into()
+        }
+        Some(x) => x.into(),
+    }
+}
+
 /// The contract CSV's header.
 pub fn write_csv_header(out: &mut impl Write) -> anyhow::Result<()> {
     let mut w = csv::Writer::from_writer(out);
@@ -310,7 +322,7 @@ pub fn write_json_row(r: &Row, out: &mut impl Write) -> anyhow::Result<()> {
     obj.insert("resolved_params".into(), r.resolved_params.clone().into());
     obj.insert("docs".into(), r.docs.into());
     for (c, v) in &r.metrics {
-        obj.insert((*c).into(), v.map_or(serde_json::Value::Null, Into::into));
+        obj.insert((*c).into(), json_value(c, *v));
     }
     obj.insert("stats".into(), serde_json::Value::Object(r.stats.clone()));
     obj.insert(

@@ -253,7 +253,28 @@ fn eval_json_and_defaults() {
     for line in out.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert!(v["bcubed_precision"].is_number(), "{line}");
+        // Counts are integers, as in the CSV.
+        for count in ["tp", "fp", "fn", "true_pairs", "reported_pairs", "clusters"] {
+            assert!(v[count].is_u64(), "{count} in {line}");
+        }
     }
+}
+
+/// `eval --help` names every column the CSV has, in order (they drifted apart once: 15 named,
+/// 23 written).
+#[test]
+fn eval_help_lists_the_csv_columns() {
+    let help = ok(&["eval", "--help"]);
+    let listed: String = help
+        .split("Columns: ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (").next())
+        .expect("a Columns: list")
+        .split_whitespace()
+        .collect();
+    let corpus = fixture("tiny-labelled.jsonl");
+    let csv = ok(&["eval", "--corpus", &corpus, "--algorithm", "exact"]);
+    assert_eq!(listed, csv.lines().next().unwrap());
 }
 
 #[test]

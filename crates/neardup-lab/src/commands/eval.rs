@@ -138,9 +138,12 @@ pub fn run(
 
 /// Score algorithms on a corpus: one CSV row per algorithm configuration.
 ///
-/// Columns: algorithm,params,docs,true_pairs,tp,fp,fn,precision,recall,f1,ari,roc_auc,
-/// seconds,docs_per_s,error (empty where a metric does not apply). Each --param applies to
-/// the --algorithm before it; with no --algorithm every registered one runs with defaults.
+/// Columns: algorithm,params,resolved_params,docs,reported_pairs,clusters,largest_cluster,
+/// docs_removed,removed_below_threshold,true_pairs,tp,fp,fn,precision,recall,f1,ari,
+/// bcubed_precision,bcubed_recall,roc_auc,pr_auc,seconds,docs_per_s,mb_per_s,peak_mb,error
+/// (empty where a metric does not apply; counts are integers in CSV and JSON). Each --param
+/// applies to the --algorithm before it; with no --algorithm every registered one runs with
+/// defaults.
 /// Rows are printed as configurations finish; a failing one gets its error in `error`, the
 /// others still run, and the exit status says that something failed.
 #[derive(Debug, clap::Args)]
