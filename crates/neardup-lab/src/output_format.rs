@@ -5,7 +5,7 @@
 pub enum ReportFormat {
     /// Aligned columns and a recommendation, for people.
     Text,
-    /// One row per candidate with a header, for spreadsheets.
+    /// CSV with a header, for spreadsheets (each command's --format says what a row is).
     Csv,
     /// One JSON document, for programs.
     Json,

@@ -87,6 +87,32 @@ fn tune_contract() {
     let probs = json["candidate_probability"].as_array().unwrap();
     assert_eq!(probs.len(), 5);
     assert!((probs[0]["probability"].as_f64().unwrap() - p(0.7)).abs() < 1e-12);
+    // CSV: the columns its --help names, the banding in every row.
+    let csv = ok(&[
+        "lsh",
+        "tune",
+        "--threshold",
+        "0.8",
+        "--num-perm",
+        "128",
+        "--format",
+        "csv",
+    ]);
+    let header = "bands,rows,threshold,objective,unused_permutations,similarity,probability";
+    assert_eq!(csv.lines().next(), Some(header));
+    let help: String = ok(&["lsh", "tune", "--help"])
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(help.contains(&header.replace(',', ", ")), "{help}");
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(rows.len(), 5);
+    assert!(rows.iter().all(|r| r[..2] == ["9", "13"] && r[4] == "11"));
+    assert_eq!(rows[0][6], format!("{:.6}", p(0.7)));
     assert!(
         err(&["lsh", "tune", "--threshold", "1.5", "--num-perm", "128"]).contains("outside (0, 1]")
     );

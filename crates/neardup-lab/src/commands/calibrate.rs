@@ -56,8 +56,8 @@ pub struct Args {
     /// Write a report here: README.md, calibration.json, charts/.
     #[arg(long)]
     pub out: Option<PathBuf>,
-    /// Output: a ranking table with the recommendation, CSV, or JSON (one object per
-    /// configuration).
+    /// Output: a ranking table with the recommendation, CSV (one row per configuration), or
+    /// JSON (one object per configuration).
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
     /// How to read the corpus.

@@ -190,7 +190,8 @@ pub enum HammingCommand {
         /// examines the fewest fingerprints per query within it (default: no limit).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         memory: Option<u64>,
-        /// Output: a readable table with the recommendation, CSV, or JSON.
+        /// Output: a readable table with the recommendation, CSV (one row per permuted-table
+        /// design, `recommended` marking the chosen one), or JSON.
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },

@@ -25,8 +25,8 @@ pub fn scurve(bands: usize, rows: usize, out: &mut impl Write) -> Result<()> {
 }
 
 /// The tuned banding for `threshold` within `num_perm` hashes: a `key=value` summary line then
-/// P(candidate) around the threshold (text), `similarity,probability` rows (CSV), or one JSON
-/// object.
+/// P(candidate) around the threshold (text), one row per similarity point with the banding
+/// (CSV), or one JSON object.
 pub fn tune(
     threshold: f64,
     num_perm: usize,
@@ -82,9 +82,18 @@ pub fn tune(
             }
         }
         ReportFormat::Csv => {
-            writeln!(out, "similarity,probability")?;
+            // One row per similarity point, each with the banding it belongs to, so the answer
+            // is in every row a spreadsheet keeps.
+            writeln!(
+                out,
+                "bands,rows,threshold,objective,unused_permutations,similarity,probability"
+            )?;
             for (s, p) in &probabilities {
-                writeln!(out, "{s},{p:.6}")?;
+                writeln!(
+                    out,
+                    "{},{},{:.6},{},{unused},{s},{p:.6}",
+                    t.bands, t.rows, t.threshold, t.objective
+                )?;
             }
         }
         ReportFormat::Json => {
@@ -136,7 +145,9 @@ pub enum LshCommand {
         /// The least P(candidate | J = threshold) (recall-at-threshold objective only).
         #[arg(long, default_value_t = banding::RECALL_AT_THRESHOLD)]
         min_probability: f64,
-        /// Output: one `key=value` line followed by the probabilities, or JSON.
+        /// Output: text (a `key=value` line, then P(candidate) around the threshold), CSV (one
+        /// row per similarity point: bands, rows, threshold, objective, unused_permutations,
+        /// similarity, probability), or JSON (one document).
         #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
         format: ReportFormat,
     },
