@@ -89,7 +89,7 @@ pub fn command() -> clap::Command {
         })
         .mut_subcommand("eval", |c| {
             c.after_help(format!(
-                "Algorithms (`neardup algorithms` lists their parameters):\n{}",
+                "Algorithms (`neardup algorithms NAME` lists its parameters):\n{}",
                 algorithms.join("\n")
             ))
         })

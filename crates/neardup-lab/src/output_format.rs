@@ -10,3 +10,12 @@ pub enum ReportFormat {
     /// One JSON document, for programs.
     Json,
 }
+
+/// How a listing prints: for people, or for programs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ListFormat {
+    /// Aligned text, for people.
+    Text,
+    /// JSON, for programs.
+    Json,
+}

@@ -122,11 +122,46 @@ fn tune_contract() {
 #[test]
 fn algorithms_lists_one_line_each() {
     let out = ok(&["algorithms"]);
-    assert_eq!(out.lines().count(), neardup::registry::algorithms().len());
+    let registry = neardup::registry::algorithms();
+    let lines: Vec<&str> = out.lines().take(registry.len()).collect();
+    for (line, a) in lines.iter().zip(&registry) {
+        assert!(
+            line.starts_with(a.name) && line.contains("[dedup: "),
+            "{line}"
+        );
+        assert!(
+            line.chars().count() <= 200,
+            "{} characters: {line}",
+            line.len()
+        );
+    }
+    // One algorithm: every default on its own line, and what the unset ones resolve to.
+    let minhash = ok(&["algorithms", "minhash-lsh"]);
+    assert!(minhash.contains("Build parameters") && minhash.contains("Query parameters"));
     assert!(
-        out.lines()
-            .any(|l| l.starts_with("minhash-lsh ") && l.contains("num_perm=128"))
+        minhash
+            .lines()
+            .any(|l| l.trim_start().starts_with("num_perm") && l.ends_with("= 128"))
     );
+    assert!(
+        minhash
+            .lines()
+            .any(|l| l.trim_start().starts_with("threshold") && l.ends_with("→ 0.8"))
+    );
+    assert!(
+        minhash
+            .lines()
+            .any(|l| l.trim_start().starts_with("bands") && l.ends_with("= 0  → 13"))
+    );
+    // JSON: the same objects as Python's neardup.algorithms().
+    let all: serde_json::Value =
+        serde_json::from_str(&ok(&["algorithms", "--format", "json"])).unwrap();
+    assert_eq!(all.as_array().unwrap().len(), registry.len());
+    let one: serde_json::Value =
+        serde_json::from_str(&ok(&["algorithms", "spotsigs", "--format", "json"])).unwrap();
+    assert_eq!(one["build_defaults"]["cjk_unit"], "char");
+    assert_eq!(one["query_defaults"]["threshold"], 0.85);
+    assert!(err(&["algorithms", "nope"]).contains("unknown algorithm `nope`"));
 }
 
 #[test]

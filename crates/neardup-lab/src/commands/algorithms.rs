@@ -1,43 +1,131 @@
-//! `neardup algorithms`: every registered algorithm with its default parameters, one line each.
+//! `neardup algorithms [NAME]`: the registered algorithms — one short line each (name, what it
+//! is, how `neardup dedup` runs it) — or one algorithm's default parameters, build and query
+//! apart, one per line; `--format json` gives the same as JSON.
 
 use std::io::Write;
 
 use anyhow::Result;
+use neardup::detector::ParamMap;
+use neardup::registry::AlgorithmInfo;
 
 use super::invocation::{Invocation, Run};
-use crate::params::render_params;
 
-/// Prints `NAME  build params | query params  # summary [dedup: …]` for every algorithm; the
-/// bracket says whether `neardup dedup` streams it with default parameters or reads every text
-/// into memory (and, for an algorithm that streams only when configured so, how).
-pub fn run(out: &mut impl Write) -> Result<()> {
+/// How `neardup dedup` runs `a` with its defaults.
+fn dedup_mode(a: &AlgorithmInfo) -> String {
+    match (a.streams_by_default(), a.streams_when) {
+        (true, _) => "streamed".to_string(),
+        (false, Some(when)) => format!("in memory; streamed with {when}"),
+        (false, None) => "in memory".to_string(),
+    }
+}
+
+/// One algorithm as JSON (the same object as `neardup.algorithms()` in Python).
+fn to_json(a: &AlgorithmInfo) -> serde_json::Value {
+    serde_json::json!({
+        "name": a.name,
+        "summary": a.summary,
+        "build_defaults": a.build_defaults,
+        "query_defaults": a.query_defaults,
+        "streamed": a.streams_by_default(),
+        "dedup": dedup_mode(a),
+    })
+}
+
+/// `NAME  summary  [dedup: …]` for every algorithm.
+pub fn list(out: &mut impl Write) -> Result<()> {
     let all = neardup::registry::algorithms();
     let width = all.iter().map(|a| a.name.len()).max().unwrap_or(0);
-    for a in all {
-        let streams = a.streams_by_default();
+    for a in &all {
         writeln!(
             out,
-            "{:width$}  {} | {}  # {} [dedup: {}]",
+            "{:width$}  {}  [dedup: {}]",
             a.name,
-            render_params(&a.build_defaults),
-            render_params(&a.query_defaults),
             a.summary,
-            match (streams, a.streams_when) {
-                (true, _) => "streamed".to_string(),
-                (false, Some(when)) => format!("in memory; streamed with {when}"),
-                (false, None) => "in memory".to_string(),
-            }
+            dedup_mode(a)
         )?;
+    }
+    writeln!(
+        out,
+        "\n`neardup algorithms NAME` lists an algorithm's parameters and their defaults."
+    )?;
+    Ok(())
+}
+
+/// One algorithm: its summary, then its build and its query parameters, one per line.
+pub fn show(a: &AlgorithmInfo, out: &mut impl Write) -> Result<()> {
+    writeln!(out, "{}: {}", a.name, a.summary)?;
+    writeln!(out, "neardup dedup: {}", dedup_mode(a))?;
+    // What the defaults become when the algorithm runs (a tuned banding, a threshold).
+    let resolved = a.detector(&ParamMap::new())?.resolved_params();
+    let sections = [
+        (
+            "Build parameters (set when the index is built)",
+            &a.build_defaults,
+        ),
+        (
+            "Query parameters (change what is reported from one index)",
+            &a.query_defaults,
+        ),
+    ];
+    for (title, params) in sections {
+        writeln!(out, "\n{title}:")?;
+        write_params(params, &resolved, out)?;
+    }
+    writeln!(
+        out,
+        "\n`→`: the value a default resolves to when the algorithm runs with every other \
+         parameter at its default; `--param key=value` sets one."
+    )?;
+    Ok(())
+}
+
+fn write_params(params: &ParamMap, resolved: &ParamMap, out: &mut impl Write) -> Result<()> {
+    if params.is_empty() {
+        writeln!(out, "  (none)")?;
+    }
+    let width = params.keys().map(String::len).max().unwrap_or(0);
+    for (k, v) in params {
+        match resolved.get(k).filter(|r| *r != v) {
+            Some(r) => writeln!(out, "  {k:width$} = {v}  → {r}")?,
+            None => writeln!(out, "  {k:width$} = {v}")?,
+        }
     }
     Ok(())
 }
 
-/// List every registered algorithm with its default parameters, one line each.
+/// List the registered algorithms, or one algorithm's parameters and defaults.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// An algorithm: list its build and query parameters with their defaults.
+    pub name: Option<String>,
+    /// Output: text, or JSON (an array of every algorithm, or one algorithm's object: name,
+    /// summary, build_defaults, query_defaults, streamed, dedup).
+    #[arg(long, value_enum, default_value_t = crate::output_format::ListFormat::Text)]
+    pub format: crate::output_format::ListFormat,
+}
 
 impl Run for Args {
     fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
-        run(&mut invocation.out)
+        let out = &mut invocation.out;
+        let json = self.format == crate::output_format::ListFormat::Json;
+        match self.name {
+            None if json => {
+                let all: Vec<_> = neardup::registry::algorithms()
+                    .iter()
+                    .map(to_json)
+                    .collect();
+                writeln!(out, "{}", serde_json::to_string_pretty(&all)?)?;
+            }
+            None => list(out)?,
+            Some(name) => {
+                let a = neardup::registry::find(&name)?;
+                if json {
+                    writeln!(out, "{}", serde_json::to_string_pretty(&to_json(&a))?)?;
+                } else {
+                    show(&a, out)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
