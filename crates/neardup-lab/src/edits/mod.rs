@@ -246,6 +246,37 @@ pub(crate) fn coin(rng: &mut SplitMix64, rate: f64) -> bool {
     rate > 0.0 && rng.next_f64() < rate
 }
 
+/// Replaces each character that `other` maps with its counterpart, with probability `rate`;
+/// the characters `other` maps are the units.
+pub(crate) fn swap_chars(
+    text: &str,
+    rate: f64,
+    rng: &mut SplitMix64,
+    other: impl Fn(char) -> Option<char>,
+) -> Edited {
+    let (mut changed, mut units) = (0, 0);
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match other(c) {
+            Some(o) => {
+                units += 1;
+                if coin(rng, rate) {
+                    changed += 1;
+                    out.push(o);
+                } else {
+                    out.push(c);
+                }
+            }
+            None => out.push(c),
+        }
+    }
+    Edited {
+        text: out,
+        changed,
+        units,
+    }
+}
+
 /// Moves each item with probability `rate` to a random new position; returns (items, moved).
 pub(crate) fn move_some<T>(items: Vec<T>, rate: f64, rng: &mut SplitMix64) -> (Vec<T>, usize) {
     let mut stay = Vec::with_capacity(items.len());

@@ -13,7 +13,7 @@
 use neardup::hash::SplitMix64;
 use neardup::text::language::is_han;
 
-use super::{EditContext, EditKind, Edited, coin};
+use super::{EditContext, EditKind, Edited, coin, swap_chars};
 
 /// Ideographic punctuation to ASCII.
 #[derive(Debug)]
@@ -64,27 +64,7 @@ impl EditKind for ToAscii {
         "probability that an ideographic punctuation mark becomes ASCII"
     }
     fn apply(&self, text: &str, rate: f64, _: &EditContext, rng: &mut SplitMix64) -> Edited {
-        let (mut changed, mut units) = (0, 0);
-        let mut out = String::with_capacity(text.len());
-        for c in text.chars() {
-            match ascii_of(c) {
-                Some(a) => {
-                    units += 1;
-                    if coin(rng, rate) {
-                        changed += 1;
-                        out.push(a);
-                    } else {
-                        out.push(c);
-                    }
-                }
-                None => out.push(c),
-            }
-        }
-        Edited {
-            text: out,
-            changed,
-            units,
-        }
+        swap_chars(text, rate, rng, ascii_of)
     }
 }
 

@@ -6,7 +6,7 @@
 
 use neardup::hash::SplitMix64;
 
-use super::{EditContext, EditKind, Edited, coin};
+use super::{EditContext, EditKind, Edited, swap_chars};
 
 /// Full/half-width punctuation swaps.
 #[derive(Debug)]
@@ -40,27 +40,7 @@ impl EditKind for Width {
         "probability that a punctuation mark changes width"
     }
     fn apply(&self, text: &str, rate: f64, _: &EditContext, rng: &mut SplitMix64) -> Edited {
-        let (mut changed, mut units) = (0, 0);
-        let mut out = String::with_capacity(text.len() + 16);
-        for c in text.chars() {
-            match other_width(c) {
-                Some(o) => {
-                    units += 1;
-                    if coin(rng, rate) {
-                        changed += 1;
-                        out.push(o);
-                    } else {
-                        out.push(c);
-                    }
-                }
-                None => out.push(c),
-            }
-        }
-        Edited {
-            text: out,
-            changed,
-            units,
-        }
+        swap_chars(text, rate, rng, other_width)
     }
 }
 
