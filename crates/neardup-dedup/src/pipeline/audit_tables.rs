@@ -18,6 +18,24 @@ use crate::fsutil;
 /// Rows built and written at a time: the tables never hold a whole corpus's ids.
 pub(super) const CHUNK_ROWS: usize = 1 << 18;
 
+/// The columns of `clusters.*`: one row per new document.
+pub(super) const CLUSTERS_COLUMNS: [(&str, Kind); 6] = [
+    ("id", Kind::Str),
+    ("cluster", Kind::U32),
+    ("cluster_size", Kind::U32),
+    ("kept", Kind::Bool),
+    ("representative", Kind::Str),
+    ("similarity_to_representative", Kind::F64),
+];
+
+/// The columns of `pairs.*`: one row per verified pair or kept-for comparison.
+pub(super) const PAIRS_COLUMNS: [(&str, Kind); 4] = [
+    ("id_a", Kind::Str),
+    ("id_b", Kind::Str),
+    ("similarity", Kind::F64),
+    ("stage", Kind::Str),
+];
+
 /// A column's type.
 #[derive(Debug, Clone, Copy)]
 pub(super) enum Kind {

@@ -20,7 +20,7 @@ use arrow_array::{Array, RecordBatch};
 use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
 use serde::Deserialize;
 
-use super::audit_tables::{CHUNK_ROWS, Column, Kind, write_table};
+use super::audit_tables::{CHUNK_ROWS, CLUSTERS_COLUMNS, Column, Kind, PAIRS_COLUMNS, write_table};
 use super::options::{ClusterMode, Keep, StageReport, TableFormat};
 use super::publish;
 use super::run_readme::readme;
@@ -63,30 +63,16 @@ pub struct ExternalStage {
     pub rows: u64,
 }
 
-const CLUSTERS: [(&str, Kind); 6] = [
-    ("id", Kind::Str),
-    ("cluster", Kind::U32),
-    ("cluster_size", Kind::U32),
-    ("kept", Kind::Bool),
-    ("representative", Kind::Str),
-    ("similarity_to_representative", Kind::F64),
-];
 /// A clusters shard: the clusters table's columns, then whether each document is within the
 /// threshold of the one kept for it (what `removed_below_threshold` counts).
 const CLUSTERS_SHARD: [(&str, Kind); 7] = [
-    CLUSTERS[0],
-    CLUSTERS[1],
-    CLUSTERS[2],
-    CLUSTERS[3],
-    CLUSTERS[4],
-    CLUSTERS[5],
+    CLUSTERS_COLUMNS[0],
+    CLUSTERS_COLUMNS[1],
+    CLUSTERS_COLUMNS[2],
+    CLUSTERS_COLUMNS[3],
+    CLUSTERS_COLUMNS[4],
+    CLUSTERS_COLUMNS[5],
     ("within", Kind::Bool),
-];
-const PAIRS: [(&str, Kind); 4] = [
-    ("id_a", Kind::Str),
-    ("id_b", Kind::Str),
-    ("similarity", Kind::F64),
-    ("stage", Kind::Str),
 ];
 
 /// Publishes `run`'s shards under `output` in `neardup dedup`'s layout; returns the summary.
@@ -99,15 +85,20 @@ pub fn publish_external(output: &Path, run: &ExternalRun) -> Result<Summary> {
     let [clusters_name, pairs_name] = publish::table_names(format);
     let mut counts = Counts::default();
     let mut rows = Shards::new(&run.clusters_shards, &CLUSTERS_SHARD);
-    write_table(&staged.join(&clusters_name), format, &CLUSTERS, || {
-        let mut chunk = rows.next_chunk()?;
-        counts.add(&chunk);
-        chunk.truncate(CLUSTERS.len());
-        Some(chunk)
-    })?;
+    write_table(
+        &staged.join(&clusters_name),
+        format,
+        &CLUSTERS_COLUMNS,
+        || {
+            let mut chunk = rows.next_chunk()?;
+            counts.add(&chunk);
+            chunk.truncate(CLUSTERS_COLUMNS.len());
+            Some(chunk)
+        },
+    )?;
     rows.failure()?;
-    let mut pairs = Shards::new(&run.pairs_shards, &PAIRS);
-    write_table(&staged.join(&pairs_name), format, &PAIRS, || {
+    let mut pairs = Shards::new(&run.pairs_shards, &PAIRS_COLUMNS);
+    write_table(&staged.join(&pairs_name), format, &PAIRS_COLUMNS, || {
         pairs.next_chunk()
     })?;
     pairs.failure()?;
@@ -166,7 +157,7 @@ fn removed_and_largest(
     order.truncate(10);
     let mut named: Vec<Option<String>> = vec![None; order.len()];
     let files = [clusters.to_path_buf()];
-    let mut rows = Shards::new(&files, &CLUSTERS[..5]);
+    let mut rows = Shards::new(&files, &CLUSTERS_COLUMNS[..5]);
     fsutil::write_atomic(&staged.join("removed.txt"), |w| {
         while let Some(chunk) = rows.next_chunk() {
             write_removed(w, &chunk, &order, &mut named)?;
@@ -456,12 +447,12 @@ mod tests {
     /// `CHUNK_ROWS` rows at a time over all rows.
     fn written_in_one_process(path: &Path, rows: usize) {
         let mut from = 0;
-        write_table(path, TableFormat::Parquet, &CLUSTERS, || {
+        write_table(path, TableFormat::Parquet, &CLUSTERS_COLUMNS, || {
             (from < rows).then(|| {
                 let to = (from + CHUNK_ROWS).min(rows);
                 let batch = shard_rows(from, to);
                 from = to;
-                columns(Path::new("oracle"), &batch, &CLUSTERS).unwrap()
+                columns(Path::new("oracle"), &batch, &CLUSTERS_COLUMNS).unwrap()
             })
         })
         .unwrap();

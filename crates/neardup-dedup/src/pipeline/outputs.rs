@@ -20,7 +20,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use super::audit_tables::{CHUNK_ROWS, Column, Kind, write_table};
+use super::audit_tables::{CHUNK_ROWS, CLUSTERS_COLUMNS, Column, PAIRS_COLUMNS, write_table};
 use super::clusters::Clusters;
 use super::deduplicated::{deduplicated_names, write_deduplicated};
 use super::documents::Documents;
@@ -374,34 +374,22 @@ impl Written<'_> {
         let (ids, c, d) = (self.ids, self.clusters, self.decisions);
         let n = ids.docs.len();
         let mut from = 0;
-        write_table(
-            path,
-            self.format,
-            &[
-                ("id", Kind::Str),
-                ("cluster", Kind::U32),
-                ("cluster_size", Kind::U32),
-                ("kept", Kind::Bool),
-                ("representative", Kind::Str),
-                ("similarity_to_representative", Kind::F64),
-            ],
-            || {
-                if from >= n {
-                    return None;
-                }
-                let rows = from..(from + CHUNK_ROWS).min(n);
-                from = rows.end;
-                let labels = &c.labels[rows.clone()];
-                Some(vec![
-                    Column::Str(rows.clone().map(|i| ids.docs.id(i)).collect()),
-                    Column::U32(labels.to_vec()),
-                    Column::U32(labels.iter().map(|&l| d.sizes[l as usize]).collect()),
-                    Column::Bool(d.kept[rows.clone()].to_vec()),
-                    Column::Str(rows.clone().map(|i| ids.id(c.representative[i])).collect()),
-                    Column::F64(c.similarity[rows].to_vec()),
-                ])
-            },
-        )
+        write_table(path, self.format, &CLUSTERS_COLUMNS, || {
+            if from >= n {
+                return None;
+            }
+            let rows = from..(from + CHUNK_ROWS).min(n);
+            from = rows.end;
+            let labels = &c.labels[rows.clone()];
+            Some(vec![
+                Column::Str(rows.clone().map(|i| ids.docs.id(i)).collect()),
+                Column::U32(labels.to_vec()),
+                Column::U32(labels.iter().map(|&l| d.sizes[l as usize]).collect()),
+                Column::Bool(d.kept[rows.clone()].to_vec()),
+                Column::Str(rows.clone().map(|i| ids.id(c.representative[i])).collect()),
+                Column::F64(c.similarity[rows].to_vec()),
+            ])
+        })
     }
 
     /// `pairs.*`: the verified pairs merged with the representative comparisons that removed
@@ -428,37 +416,27 @@ impl Written<'_> {
             .collect();
         extra.sort_unstable_by_key(|e| e.0);
         let (mut i, mut j) = (0, 0);
-        write_table(
-            path,
-            self.format,
-            &[
-                ("id_a", Kind::Str),
-                ("id_b", Kind::Str),
-                ("similarity", Kind::F64),
-                ("stage", Kind::Str),
-            ],
-            || {
-                if i >= verified.len() && j >= extra.len() {
-                    return None;
+        write_table(path, self.format, &PAIRS_COLUMNS, || {
+            if i >= verified.len() && j >= extra.len() {
+                return None;
+            }
+            let mut rows: Vec<(u64, f64, &'static str)> = Vec::with_capacity(CHUNK_ROWS);
+            while rows.len() < CHUNK_ROWS && (i < verified.len() || j < extra.len()) {
+                if j >= extra.len() || (i < verified.len() && verified[i] < extra[j].0) {
+                    rows.push((verified[i], score(i), "verify"));
+                    i += 1;
+                } else {
+                    rows.push((extra[j].0, extra[j].1, "clusters"));
+                    j += 1;
                 }
-                let mut rows: Vec<(u64, f64, &'static str)> = Vec::with_capacity(CHUNK_ROWS);
-                while rows.len() < CHUNK_ROWS && (i < verified.len() || j < extra.len()) {
-                    if j >= extra.len() || (i < verified.len() && verified[i] < extra[j].0) {
-                        rows.push((verified[i], score(i), "verify"));
-                        i += 1;
-                    } else {
-                        rows.push((extra[j].0, extra[j].1, "clusters"));
-                        j += 1;
-                    }
-                }
-                let unpacked = || rows.iter().map(|r| neardup::pairs::unpack(r.0));
-                Some(vec![
-                    Column::Str(unpacked().map(|(a, _)| self.ids.id(a)).collect()),
-                    Column::Str(unpacked().map(|(_, b)| self.ids.id(b)).collect()),
-                    Column::F64(rows.iter().map(|r| r.1).collect()),
-                    Column::Str(rows.iter().map(|r| r.2.to_string()).collect()),
-                ])
-            },
-        )
+            }
+            let unpacked = || rows.iter().map(|r| neardup::pairs::unpack(r.0));
+            Some(vec![
+                Column::Str(unpacked().map(|(a, _)| self.ids.id(a)).collect()),
+                Column::Str(unpacked().map(|(_, b)| self.ids.id(b)).collect()),
+                Column::F64(rows.iter().map(|r| r.1).collect()),
+                Column::Str(rows.iter().map(|r| r.2.to_string()).collect()),
+            ])
+        })
     }
 }
