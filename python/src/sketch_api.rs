@@ -126,17 +126,8 @@ pub fn detect(
 #[pyfunction]
 pub fn algorithms() -> PyResult<String> {
     let list: Vec<serde_json::Value> = neardup::registry::algorithms()
-        .into_iter()
-        .map(|a| {
-            let streamed = a.streams_by_default();
-            serde_json::json!({
-                "name": a.name,
-                "summary": a.summary,
-                "build_defaults": a.build_defaults,
-                "query_defaults": a.query_defaults,
-                "streamed": streamed,
-            })
-        })
+        .iter()
+        .map(|a| a.to_json())
         .collect();
     Ok(serde_json::Value::Array(list).to_string())
 }

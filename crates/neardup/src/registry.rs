@@ -36,6 +36,19 @@ impl AlgorithmInfo {
         self.detector(&ParamMap::new())
             .is_ok_and(|d| d.streaming().is_some())
     }
+
+    /// Its description as JSON: `name`, `summary`, `build_defaults`, `query_defaults` and
+    /// `streamed` (what `neardup algorithms --format json` and Python's
+    /// `neardup.algorithms()` give).
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "name": self.name,
+            "summary": self.summary,
+            "build_defaults": self.build_defaults,
+            "query_defaults": self.query_defaults,
+            "streamed": self.streams_by_default(),
+        })
+    }
 }
 
 fn info<A: Algorithm>() -> AlgorithmInfo {

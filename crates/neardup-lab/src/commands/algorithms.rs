@@ -19,16 +19,12 @@ fn dedup_mode(a: &AlgorithmInfo) -> String {
     }
 }
 
-/// One algorithm as JSON (the same object as `neardup.algorithms()` in Python).
+/// One algorithm as JSON: the registry's description (Python's `neardup.algorithms()`) and
+/// how `neardup dedup` runs it.
 fn to_json(a: &AlgorithmInfo) -> serde_json::Value {
-    serde_json::json!({
-        "name": a.name,
-        "summary": a.summary,
-        "build_defaults": a.build_defaults,
-        "query_defaults": a.query_defaults,
-        "streamed": a.streams_by_default(),
-        "dedup": dedup_mode(a),
-    })
+    let mut v = a.to_json();
+    v["dedup"] = dedup_mode(a).into();
+    v
 }
 
 /// `NAME  summary  [dedup: …]` for every algorithm.
