@@ -6,18 +6,16 @@ reader (``neardup.read_summary``) reads for all three, with the same counts."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
 import neardup
+from conftest import require_ray
 
-if os.environ.get("CI"):
-    import ray  # CI installs it: a missing Ray must fail, not skip
-else:
-    ray = pytest.importorskip("ray")
+ray = require_ray()
+pytestmark = pytest.mark.usefixtures("local_ray")
 
 import neardup.ray as nray  # noqa: E402
 
@@ -26,14 +24,6 @@ SAME = ["text_field", "id_field", "algorithm", "params", "keep", "cluster_mode",
         "text_bytes", "clusters", "documents_in_clusters", "removed",
         "removed_below_threshold", "kept", "pairs", "cluster_sizes", "largest_clusters",
         "tables", "deduplicated"]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
-    yield
-    ray.shutdown()
 
 
 def chains(families: int = 6, steps: int = 5, seed: int = 7) -> list:

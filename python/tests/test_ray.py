@@ -3,28 +3,18 @@ clusters row for row and the same deduplicated lines, on a corpus split over thr
 that clusters span files."""
 
 import json
-import os
 import subprocess
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+from conftest import require_ray
 
-if os.environ.get("CI"):
-    import ray  # CI installs it: a missing Ray must fail, not skip
-else:
-    ray = pytest.importorskip("ray")
+ray = require_ray()
+pytestmark = pytest.mark.usefixtures("local_ray")
 
 import neardup.ray as nray  # noqa: E402
-
-
-@pytest.fixture(scope="module", autouse=True)
-def local_ray():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
-             configure_logging=False)
-    yield
-    ray.shutdown()
 
 
 @pytest.fixture()

@@ -19,12 +19,9 @@ import subprocess
 import pyarrow.parquet as pq
 import pytest
 
-from conftest import make_corpus
+from conftest import make_corpus, require_ray
 
-if os.environ.get("CI"):
-    import ray  # CI installs it: a missing Ray must fail, not skip
-else:
-    ray = pytest.importorskip("ray")
+ray = require_ray()
 
 from ray.cluster_utils import Cluster  # noqa: E402
 

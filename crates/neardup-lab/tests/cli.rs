@@ -54,6 +54,18 @@ fn scurve_contract() {
 
 #[test]
 fn tune_contract() {
+    let tune = |format: &str| {
+        ok(&[
+            "lsh",
+            "tune",
+            "--threshold",
+            "0.8",
+            "--num-perm",
+            "128",
+            "--format",
+            format,
+        ])
+    };
     let out = ok(&["lsh", "tune", "--threshold", "0.8", "--num-perm", "128"]);
     assert!(out.starts_with("bands=9 rows=13 threshold=0.844"), "{out}");
     let first = out.lines().next().unwrap();
@@ -68,17 +80,7 @@ fn tune_contract() {
         "{out}"
     );
     assert!(out.contains(&format!("0.90  {:>12.6}", p(0.9))), "{out}");
-    let json: serde_json::Value = serde_json::from_str(&ok(&[
-        "lsh",
-        "tune",
-        "--threshold",
-        "0.8",
-        "--num-perm",
-        "128",
-        "--format",
-        "json",
-    ]))
-    .unwrap();
+    let json: serde_json::Value = serde_json::from_str(&tune("json")).unwrap();
     assert_eq!(
         (json["bands"].as_u64(), json["rows"].as_u64()),
         (Some(9), Some(13))
@@ -88,16 +90,7 @@ fn tune_contract() {
     assert_eq!(probs.len(), 5);
     assert!((probs[0]["probability"].as_f64().unwrap() - p(0.7)).abs() < 1e-12);
     // CSV: the columns its --help names, the banding in every row.
-    let csv = ok(&[
-        "lsh",
-        "tune",
-        "--threshold",
-        "0.8",
-        "--num-perm",
-        "128",
-        "--format",
-        "csv",
-    ]);
+    let csv = tune("csv");
     let header = "bands,rows,threshold,objective,unused_permutations,similarity,probability";
     assert_eq!(csv.lines().next(), Some(header));
     let help: String = ok(&["lsh", "tune", "--help"])
