@@ -791,16 +791,19 @@ def _verified_rows(batch):
 def _kept_for_rows(table, doc_offsets):
     """Pairs rounds input: each removed document with the one kept in its place, at the
     file of the smaller of the two (dropped later where a verified pair says it already)."""
+    import pyarrow as pa
+
     doc = _column(table, "doc").astype(np.uint64)
     rep = _column(table, "rep_doc").astype(np.uint64)
     moved = rep != doc
-    ids = np.asarray(_ids_of(doc[moved], np.asarray(table.column("id").to_pylist(),
-                                                    dtype=object)[moved].tolist(), doc_offsets),
-                     dtype=object)
-    rep_ids = np.asarray(_ids_of(rep[moved], np.asarray(table.column("rep_id").to_pylist(),
-                                                        dtype=object)[moved].tolist(),
-                                 doc_offsets), dtype=object)
     d, r = doc[moved], rep[moved]
+
+    def ids_of(docs, column):
+        # Only the moved rows' ids leave Arrow.
+        chosen = table.column(column).filter(pa.array(moved)).to_pylist()
+        return np.asarray(_ids_of(docs, chosen, doc_offsets), dtype=object)
+
+    ids, rep_ids = ids_of(d, "id"), ids_of(r, "rep_id")
     first = d < r
     a, b = np.where(first, d, r), np.where(first, r, d)
     id_a, id_b = np.where(first, ids, rep_ids), np.where(first, rep_ids, ids)
