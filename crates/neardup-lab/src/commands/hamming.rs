@@ -121,7 +121,9 @@ fn write_text(report: &DesignsReport, out: &mut impl Write) -> Result<()> {
         writeln!(
             out,
             "Recommended: {} tables (blocks {}, {}-bit prefixes): about {} fingerprints \
-             examined per query, {} of tables.",
+             examined per query, {} of tables. (The lowest modelled cost of finding every pair: \
+             a sort per table plus the candidates checked; neardup's join and the parameter guide \
+             choose by the same rule.)",
             b.tables,
             b.blocks,
             b.prefix_bits,
@@ -186,8 +188,10 @@ pub enum HammingCommand {
         /// Number of fingerprints N (a number or 2^D).
         #[arg(long, value_parser = parse_count)]
         fingerprints: f64,
-        /// Memory the tables may take (16GiB, 2TB…); the recommendation is the design that
-        /// examines the fewest fingerprints per query within it (default: no limit).
+        /// Memory the tables may take (16GiB, 2TB…); the recommendation is the design with
+        /// the lowest modelled cost of finding every pair (a sort per table plus the
+        /// candidates checked) within it — the rule neardup's own join and the parameter
+        /// guide use (default: no limit).
         #[arg(long, value_name = "SIZE", value_parser = parse_size)]
         memory: Option<u64>,
         /// Output: a readable table with the recommendation, CSV (one row per permuted-table

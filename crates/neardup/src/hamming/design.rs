@@ -344,15 +344,26 @@ pub fn examined_per_query(design: &Design, n: f64) -> f64 {
     design.tables.len() as f64 * design.expected_matches(n)
 }
 
-/// The design that examines the fewest fingerprints per query among those whose tables fit
-/// in `memory` bytes for `n` fingerprints (fewer tables break ties), if any fits.
+/// The modelled cost of finding every pair within k among `n` fingerprints with `design`:
+/// one sort per table (≈ n · log2 n, × 1.5 for the permutation) plus the candidate pairs
+/// checked, n²/2 · 2^−p per table. Few tables of long prefixes win once n is large; past
+/// that, more tables only cost memory and sorts.
+fn join_cost(design: &Design, n: f64) -> f64 {
+    let t = design.tables.len() as f64;
+    t * n * n.max(1.0).log2() * 1.5 + t * n * n / 2.0 / 2f64.powi(design.min_prefix_bits() as i32)
+}
+
+/// The one rule neardup picks a design by, for its own join ([`best_for_join`]), the
+/// parameter guide and `neardup hamming tune`: the lowest [`join_cost`] among the designs
+/// whose tables fit in `memory` bytes for `n` fingerprints (fewer tables break ties), if any
+/// fits.
 pub fn cheapest_within(bits: u32, distance: u32, n: f64, memory: f64) -> Result<Option<Design>> {
     Ok(candidates(bits, distance)?
         .into_iter()
         .filter(|d| d.memory_bytes(n) <= memory)
         .min_by(|a, b| {
-            examined_per_query(a, n)
-                .total_cmp(&examined_per_query(b, n))
+            join_cost(a, n)
+                .total_cmp(&join_cost(b, n))
                 .then(a.tables.len().cmp(&b.tables.len()))
         }))
 }
@@ -439,25 +450,16 @@ pub fn designs_report(
     })
 }
 
-/// The design with the lowest modelled cost of an all-pairs join over `n` fingerprints:
-/// one sort per table (≈ n · log n) plus the candidate pairs checked, n²/2 · 2^−p per table.
+/// The design neardup's all-pairs join uses over `n` fingerprints: [`cheapest_within`] an
+/// unbounded budget.
 pub fn best_for_join(bits: u32, distance: u32, n: usize) -> Result<Design> {
-    let n = n.max(2) as f64;
-    let cost = |d: &Design| {
-        let t = d.tables.len() as f64;
-        t * n * n.log2() * 1.5 + t * n * n / 2.0 / 2f64.powi(d.min_prefix_bits() as i32)
-    };
-    let designs = candidates(bits, distance)?;
-    designs
-        .into_iter()
-        .min_by(|a, b| cost(a).total_cmp(&cost(b)))
-        .ok_or_else(|| {
-            Error::invalid(
-                "hamming",
-                "distance",
-                format!("no table design guarantees distance {distance} on {bits} bits"),
-            )
-        })
+    cheapest_within(bits, distance, n.max(2) as f64, f64::INFINITY)?.ok_or_else(|| {
+        Error::invalid(
+            "hamming",
+            "distance",
+            format!("no table design guarantees distance {distance} on {bits} bits"),
+        )
+    })
 }
 
 #[cfg(test)]
@@ -497,16 +499,28 @@ mod tests {
     fn cheapest_design_within_memory() {
         let n = 2f64.powi(34);
         let gib = |g: f64| g * (1u64 << 30) as f64;
-        // Unlimited memory: the design that examines the fewest fingerprints.
-        let best = cheapest_within(64, 3, n, f64::INFINITY).unwrap().unwrap();
+        // Oracle: every candidate's cost, by brute force. Unlimited memory: the lowest cost,
+        // and the design the join itself uses (one rule for the join, the guide and tune).
         let all = candidates(64, 3).unwrap();
+        let best = cheapest_within(64, 3, n, f64::INFINITY).unwrap().unwrap();
+        assert!(all.iter().all(|d| join_cost(d, n) >= join_cost(&best, n)));
+        assert_eq!(best, best_for_join(64, 3, 1 << 34).unwrap());
+        // At 2^34 the tables of Manku's 20-table region win over 4 tables (2^18 matches a
+        // probe) and over hundreds of tables (sorts and memory).
         assert!(
-            all.iter()
-                .all(|d| examined_per_query(d, n) >= examined_per_query(&best, n))
+            (10..=100).contains(&best.tables.len()),
+            "{}",
+            best.tables.len()
         );
         // A budget that fits four tables of 2^34 × 12 bytes but not ten.
         let four = cheapest_within(64, 3, n, gib(800.0)).unwrap().unwrap();
         assert!(four.memory_bytes(n) <= gib(800.0) && four.tables.len() <= 4);
+        let fitting = all.iter().filter(|d| d.memory_bytes(n) <= gib(800.0));
+        assert!(
+            fitting
+                .into_iter()
+                .all(|d| join_cost(d, n) >= join_cost(&four, n))
+        );
         assert!(cheapest_within(64, 3, n, 1e6).unwrap().is_none());
     }
 
