@@ -26,6 +26,10 @@ pub struct Args {
     /// Only these standard experiments (repeatable).
     #[arg(long = "only", value_name = "NAME")]
     pub only: Vec<String>,
+    /// Also measure the parameter guide on 10^6 documents (minutes, about 7 GB) and write its
+    /// record into the guide's folder; without it the guide shows the committed record.
+    #[arg(long)]
+    pub guide_full: bool,
 }
 
 impl Run for Args {
@@ -36,6 +40,7 @@ impl Run for Args {
             &data_dir(self.data_dir.as_deref()),
             self.force,
             &self.only,
+            self.guide_full,
         )
     }
 }

@@ -65,6 +65,7 @@ pub fn reproduce(
     data_dir: &Path,
     force: bool,
     only: &[String],
+    guide_full: bool,
 ) -> Result<()> {
     let all = standard()?;
     if let Some(bad) = only.iter().find(|n| !all.iter().any(|e| &e.name == *n)) {
@@ -114,6 +115,7 @@ pub fn reproduce(
         &cache.join("choosing-parameters"),
         &crate::guide::measurements::SIZES,
         force,
+        guide_full,
     )?;
     write_index(out, &all.iter().map(|e| e.name.clone()).collect::<Vec<_>>())?;
     eprintln!(

@@ -35,9 +35,15 @@ use crate::experiment::config::TruthSpec;
 use crate::experiment::corpora::shingle_sets_of;
 use neardup_dedup::fsutil::write_bytes;
 
-/// Corpus sizes measured by `neardup reproduce` (documents, approximately: the sources plus
-/// their copies).
-pub const SIZES: [usize; 3] = [10_000, 100_000, 1_000_000];
+/// Corpus sizes measured by every `neardup reproduce` (documents, approximately: the sources
+/// plus their copies): together well under a minute on two cores.
+pub const SIZES: [usize; 2] = [10_000, 100_000];
+/// The size measured only by `neardup reproduce --guide-full` (minutes, and about 7 GB for
+/// its exact ground truth); other runs show the rows of its committed record
+/// ([`COMMITTED_FILE`]) with the revision and date that measured them.
+pub const FULL_SIZE: usize = 1_000_000;
+/// The committed record of the [`FULL_SIZE`] measurement, in the guide's report folder.
+pub const COMMITTED_FILE: &str = "measured-1000000.json";
 /// The seed of the corpus and its edits (printed in the guide).
 pub const SEED: u64 = 20_261_122;
 /// MinHash-LSH thresholds, each run and scored against every one of them as a level.
@@ -100,7 +106,7 @@ impl Measured {
     }
 }
 
-/// The measurements of one corpus size, as cached.
+/// The measurements of one corpus size, as cached (and, for [`FULL_SIZE`], as committed).
 #[derive(Debug, Serialize, Deserialize)]
 struct Cached {
     key: String,
@@ -108,6 +114,18 @@ struct Cached {
     /// Pairs with Jaccard ≥ the floor, and seconds the exact join took.
     similar_pairs: usize,
     join_seconds: f64,
+    /// The build that measured the rows and the day (UTC), for a committed record.
+    #[serde(default)]
+    measured_by: Option<Provenance>,
+}
+
+/// Which build measured committed rows, and when.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Provenance {
+    /// Git revision of the binary.
+    pub revision: String,
+    /// `YYYY-MM-DD`, UTC.
+    pub date: String,
 }
 
 /// What was measured at every size, plus the exact join's cost.
@@ -117,37 +135,102 @@ pub struct Measurements {
     pub rows: Vec<Measured>,
     /// (documents, pairs with Jaccard ≥ 0.5, seconds of the exact join) per size.
     pub joins: Vec<(usize, usize, f64)>,
+    /// Sizes (documents) shown from a committed record rather than measured in this run,
+    /// with who measured them.
+    pub committed: Vec<(usize, Provenance)>,
 }
 
-/// Measures every size in `sizes`, reusing rows cached under `cache` unless `force`.
-pub fn measure_all(sizes: &[usize], cache: &Path, force: bool) -> Result<Measurements> {
+/// The cache key of a size's measurement: a stored record of another key is stale.
+fn key_of(n: usize) -> String {
+    format!(
+        "v{VERSION} neardup {} docs={n} seed={SEED}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// The record at `path` when it holds the current measurement of `n` documents.
+fn stored(path: &Path, n: usize) -> Option<Cached> {
+    let bytes = std::fs::read(path).ok()?;
+    serde_json::from_slice::<Cached>(&bytes)
+        .ok()
+        .filter(|c| c.key == key_of(n))
+}
+
+/// Measures every size in `sizes`, reusing rows cached under `cache` unless `force`. With a
+/// `committed` folder, the [`FULL_SIZE`] measurement is either measured too (`full`: its
+/// record is written there with this build's revision and today's date) or shown from the
+/// record found there (left out, and said so by the guide, when there is none).
+pub fn measure_all(
+    sizes: &[usize],
+    cache: &Path,
+    force: bool,
+    committed: Option<(&Path, bool)>,
+) -> Result<Measurements> {
     std::fs::create_dir_all(cache).map_err(|e| LabError::io(cache, e))?;
     let mut all = Measurements::default();
-    for &n in sizes {
-        let key = format!(
-            "v{VERSION} neardup {} docs={n} seed={SEED}",
-            env!("CARGO_PKG_VERSION")
-        );
+    let full = committed.filter(|(_, full)| *full).map(|(dir, _)| dir);
+    for &n in sizes.iter().chain(full.map(|_| &FULL_SIZE)) {
         let path = cache.join(format!("measured-{n}.json"));
-        let cached = (!force)
-            .then(|| std::fs::read(&path).ok())
-            .flatten()
-            .and_then(|b| serde_json::from_slice::<Cached>(&b).ok())
-            .filter(|c| c.key == key);
-        let c = match cached {
+        let c = match (!force).then(|| stored(&path, n)).flatten() {
             Some(c) => c,
             None => {
-                let c = measure(n, key)?;
+                let c = measure(n, key_of(n))?;
                 let bytes = serde_json::to_vec_pretty(&c).expect("rows serialize");
                 write_bytes(&path, &bytes)?;
                 c
             }
         };
-        let docs = c.rows.first().map_or(0, |r| r.docs);
-        all.joins.push((docs, c.similar_pairs, c.join_seconds));
-        all.rows.extend(c.rows);
+        if let Some(dir) = full.filter(|_| n == FULL_SIZE) {
+            let record = Cached {
+                measured_by: Some(Provenance {
+                    revision: crate::REVISION.to_string(),
+                    date: utc_date(std::time::SystemTime::now()),
+                }),
+                ..c
+            };
+            let bytes = serde_json::to_vec_pretty(&record).expect("rows serialize");
+            write_bytes(&dir.join(COMMITTED_FILE), &bytes)?;
+            all.push(record);
+        } else {
+            all.push(c);
+        }
+    }
+    if let Some((dir, false)) = committed
+        && let Some(c) = stored(&dir.join(COMMITTED_FILE), FULL_SIZE)
+    {
+        if let Some(p) = &c.measured_by {
+            let docs = c.rows.first().map_or(0, |r| r.docs);
+            all.committed.push((docs, p.clone()));
+        }
+        all.push(c);
     }
     Ok(all)
+}
+
+impl Measurements {
+    fn push(&mut self, c: Cached) {
+        let docs = c.rows.first().map_or(0, |r| r.docs);
+        self.joins.push((docs, c.similar_pairs, c.join_seconds));
+        self.rows.extend(c.rows);
+    }
+}
+
+/// `YYYY-MM-DD` (UTC) of `t`, by the civil-from-days conversion of H. Hinnant's
+/// "chrono-Compatible Low-Level Date Algorithms" (no date crate for one line of provenance).
+pub fn utc_date(t: std::time::SystemTime) -> String {
+    let secs = t
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}-{month:02}-{day:02}")
 }
 
 /// The corpus of about `n` documents: synthetic sources, then each copy model's copies.
@@ -187,11 +270,8 @@ fn corpus(n: usize) -> Result<Vec<String>> {
     Ok(texts)
 }
 
-/// Measures one corpus size.
-fn measure(n: usize, key: String) -> Result<Cached> {
-    let t = Instant::now();
-    let texts = corpus(n)?;
-    let docs: Vec<&str> = texts.iter().map(String::as_str).collect();
+/// Says how large the corpus made since `t` is; its bytes of text.
+fn made(docs: &[&str], t: Instant) -> usize {
     let text_bytes = docs.iter().map(|d| d.len()).sum();
     eprintln!(
         "neardup: guide measurement: {} documents ({:.0} MB, seed {SEED}) made in {:.1} s",
@@ -199,6 +279,15 @@ fn measure(n: usize, key: String) -> Result<Cached> {
         text_bytes as f64 / 1e6,
         t.elapsed().as_secs_f64()
     );
+    text_bytes
+}
+
+/// Measures one corpus size.
+fn measure(n: usize, key: String) -> Result<Cached> {
+    let t = Instant::now();
+    let texts = corpus(n)?;
+    let docs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let text_bytes = made(&docs, t);
     let t = Instant::now();
     let sets = shingle_sets_of(&docs, &TruthSpec::default());
     let similar = jaccard_join(&sets, FLOOR);
@@ -266,6 +355,7 @@ fn measure(n: usize, key: String) -> Result<Cached> {
         rows,
         similar_pairs: similar.len(),
         join_seconds,
+        measured_by: None,
     })
 }
 
@@ -295,6 +385,20 @@ fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Against days counted by hand: the epoch, a leap day, the turn of a century and today's
+    /// kind of date.
+    #[test]
+    fn utc_dates_of_known_days() {
+        let day = |d: u64| {
+            utc_date(std::time::UNIX_EPOCH + std::time::Duration::from_secs(d * 86_400 + 3_600))
+        };
+        assert_eq!(day(0), "1970-01-01");
+        assert_eq!(day(11_016), "2000-02-29");
+        assert_eq!(day(11_017), "2000-03-01");
+        assert_eq!(day(10_957), "2000-01-01");
+        assert_eq!(day(20_783), "2026-11-26");
+    }
 
     /// A small corpus gets copies from every model, and its planted copies are found by the
     /// exact join: the measurement's truth is not empty by construction.

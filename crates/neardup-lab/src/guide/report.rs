@@ -13,7 +13,8 @@ use neardup::resources::human_bytes;
 
 use super::charts as guide_charts;
 use super::measurements::{
-    Measured, Measurements, SEED, SIMHASH_DISTANCES, SIMHASH_LEVELS, measure_all,
+    COMMITTED_FILE, FULL_SIZE, Measured, Measurements, SEED, SIMHASH_DISTANCES, SIMHASH_LEVELS,
+    measure_all,
 };
 use crate::error::LabError;
 use neardup_dedup::fsutil::write_bytes;
@@ -129,11 +130,11 @@ fn hamming_section(dir: &Path, s: &mut String) -> anyhow::Result<()> {
          Manku et al. (WWW 2007, §3.1.1) find every fingerprint within k bits by keeping T \
          copies of the fingerprints, each sorted on a different p-bit prefix: a query \
          examines about T · 2^(log2 N − p) fingerprints, the tables take T · N · 12 bytes \
-         (64-bit fingerprint + 4-byte id). Each cell is the design neardup's join picks for \
-         f = 64 (lowest modelled cost of a batch join): tables, shortest prefix p, \
-         fingerprints examined per query, memory. `neardup hamming tune --bits 64 --distance \
-         K --fingerprints N --memory BYTES` lists every design and the cheapest one within a \
-         memory budget.\n"
+         (64-bit fingerprint + 4-byte id). Each cell is the design neardup picks for f = 64 \
+         — the lowest modelled cost of finding every pair: a sort per table plus the \
+         candidates checked — with tables, shortest prefix p, fingerprints examined per \
+         query, memory. `neardup hamming tune --bits 64 --distance K --fingerprints N` lists \
+         every design and recommends by the same rule (`--memory BYTES`: within a budget).\n"
     );
     let sizes = sizes();
     s.push_str(&by_size_header(&sizes));
@@ -301,12 +302,27 @@ fn measured_corpora(s: &mut String, m: &Measurements) {
             .iter()
             .find(|r| r.docs == docs)
             .map_or(0, |r| r.text_bytes);
+        let when = match m.committed.iter().find(|(d, _)| *d == docs) {
+            Some((_, p)) => format!(" (committed: revision `{}`, {})", p.revision, p.date),
+            None => String::new(),
+        };
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {seconds:.1} s |",
+            "| {}{when} | {} | {} | {seconds:.1} s |",
             group(docs),
             human_bytes(bytes as u64),
             group(pairs)
+        );
+    }
+    if !m.committed.is_empty() {
+        let _ = writeln!(
+            s,
+            "\nRows marked *committed* are not measured by every `neardup reproduce`: the              corpus of 10^6 documents takes minutes and about 7 GB for its exact ground truth.              They come from `{COMMITTED_FILE}` beside this report, written by              `neardup reproduce --guide-full` at the revision and on the day shown.\n"
+        );
+    } else if !m.joins.iter().any(|(d, _, _)| *d >= FULL_SIZE / 2) {
+        let _ = writeln!(
+            s,
+            "\nThe 10^6-document corpus is measured by `neardup reproduce --guide-full` (minutes,              about 7 GB); no record of it was found beside this report.\n"
         );
     }
 }
@@ -485,8 +501,15 @@ fn measured_simhash(
 
 /// Writes `out/choosing-parameters/README.md` and its charts, measuring corpora of `sizes`
 /// documents (`neardup reproduce`: [`SIZES`]); the measurements are cached in `cache`
-/// (recomputed with `force`).
-pub fn write(out: &Path, cache: &Path, sizes: &[usize], force: bool) -> anyhow::Result<()> {
+/// (recomputed with `force`). The 10^6-document measurement runs with `full` and is shown
+/// from its committed record otherwise.
+pub fn write(
+    out: &Path,
+    cache: &Path,
+    sizes: &[usize],
+    force: bool,
+    full: bool,
+) -> anyhow::Result<()> {
     let dir = out.join("choosing-parameters");
     std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
     let mut s = String::from(
@@ -499,7 +522,7 @@ pub fn write(out: &Path, cache: &Path, sizes: &[usize], force: bool) -> anyhow::
     );
     lsh_section(&dir, &mut s)?;
     hamming_section(&dir, &mut s)?;
-    let measured = measure_all(sizes, cache, force)?;
+    let measured = measure_all(sizes, cache, force, Some((&dir, full)))?;
     measured_section(&dir, &mut s, &measured)?;
     let info = crate::report::RunInfo::current();
     let _ = writeln!(s, "Revision `{}`, neardup {}.", info.revision, info.version);
@@ -528,7 +551,7 @@ mod tests {
     #[test]
     fn writes_the_guide_with_both_charts() {
         let dir = std::env::temp_dir().join(format!("neardup-guide-{}", std::process::id()));
-        write(&dir, &dir.join("cache"), &[2_000, 4_000], false).unwrap();
+        write(&dir, &dir.join("cache"), &[2_000, 4_000], false, false).unwrap();
         let text = std::fs::read_to_string(dir.join("choosing-parameters/README.md")).unwrap();
         assert!(text.contains("## Which (b, r)") && text.contains("N = 2^34"));
         // Three measured tables (MinHash, SimHash at two levels), each with both sizes, and
