@@ -13,6 +13,7 @@ pub mod corpus;
 pub mod edits;
 pub mod error;
 pub mod eval;
+pub mod eval_table;
 pub mod experiment;
 pub mod guide;
 pub mod harness;

@@ -49,6 +49,27 @@ pub fn render_value(v: &Value) -> String {
     }
 }
 
+/// The parameters that set a detector's cut, as they run: those `calibrate` moves
+/// (`threshold_params`) and a `threshold`, or all of its query parameters when it has no such
+/// cut; unset ones left out. What `similarity` and `eval --format table` print beside a
+/// verdict.
+pub fn deciding_params(detector: &dyn neardup::detector::Detector) -> String {
+    let resolved = detector.resolved_params();
+    let query = detector.query_params();
+    let deciding = detector.threshold_params(0.5).unwrap_or_default();
+    resolved
+        .iter()
+        .filter(|(k, v)| {
+            !v.is_null()
+                && (deciding.contains_key(*k)
+                    || *k == "threshold"
+                    || (deciding.is_empty() && query.contains_key(*k)))
+        })
+        .map(|(k, v)| format!("{k}={}", render_value(v)))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -170,9 +170,52 @@ fn similarity_prints_exact_and_estimates() {
         "--shingle",
         "1",
     ]);
-    assert!(out.contains("jaccard=0.600000"), "{out}");
-    assert!(out.contains("multiset_resemblance=0.700000"), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("minhash-lsh=")), "{out}");
+    let line = |name: &str| {
+        out.lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no {name} line: {out}"))
+            .to_string()
+    };
+    assert!(line("jaccard").contains(" 0.6000 "), "{out}");
+    assert!(line("multiset_resemblance").contains(" 0.7000 "), "{out}");
+    // Every algorithm has a score (or n/a), a verdict at its defaults and what it measures.
+    for a in neardup::registry::algorithms() {
+        let l = line(a.name);
+        assert!(l.contains("distinct"), "{l}");
+        assert!(l.ends_with(a.score), "{l}");
+    }
+    assert!(line("minhash-lsh").contains("threshold=0.8"), "{out}");
+    // The same text twice, one from a file and one inline: every algorithm that can score
+    // two lone texts calls it a duplicate; JSON for programs, one algorithm asked for.
+    let json = ok(&[
+        "similarity",
+        a.to_str().unwrap(),
+        "--text",
+        "a rose is a rose is a rose",
+        "--algorithm",
+        "exact",
+        "--format",
+        "json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let algos = doc["algorithms"].as_array().unwrap();
+    assert_eq!(algos.len(), 1, "{json}");
+    assert_eq!(algos[0]["name"], "exact");
+    assert_eq!(algos[0]["score"], 1.0);
+    assert_eq!(algos[0]["duplicate_at_defaults"], true);
+    assert_eq!(doc["exact"][0]["value"], 1.0);
+    let e = err(&["similarity", a.to_str().unwrap()]);
+    assert!(e.contains("two texts") && e.contains("got 1"), "{e}");
+    let e = err(&[
+        "similarity",
+        "--text",
+        "x",
+        "--text",
+        "y",
+        "--algorithm",
+        "nope",
+    ]);
+    assert!(e.contains("nope"), "{e}");
     let bad = tmp("bad.txt");
     std::fs::write(&bad, b"ok \xff\xfe").unwrap();
     let e = err(&["similarity", a.to_str().unwrap(), bad.to_str().unwrap()]);
@@ -193,6 +236,63 @@ const TINY_ARGS: &[&str] = &[
     "--param",
     "rows=2",
 ];
+
+/// `eval --format table` says why a default run misses a copy: one word of twenty changed
+/// leaves 11 of the 21 distinct word 5-shingles shared (the 5 windows over the changed word
+/// differ on each side), Jaccard 11/21 = 0.52, far below minhash-lsh's default threshold.
+#[test]
+fn eval_table_explains_what_the_defaults_miss() {
+    let words: Vec<String> = (1..=20).map(|i| format!("w{i}")).collect();
+    let mut copy = words.clone();
+    copy[9] = "changed".into();
+    let corpus = tmp("one-copy.jsonl");
+    std::fs::write(
+        &corpus,
+        format!(
+            "{{\"id\": \"a\", \"text\": \"{}\", \"cluster\": \"A\"}}\n\
+             {{\"id\": \"b\", \"text\": \"{}\", \"cluster\": \"A\"}}\n\
+             {{\"id\": \"c\", \"text\": \"other words entirely here\", \"cluster\": null}}\n",
+            words.join(" "),
+            copy.join(" ")
+        ),
+    )
+    .unwrap();
+    let corpus = corpus.to_str().unwrap();
+    let out = ok(&[
+        "eval",
+        "--corpus",
+        corpus,
+        "--algorithm",
+        "minhash-lsh",
+        "--format",
+        "table",
+    ]);
+    let mut lines = out.lines();
+    let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
+    assert_eq!(header[..3], ["configuration", "decided", "by"], "{out}");
+    let row = lines.next().unwrap();
+    assert!(
+        row.starts_with("minhash-lsh ") && row.contains("threshold=0.8"),
+        "{out}"
+    );
+    assert!(
+        out.contains("minhash-lsh: missed 1 duplicates") && out.contains("median 0.52"),
+        "{out}"
+    );
+    // Found once the cut is where the copy is: no note.
+    let out = ok(&[
+        "eval",
+        "--corpus",
+        corpus,
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "threshold=0.4",
+        "--format",
+        "table",
+    ]);
+    assert!(!out.contains("missed"), "{out}");
+}
 
 /// Hand-computed row for datasets/fixtures/tiny-labelled.jsonl (see its README):
 /// reported a1–a2, b1–b2, b1–c, b2–c; positives a1–a2, a1–a3, a2–a3, b1–b2 → TP 2, FP 2, FN 2.

@@ -45,6 +45,9 @@ pub trait Algorithm: Send + Sync + 'static {
     const NAME: &'static str;
     /// One line: what it is and which paper it follows.
     const SUMMARY: &'static str;
+    /// What [`Algorithm::score`] measures, on what scale, in a few words (`neardup
+    /// similarity` prints it beside the score).
+    const SCORE: &'static str;
     /// Whether [`Algorithm::compare`] judges any pair (it returns `Some`).
     const COMPARES_ANY_PAIR: bool = false;
     /// When its default configuration does not stream but others do: which (for people,

@@ -13,6 +13,8 @@ pub struct AlgorithmInfo {
     pub name: &'static str,
     /// One-line description with the paper it follows.
     pub summary: &'static str,
+    /// What its score measures, and on what scale.
+    pub score: &'static str,
     /// Default build parameters.
     pub build_defaults: ParamMap,
     /// Default query parameters.
@@ -55,6 +57,7 @@ fn info<A: Algorithm>() -> AlgorithmInfo {
     AlgorithmInfo {
         name: A::NAME,
         summary: A::SUMMARY,
+        score: A::SCORE,
         build_defaults: to_map(&A::Params::default()),
         query_defaults: to_map(&A::Query::default()),
         calibration_grid: A::calibration_grid(),

@@ -21,6 +21,9 @@ pub enum OutputFormat {
     Csv,
     /// One JSON object per configuration, every metric.
     Json,
+    /// Aligned columns for people, and for each configuration that missed duplicates how
+    /// similar they were (exact Jaccard of word 5-shingles) against the cut it ran with.
+    Table,
 }
 
 /// Pairs each `--param` with the `--algorithm` before it (by command-line position).
@@ -99,6 +102,8 @@ pub fn run(
     }
     let mut dump = asked.dump_pairs.map(Dump::new);
     let mut failed = Vec::new();
+    let mut table = Vec::new();
+    let table_wanted = format == OutputFormat::Table;
     for config in configs {
         // Each row is out as soon as it is done: a later failure loses nothing.
         let mut pairs = Vec::new();
@@ -107,20 +112,27 @@ pub fn run(
             &truth,
             config,
             seed,
-            dump.is_some().then_some(&mut pairs),
+            (dump.is_some() || table_wanted).then_some(&mut pairs),
         );
         if let Some(d) = dump.as_mut() {
             d.add(&row, &pairs, &corpus)?;
         }
-        match format {
-            OutputFormat::Csv => eval::write_csv_row(&row, out)?,
-            OutputFormat::Json => eval::write_json_row(&row, out)?,
-        }
-        out.flush()?;
         if let Some(e) = &row.error {
             eprintln!("neardup: {} ({}) failed: {e}", row.algorithm, row.params);
             failed.push(row.algorithm.clone());
         }
+        match format {
+            OutputFormat::Csv => eval::write_csv_row(&row, out)?,
+            OutputFormat::Json => eval::write_json_row(&row, out)?,
+            // A table aligns its columns over every row: printed at the end.
+            OutputFormat::Table => {
+                table.push(crate::eval_table::table_row(row, config, &pairs, &corpus))
+            }
+        }
+        out.flush()?;
+    }
+    if table_wanted {
+        crate::eval_table::print(&table, out)?;
     }
     if let Some(d) = dump {
         d.write()?;

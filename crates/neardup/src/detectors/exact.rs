@@ -114,6 +114,7 @@ pub struct Exact;
 impl Algorithm for Exact {
     const NAME: &'static str = "exact";
     const SUMMARY: &'static str = "Exact duplicates: hash of the normalized full text (baseline)";
+    const SCORE: &'static str = "1 when the normalized texts hash the same, else 0";
     type Params = ExactParams;
     type Query = NoQuery;
     type Index = ExactIndex;

@@ -110,6 +110,8 @@ pub struct Henzinger;
 impl Algorithm for Henzinger {
     const NAME: &'static str = "henzinger";
     const SUMMARY: &'static str = "B-similar pairs kept when C agrees on >= t bits (Henzinger SIGIR 2006, combined algorithm)";
+    const SCORE: &'static str =
+        "C's cosine estimate (random projection), 0 unless B's supershingles agree";
     type Params = HenzingerParams;
     type Query = HenzingerQuery;
     type Index = HenzingerIndex;

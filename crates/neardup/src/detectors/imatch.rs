@@ -109,6 +109,7 @@ pub struct IMatch;
 impl Algorithm for IMatch {
     const NAME: &'static str = "imatch";
     const SUMMARY: &'static str = "I-Match: SHA1 of the idf-band terms; randomized lexicons (Chowdhury et al. TOIS 2002; Kolcz et al. KDD 2004)";
+    const SCORE: &'static str = "share of lexicons whose I-Match signatures are equal (0 to 1)";
     type Params = IMatchParams;
     type Query = IMatchQuery;
     type Index = IMatchIndex;

@@ -94,6 +94,8 @@ fn share(shared: usize, fa: &[u64], fb: &[u64]) -> f64 {
 impl Algorithm for LongestSentences {
     const NAME: &'static str = "longest-sentences";
     const SUMMARY: &'static str = "Hashes of the k longest sentences; equal, or >= m of k shared (seed 004 fingerprint system)";
+    const SCORE: &'static str =
+        "share of longest-sentence fingerprints the two have in common (0 to 1)";
     type Params = LongestParams;
     type Query = LongestQuery;
     type Index = LongestIndex;

@@ -212,6 +212,8 @@ pub struct MinHashLsh;
 impl Algorithm for MinHashLsh {
     const NAME: &'static str = "minhash-lsh";
     const SUMMARY: &'static str = "MinHash signatures + LSH banding + verification (Broder 1997; MMDS 3.3-3.4); English: k-word shingles, Chinese: cjk_k-character shingles";
+    const SCORE: &'static str =
+        "Jaccard of the shingle sets, estimated by the share of equal MinHash values";
     const COMPARES_ANY_PAIR: bool = true;
     type Params = MinHashLshParams;
     type Query = MinHashLshQuery;

@@ -80,6 +80,8 @@ impl Algorithm for RandomProjection {
     const NAME: &'static str = "random-projection";
     const SUMMARY: &'static str =
         "Charikar random projection, >= t of b bits agree (Henzinger SIGIR 2006, algorithm C)";
+    const SCORE: &'static str =
+        "cosine of the feature vectors, estimated from the share of equal bits";
     type Params = ProjectionParams;
     type Query = ProjectionQuery;
     type Index = ProjectionIndex;

@@ -118,6 +118,7 @@ impl SimHash {
 impl Algorithm for SimHash {
     const NAME: &'static str = "simhash";
     const SUMMARY: &'static str = "SimHash fingerprints, Hamming distance <= k via permuted tables (Charikar 2002; Manku et al. WWW 2007)";
+    const SCORE: &'static str = "1 - Hamming distance / bits of the two fingerprints (1 = equal)";
     const STREAMS_WHEN: Option<&'static str> = Some("weighting=tf or binary, or idf_from=FILE");
     type Params = SimHashParams;
     type Query = SimHashQuery;

@@ -475,6 +475,7 @@ pub fn partitioned_join(sets: &[Vec<u64>], tau: f64, budget: &Budget) -> Result<
 impl Algorithm for SpotSigs {
     const NAME: &'static str = "spotsigs";
     const SUMMARY: &'static str = "SpotSigs: antecedent + chain spots, idf-filtered, partitioned multiset Jaccard join (Theobald et al. SIGIR 2008); English: words, Chinese: characters (cjk_unit)";
+    const SCORE: &'static str = "Jaccard of the two spot-signature sets";
     type Params = SpotSigsParams;
     type Query = SpotSigsQuery;
     type Index = SpotSigsIndex;

@@ -96,6 +96,7 @@ impl Algorithm for Supershingles {
     const NAME: &'static str = "supershingles";
     const SUMMARY: &'static str =
         "Broder supershingles: >= t of m' supershingles agree (Henzinger SIGIR 2006, algorithm B)";
+    const SCORE: &'static str = "share of equal sketch values (an estimate of resemblance)";
     type Params = SupershinglesParams;
     type Query = SupershinglesQuery;
     type Index = SupershinglesIndex;

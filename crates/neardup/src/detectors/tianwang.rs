@@ -133,6 +133,8 @@ pub fn sim(a: &[(u64, f64)], b: &[(u64, f64)]) -> f64 {
 impl Algorithm for Tianwang {
     const NAME: &'static str = "tianwang";
     const SUMMARY: &'static str = "Tianwang algorithms 1-5: MD5 of abstract / top-N tf-idf keywords, with SIM <= eps (Peking University)";
+    const SCORE: &'static str =
+        "1 - SIM, the distance of the keyword or abstract signatures (1 = same)";
     type Params = TianwangParams;
     type Query = TianwangQuery;
     type Index = TianwangIndex;
