@@ -83,12 +83,55 @@ impl Items {
     }
 }
 
-/// A bar counting bytes read from a file.
+/// A step of unknown length (a stage, a sample drawn): on a terminal a spinner with the time
+/// so far; when it ends, one line `neardup: NAME: WHAT (S s)` wherever stderr goes, unless
+/// progress is silenced.
+#[derive(Debug)]
+pub struct Step {
+    bar: ProgressBar,
+    name: String,
+    start: std::time::Instant,
+}
+
+/// See [`Step`].
+pub fn step(name: impl Into<String>) -> Step {
+    let name = name.into();
+    let bar = if quiet() {
+        ProgressBar::hidden()
+    } else {
+        ProgressBar::new_spinner()
+    };
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("valid template"),
+    );
+    bar.set_message(name.clone());
+    bar.enable_steady_tick(std::time::Duration::from_millis(250));
+    Step {
+        bar,
+        name,
+        start: std::time::Instant::now(),
+    }
+}
+
+impl Step {
+    /// Ends the step, saying what it made.
+    pub fn finish(self, what: impl Display) {
+        self.bar.finish_and_clear();
+        say(format_args!(
+            "{}: {what} ({:.1} s)",
+            self.name,
+            self.start.elapsed().as_secs_f64()
+        ));
+    }
+}
+
+/// A bar counting bytes read from input files, in decimal units (MB, MB/s: the units the
+/// summary gives) of the files as stored, compressed or not.
 pub fn bytes(len: u64, message: impl Into<String>) -> ProgressBar {
     let bar = new_bar(len);
     bar.set_style(
         ProgressStyle::with_template(
-            "{msg:30} [{bar:30}] {bytes}/{total_bytes} ({bytes_per_sec}, eta {eta})",
+            "{msg:30} [{bar:30}] {decimal_bytes}/{decimal_total_bytes} of input files ({decimal_bytes_per_sec}, eta {eta})",
         )
         .expect("valid template")
         .progress_chars("=> "),

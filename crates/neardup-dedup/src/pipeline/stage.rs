@@ -41,8 +41,10 @@ pub(super) fn run_stage<T>(
         return Err(missing_stage(output, stage));
     }
     let t = Instant::now();
+    let step = crate::progress::step(stage.name());
     let (result, rows) = compute(&dir)?;
     let seconds = t.elapsed().as_secs_f64();
+    step.finish(format_args!("{rows} rows"));
     mark(
         &marker,
         &Marker {

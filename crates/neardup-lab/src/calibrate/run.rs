@@ -36,7 +36,9 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
         neardup_dedup::fsutil::check_dir(dir)?;
     }
     let corpus = corpus::load(&opts.corpus, &opts.load)?;
+    let step = neardup_dedup::progress::step("calibrate: labelled pairs");
     let labelled = labelled_pairs(opts, &corpus)?;
+    step.finish(format_args!("{} pairs", labelled.len()));
     let (pair_units, unit_count) = units(opts, &corpus, &labelled);
     let split = split(opts, &corpus, &labelled, &pair_units)?;
     let labels: Vec<bool> = labelled.iter().map(|p| p.1).collect();
