@@ -9,7 +9,7 @@ name = "tiny"
 title = "Tiny"
 question = "Does the runner work?"
 seeds = [1, 2]
-charts = ["robustness", "tradeoff", "pr-curve", "scurve"]
+charts = ["robustness", "tradeoff", "pr-curve", "scurve", "heatmap"]
 
 [truth]
 k = 3
@@ -76,6 +76,7 @@ const STABLE: &[&str] = &[
     "charts/scurve.png",
     "charts/pr-curve.png",
     "charts/tradeoff-supershingles.png",
+    "charts/heatmap.svg",
 ];
 
 #[test]
@@ -126,6 +127,15 @@ fn tiny_experiment_tables_files_and_identical_rerun() {
     assert!(readme.contains("## Best configuration per dataset and algorithm"));
     assert!(readme.contains("## Mean recall by edit kind"));
     assert!(readme.contains("![Empirical S-curves](charts/scurve.png)"));
+    // Every chart drawn reads whole: no text clipped at an edge or cut short.
+    let (problems, read) = neardup_lab::charts::lint::problems_under(&out1.join("charts"));
+    assert!(read >= 5, "{read} charts");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    // The heatmap has a cell per algorithm and edit model: two rows × four conditions.
+    let heatmap = std::fs::read_to_string(out1.join("charts/heatmap.svg")).unwrap();
+    for condition in ["substitute=0.05", "reorder=0.2"] {
+        assert!(heatmap.contains(condition), "{condition} column");
+    }
     // Rerun from scratch with one thread: identical bytes, timing aside.
     let o = run(&exp, &out2, &d.join("cache2"), &["--threads", "1"], &[]);
     assert!(o.status.success(), "{}", stderr(&o));

@@ -8,6 +8,8 @@
 pub mod chart;
 pub mod cluster_modes;
 pub mod designs;
+pub mod heatmap;
+pub mod lint;
 pub mod pareto;
 pub mod pr_curve;
 pub mod robustness;
@@ -28,6 +30,7 @@ pub const CHARTS: &[&dyn Chart] = &[
     &designs::Designs,
     &scaling::Scaling,
     &cluster_modes::ClusterModes,
+    &heatmap::Heatmap,
 ];
 
 /// Names of the chart kinds.

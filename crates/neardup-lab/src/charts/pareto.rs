@@ -63,7 +63,7 @@ impl Chart for Pareto {
             .iter()
             .map(|s| (s.to_string(), looks.get(s)))
             .collect();
-        entries.push(("Pareto front".into(), style::Look::nth(7)));
+        entries.push(("Pareto front".into(), style::Look::reference()));
         let (xmin, xmax) = panels
             .values()
             .flatten()
@@ -142,10 +142,7 @@ where
     }
     let xy: Vec<(f64, f64)> = pts.iter().map(|p| (p.0, p.1)).collect();
     let line: Vec<(f64, f64)> = front(&xy).into_iter().map(|i| xy[i]).collect();
-    chart.draw_series(LineSeries::new(
-        line,
-        style::Look::nth(7).colour.stroke_width(1),
-    ))?;
+    style::draw_line(&mut chart, &line, style::Look::reference())?;
     Ok(())
 }
 

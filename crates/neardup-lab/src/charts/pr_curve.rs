@@ -84,18 +84,7 @@ impl Chart for PrCurve {
                         };
                         let look = looks.get(name);
                         let pts = curve(obs.clone(), *positives);
-                        if look.dashed {
-                            chart.draw_series(std::iter::once(
-                                plotters::element::DashedPathElement::new(
-                                    pts.into_iter(),
-                                    8,
-                                    5,
-                                    look.stroke(),
-                                ),
-                            ))?;
-                        } else {
-                            chart.draw_series(LineSeries::new(pts, look.stroke()))?;
-                        }
+                        style::draw_line(&mut chart, &pts, look)?;
                     }
                 }
                 Ok(())

@@ -1,5 +1,5 @@
 //! Robustness: recall against edit rate, one panel per edit kind, one line per algorithm
-//! configuration (first query point of its grid, mean over seeds).
+//! configuration (at its best grid point by mean F1, mean over seeds).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -85,8 +85,8 @@ impl Chart for Robustness {
             title: "Recall against edit rate".into(),
             svg,
             png,
-            caption: "Each panel is one edit kind; each line one algorithm configuration (first query point of its grid), \
-                      mean over seeds. Recall counts the source–copy pairs (and sibling copies) reported."
+            caption: "Each panel is one edit kind; each line one algorithm at its best grid point (highest mean F1 over the \
+                      experiment), mean over seeds. Recall counts the source–copy pairs (and sibling copies) reported."
                 .into(),
             timing: false,
         }])
@@ -96,15 +96,15 @@ impl Chart for Robustness {
 /// edit kind → series → rate → recalls
 type Recalls = BTreeMap<String, BTreeMap<String, BTreeMap<u64, Vec<f64>>>>;
 
-/// Recall of each series' first query point per single edit kind and rate.
+/// Recall of each series at its label's best grid point, per single edit kind and rate.
 fn recalls(input: &ChartInput) -> Recalls {
     let mut data = Recalls::new();
+    let best = crate::experiment::results::best_points(&input.results.rows);
     for r in &input.results.rows {
-        if r.query_index != 0
-            || r.error.is_some()
-            || r.cell.edit == "none"
-            || r.cell.edit == "composite"
-        {
+        let at_best = best
+            .get(&r.cell.label)
+            .is_some_and(|(b, q)| *b == r.build_params && *q == r.query_params);
+        if !at_best || r.error.is_some() || r.cell.edit == "none" || r.cell.edit == "composite" {
             continue;
         }
         let Some(recall) = r.metric("recall") else {

@@ -7,6 +7,7 @@
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use crate::experiment::config::Experiment;
 
@@ -47,6 +48,34 @@ const MARKERS: [Marker; 5] = [
     Marker::Cross,
 ];
 
+/// Line patterns, in the order the configurations of one algorithm take them after its
+/// markers run out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dash {
+    /// ───
+    Solid,
+    /// ─ ─ ─
+    Dashed,
+    /// ·····
+    Dotted,
+    /// ── · ──
+    Long,
+}
+
+const DASHES: [Dash; 4] = [Dash::Solid, Dash::Dashed, Dash::Dotted, Dash::Long];
+
+impl Dash {
+    /// (dash length, gap) in pixels; `None` for a solid line.
+    fn pattern(self) -> Option<(u32, u32)> {
+        match self {
+            Dash::Solid => None,
+            Dash::Dashed => Some((8, 5)),
+            Dash::Dotted => Some((2, 4)),
+            Dash::Long => Some((16, 4)),
+        }
+    }
+}
+
 /// How one series looks.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Look {
@@ -54,18 +83,38 @@ pub struct Look {
     pub colour: RGBColor,
     /// Point marker.
     pub marker: Marker,
-    /// Dashed line (every configuration of an algorithm after its first).
-    pub dashed: bool,
+    /// Line pattern (solid for an algorithm's first configuration).
+    pub dash: Dash,
+}
+
+/// The `v`-th (marker, dash) of one colour: every marker solid, then every marker dashed, …,
+/// so 20 series share a colour before a look repeats.
+fn variant(v: usize) -> (Marker, Dash) {
+    (
+        MARKERS[v % MARKERS.len()],
+        DASHES[(v / MARKERS.len()) % DASHES.len()],
+    )
 }
 
 impl Look {
     /// The `i`-th look of a fixed set of series that are not algorithms (precision, recall
     /// and F1; bandings of an S-curve): distinct colours, then markers and dashes.
     pub fn nth(i: usize) -> Look {
+        let (marker, dash) = variant(i / PALETTE.len());
         Look {
             colour: PALETTE[i % PALETTE.len()],
-            marker: MARKERS[(i / PALETTE.len()) % MARKERS.len()],
-            dashed: i >= PALETTE.len(),
+            marker,
+            dash,
+        }
+    }
+
+    /// A reference drawn over the series (a Pareto front, a threshold): black, which no
+    /// series has.
+    pub fn reference() -> Look {
+        Look {
+            colour: RGBColor(0, 0, 0),
+            marker: Marker::Cross,
+            dash: Dash::Dashed,
         }
     }
 
@@ -77,9 +126,11 @@ impl Look {
 
 /// The series of an experiment's charts, each with its look: one per algorithm label, or
 /// per build point when a label's grid has several (what `ChartInput::series_name` gives).
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Default)]
 pub struct Looks {
     series: Vec<(String, Look)>,
+    /// Looks handed to series the experiment does not list, in the order asked.
+    extra: std::sync::Mutex<Vec<(String, Look)>>,
 }
 
 impl Looks {
@@ -122,25 +173,55 @@ impl Looks {
                         0
                     }
                 };
+                // The first configuration solid with circles; the next ones change marker
+                // and dash together, so each differs from the first in two ways.
+                let (marker, dash) = if v == 0 {
+                    (Marker::Circle, Dash::Solid)
+                } else {
+                    let patterned = &DASHES[1..];
+                    (
+                        MARKERS[v % MARKERS.len()],
+                        patterned[((v - 1) / MARKERS.len()) % patterned.len()],
+                    )
+                };
                 series.push((
                     name,
                     Look {
                         colour,
-                        marker: MARKERS[v % MARKERS.len()],
-                        dashed: v > 0,
+                        marker,
+                        dash,
                     },
                 ));
             }
         }
-        Looks { series }
+        Looks {
+            series,
+            extra: Default::default(),
+        }
     }
 
-    /// The look of series `name` (a fallback for series the experiment does not list).
+    /// The look of series `name`. A series the experiment does not list gets a look of its
+    /// own, kept for later calls, so two unlisted series never share one.
     pub fn get(&self, name: &str) -> Look {
-        self.series
+        if let Some((_, l)) = self.series.iter().find(|(n, _)| n == name) {
+            return *l;
+        }
+        let mut extra = self.extra.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, l)) = extra.iter().find(|(n, _)| n == name) {
+            return *l;
+        }
+        let used: Vec<Look> = self
+            .series
             .iter()
-            .find(|(n, _)| n == name)
-            .map_or_else(|| Look::nth(self.series.len()), |(_, l)| *l)
+            .chain(extra.iter())
+            .map(|(_, l)| *l)
+            .collect();
+        let look = (0..)
+            .map(Look::nth)
+            .find(|l| !used.contains(l))
+            .expect("looks are endless");
+        extra.push((name.to_string(), look));
+        look
     }
 
     /// Series names in experiment order.
@@ -196,7 +277,39 @@ where
     Ok(())
 }
 
-/// Draws `points` as a line in `look` (dashed for its variants) with a marker at each point.
+/// Draws `points` as a line in `look`'s pattern, without markers.
+pub fn draw_line<'a, DB, X, Y>(
+    chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    points: &[(X::ValueType, Y::ValueType)],
+    look: Look,
+) -> anyhow::Result<()>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+    X: plotters::coord::ranged1d::Ranged,
+    Y: plotters::coord::ranged1d::Ranged,
+    X::ValueType: Copy + 'static,
+    Y::ValueType: Copy + 'static,
+{
+    let pts = points.iter().copied();
+    match look.dash.pattern() {
+        None => {
+            chart.draw_series(LineSeries::new(pts, look.stroke()))?;
+        }
+        Some((size, gap)) => {
+            chart.draw_series(std::iter::once(DashedPathElement::new(
+                pts,
+                size,
+                gap,
+                look.stroke(),
+            )))?;
+        }
+    }
+    Ok(())
+}
+
+/// Draws `points` as a line in `look` (patterned for its variants) with a marker at each
+/// point.
 pub fn draw_series<'a, DB, X, Y>(
     chart: &mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
     points: &[(X::ValueType, Y::ValueType)],
@@ -210,16 +323,7 @@ where
     X::ValueType: Copy + 'static,
     Y::ValueType: Copy + 'static,
 {
-    if look.dashed {
-        chart.draw_series(std::iter::once(DashedPathElement::new(
-            points.iter().copied(),
-            8,
-            5,
-            look.stroke(),
-        )))?;
-    } else {
-        chart.draw_series(LineSeries::new(points.iter().copied(), look.stroke()))?;
-    }
+    draw_line(chart, points, look)?;
     draw_markers(chart, points, look, 4)
 }
 
@@ -250,8 +354,14 @@ where
 /// Width of the legend column beside a plot.
 pub const LEGEND_WIDTH: u32 = 290;
 
+/// Legend text size (points) and line height (pixels).
+const LEGEND_FONT: u32 = 13;
+const LEGEND_LINE: i32 = 17;
+
 /// Splits `area` into the plot (left) and a legend column (right) and draws the legend:
-/// one line sample, marker and name per entry, from the top.
+/// one line sample, marker and name per entry, from the top; a name too long for the column
+/// wraps onto a second line. Refuses two entries of one look: a reader could not tell them
+/// apart.
 pub fn with_legend<DB>(
     area: &DrawingArea<DB, Shift>,
     entries: &[(String, Look)],
@@ -260,46 +370,109 @@ where
     DB: DrawingBackend,
     DB::ErrorType: 'static,
 {
+    distinct_looks(entries)?;
     let (w, _) = area.dim_in_pixel();
     let (plot, legend) = area.split_horizontally(w.saturating_sub(LEGEND_WIDTH));
-    let font = ("sans-serif", 13).into_font();
-    for (i, (name, look)) in entries.iter().enumerate() {
-        let y = 24 + 20 * i as i32;
-        if look.dashed {
-            legend.draw(&DashedPathElement::new(
+    let font = ("sans-serif", LEGEND_FONT).into_font();
+    let mut y = 24;
+    for (name, look) in entries {
+        match look.dash.pattern() {
+            None => legend.draw(&PathElement::new(vec![(8, y), (36, y)], look.stroke()))?,
+            Some((size, gap)) => legend.draw(&DashedPathElement::new(
                 vec![(8, y), (36, y)],
-                6,
-                4,
+                size.min(6),
+                gap,
                 look.stroke(),
-            ))?;
-        } else {
-            legend.draw(&PathElement::new(vec![(8, y), (36, y)], look.stroke()))?;
+            ))?,
         }
         legend_marker(&legend, *look, (22, y))?;
-        legend.draw(&Text::new(
-            fit(name, LEGEND_WIDTH as usize - 50, 13),
-            (44, y - 7),
-            font.clone(),
-        ))?;
+        for line in wrap(name, LEGEND_WIDTH - 52, LEGEND_FONT, 2) {
+            legend.draw(&Text::new(line, (44, y - 7), font.clone()))?;
+            y += LEGEND_LINE;
+        }
+        y += 4;
     }
     Ok(plot)
 }
 
-/// `text` cut with an ellipsis to about `width` pixels at `size` points (DejaVu Sans averages
-/// 0.55 em per character).
-pub fn fit(text: &str, width: usize, size: u32) -> String {
-    let max = (width as f64 / (0.55 * size as f64)) as usize;
-    if text.chars().count() <= max {
-        text.to_string()
-    } else {
-        let mut s: String = text.chars().take(max.saturating_sub(1)).collect();
-        s.push('…');
-        s
+/// Fails when two legend entries look the same (colour, marker and line pattern).
+pub fn distinct_looks(entries: &[(String, Look)]) -> anyhow::Result<()> {
+    for (i, (a, la)) in entries.iter().enumerate() {
+        if let Some((b, _)) = entries[i + 1..].iter().find(|(_, lb)| lb == la) {
+            anyhow::bail!("legend entries `{a}` and `{b}` share colour, marker and line pattern");
+        }
     }
+    Ok(())
 }
 
-/// Draws `title` across the top of `area`, at 24 points or smaller so that it fits the width,
-/// and returns the area below it.
+/// Width of `text` in pixels at `size` points of the embedded DejaVu Sans (what plotters
+/// lays it out with).
+pub fn text_width(text: &str, size: u32) -> u32 {
+    text_width_at(text, size as f64)
+}
+
+/// [`text_width`] at a fractional size (as an SVG file states it).
+pub fn text_width_at(text: &str, size: f64) -> u32 {
+    super::chart::fonts();
+    let font = FontDesc::new(FontFamily::SansSerif, size, FontStyle::Normal);
+    font.box_size(text).map_or_else(
+        // No font: DejaVu Sans averages 0.55 em a character, 0.62 to be safe.
+        |_| (text.chars().count() as f64 * 0.62 * size) as u32,
+        |(w, _)| w,
+    )
+}
+
+/// `text` in at most `lines` lines of at most `width` pixels at `size` points: broken at
+/// spaces (or anywhere in a word longer than a line), the last line cut with an ellipsis
+/// when the text does not fit in `lines`.
+pub fn wrap(text: &str, width: u32, size: u32, lines: usize) -> Vec<String> {
+    let fits = |s: &str| text_width(s, size) <= width;
+    let mut out: Vec<String> = Vec::new();
+    let mut rest = text.trim().to_string();
+    while !rest.is_empty() && out.len() < lines {
+        if fits(&rest) {
+            out.push(std::mem::take(&mut rest));
+            break;
+        }
+        if out.len() + 1 == lines {
+            out.push(cut(&rest, width, size));
+            rest.clear();
+            break;
+        }
+        // The longest prefix that fits, preferably ending at a space.
+        let chars: Vec<(usize, char)> = rest.char_indices().collect();
+        let mut end = chars.len();
+        while end > 1 && !fits(&rest[..chars.get(end).map_or(rest.len(), |c| c.0)]) {
+            end -= 1;
+        }
+        let at = chars.get(end).map_or(rest.len(), |c| c.0);
+        let at = rest[..at].rfind(' ').filter(|&i| i > 0).unwrap_or(at);
+        out.push(rest[..at].trim_end().to_string());
+        rest = rest[at..].trim_start().to_string();
+    }
+    out
+}
+
+/// `text` cut with an ellipsis to fit `width` pixels at `size` points.
+fn cut(text: &str, width: u32, size: u32) -> String {
+    if text_width(text, size) <= width {
+        return text.to_string();
+    }
+    let mut s: String = text.to_string();
+    while !s.is_empty() && text_width(&format!("{s}…"), size) > width {
+        s.pop();
+    }
+    format!("{}…", s.trim_end())
+}
+
+/// `text` cut with an ellipsis to about `width` pixels at `size` points.
+pub fn fit(text: &str, width: usize, size: u32) -> String {
+    cut(text, width as u32, size)
+}
+
+/// Draws `title` across the top of `area`, at 22 points or smaller (down to 15) so that it
+/// fits the width, on two lines when it does not fit on one at 15, and returns the area
+/// below it.
 pub fn titled<DB>(
     area: &DrawingArea<DB, Shift>,
     title: &str,
@@ -309,21 +482,42 @@ where
     DB::ErrorType: 'static,
 {
     let (w, _) = area.dim_in_pixel();
-    let mut size = 24;
-    while size > 12 {
-        let font: TextStyle = ("sans-serif", size).into_font().into();
-        let (tw, _) = area.estimate_text_size(title, &font)?;
-        if tw + 24 <= w {
-            break;
-        }
-        size -= 1;
+    let room = w.saturating_sub(24);
+    let size = (15..=22)
+        .rev()
+        .find(|&s| text_width(title, s) <= room)
+        .unwrap_or(15);
+    let lines = wrap(title, room, size, 2);
+    let line_height = size as i32 + size as i32 / 3;
+    let (top, body) =
+        area.split_vertically(16 + line_height * lines.len() as i32 + size as i32 / 2);
+    let font = ("sans-serif", size)
+        .into_font()
+        .into_text_style(&top)
+        .pos(Pos::new(HPos::Center, VPos::Top));
+    for (i, line) in lines.iter().enumerate() {
+        top.draw(&Text::new(
+            line.clone(),
+            (w as i32 / 2, 10 + line_height * i as i32),
+            font.clone(),
+        ))?;
     }
-    let (top, body) = area.split_vertically(16 + size * 2);
-    top.titled(
-        &fit(title, w as usize - 24, size),
-        ("sans-serif", size).into_font(),
-    )?;
     Ok(body)
+}
+
+/// A linear-axis tick: on an axis of whole numbers only the whole ticks are labelled, without
+/// decimals (k = 3, not 3.0); otherwise the value with as few decimals as it needs.
+pub fn tick(v: f64, whole: bool) -> String {
+    if whole {
+        if (v - v.round()).abs() < 1e-9 {
+            self::whole(&v)
+        } else {
+            String::new()
+        }
+    } else {
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
 }
 
 /// A log-axis tick as a whole number with thousands separators (1,000,000, not 1e6).
@@ -343,6 +537,69 @@ pub fn whole(v: &f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_legend_refuses_two_entries_of_one_look() {
+        let mut svg = String::new();
+        let root = SVGBackend::with_string(&mut svg, (600, 300)).into_drawing_area();
+        let a = Look::nth(0);
+        let ok = vec![("a".to_string(), a), ("b".to_string(), Look::nth(1))];
+        assert!(with_legend(&root, &ok).is_ok());
+        let same = vec![("a".to_string(), a), ("b".to_string(), a)];
+        let Err(err) = with_legend(&root, &same) else {
+            panic!("two entries of one look were drawn");
+        };
+        let err = err.to_string();
+        assert!(err.contains("`a` and `b`"), "{err}");
+    }
+
+    /// Twelve configurations of one algorithm (more than there are markers), the reference
+    /// look and every `nth` look of a 40-series chart: no two alike.
+    #[test]
+    fn looks_stay_distinct_past_the_markers() {
+        let mut text = String::from(
+            "name = \"t\"\ntitle = \"T\"\nquestion = \"Q?\"\n[[datasets]]\nname = \"default\"\n",
+        );
+        for i in 0..12 {
+            text.push_str(&format!(
+                "[[algorithms]]\nname = \"minhash-lsh\"\nlabel = \"m{i}\"\nbuild = {{ threshold = 0.{} }}\n", i + 10
+            ));
+        }
+        let exp = crate::experiment::config::parse(std::path::Path::new("t.toml"), &text).unwrap();
+        let looks = Looks::of(&exp);
+        let mut all: Vec<Look> = looks.names().map(|n| looks.get(n)).collect();
+        assert_eq!(all.len(), 12);
+        // Series the experiment does not list get looks of their own too.
+        all.push(looks.get("unlisted one"));
+        all.push(looks.get("unlisted two"));
+        assert_eq!(looks.get("unlisted one"), all[12]);
+        all.push(Look::reference());
+        all.extend((0..40).map(Look::nth));
+        let entries: Vec<(String, Look)> =
+            all[..15].iter().map(|l| (format!("{l:?}"), *l)).collect();
+        distinct_looks(&entries).unwrap();
+        let nth: Vec<(String, Look)> = all[15..]
+            .iter()
+            .enumerate()
+            .map(|(i, l)| (i.to_string(), *l))
+            .collect();
+        distinct_looks(&nth).unwrap();
+    }
+
+    #[test]
+    fn long_names_wrap_within_the_width() {
+        let name = "spotsigs (released idf band 0.2-0.9, antecedents per script)";
+        let lines = wrap(name, 238, 13, 2);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines.iter().all(|l| text_width(l, 13) <= 238), "{lines:?}");
+        assert_eq!(lines.join(" "), name);
+        let cut = wrap(&"word ".repeat(40), 100, 13, 2);
+        assert!(
+            cut[1].ends_with('…') && text_width(&cut[1], 13) <= 100,
+            "{cut:?}"
+        );
+        assert_eq!(wrap("short", 238, 13, 2), ["short"]);
+    }
 
     #[test]
     fn whole_numbers_and_fitting() {
@@ -390,7 +647,7 @@ build = { bits = [64, 128] }
             looks.get("simhash (bits=128)"),
         );
         assert_eq!(a.colour, b.colour);
-        assert_ne!((a.marker, a.dashed), (b.marker, b.dashed));
+        assert_ne!((a.marker, a.dash), (b.marker, b.dash));
         assert_ne!(a.colour, c.colour);
         assert_eq!(c.colour, d.colour);
         // Every series has its own look.

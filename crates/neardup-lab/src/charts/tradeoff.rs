@@ -187,18 +187,22 @@ where
     } else {
         name.to_string()
     };
+    let (w, _) = area.dim_in_pixel();
     let mut chart = ChartBuilder::on(area)
-        .caption(caption, label_font())
+        .caption(style::fit(&caption, w as usize - 20, 16), label_font())
         .margin(10)
         .x_label_area_size(40)
         .y_label_area_size(48)
         .build_cartesian_2d(x0..x1, 0.0..1.02)?;
+    let whole = data.keys().all(|&x| f64::from_bits(x).fract() == 0.0);
     chart
         .configure_mesh()
         .x_desc(param)
         .y_desc("metric value")
+        .x_label_formatter(&|v| style::tick(*v, whole))
         .axis_desc_style(("sans-serif", 14))
         .draw()?;
+    let categorical = CATEGORICAL.contains(&param);
     for mi in 0..3 {
         let pts: Vec<(f64, f64)> = data
             .iter()
@@ -210,7 +214,15 @@ where
                 )
             })
             .collect();
-        style::draw_series(&mut chart, &pts, Look::nth(mi))?;
+        if categorical {
+            style::draw_markers(&mut chart, &pts, Look::nth(mi), 5)?;
+        } else {
+            style::draw_series(&mut chart, &pts, Look::nth(mi))?;
+        }
     }
     Ok(())
 }
+
+/// Parameters whose numbers name variants rather than measure anything (Tianwang's
+/// `variant`): drawn as points, no line between them.
+const CATEGORICAL: &[&str] = &["variant"];

@@ -202,6 +202,47 @@ fn failed_row(planned: &PlannedCell, cell: &CellResult, corpus: &CorpusTruth) ->
     }
 }
 
+/// Each label's best grid point: the (build, query) parameters with the highest F1 averaged
+/// over every dataset, edit model, rate and seed it ran on (ties: the earlier point in the
+/// grid). What "recall by edit kind" shows, so a sweep's first point (a SimHash distance of
+/// 0, say) never stands for the algorithm.
+pub fn best_points(rows: &[ResultRow]) -> std::collections::BTreeMap<String, (String, String)> {
+    use std::collections::BTreeMap;
+    // label → (build index, query index) → (build, query, F1 values)
+    type Grid<'r> = BTreeMap<(usize, usize), (&'r str, &'r str, Vec<f64>)>;
+    let mut points: BTreeMap<&str, Grid<'_>> = BTreeMap::new();
+    for r in rows.iter().filter(|r| r.error.is_none()) {
+        let e = points
+            .entry(&r.cell.label)
+            .or_default()
+            .entry((r.cell.build_index, r.query_index))
+            .or_insert_with(|| (&r.build_params, &r.query_params, Vec::new()));
+        if let Some(f1) = r.metric("f1") {
+            e.2.push(f1);
+        }
+    }
+    points
+        .into_iter()
+        .filter_map(|(label, grid)| {
+            let score = |v: &[f64]| {
+                if v.is_empty() {
+                    f64::NEG_INFINITY
+                } else {
+                    v.iter().sum::<f64>() / v.len() as f64
+                }
+            };
+            let mut best: Option<(&str, &str, f64)> = None;
+            for (b, q, f1) in grid.values() {
+                let s = score(f1);
+                if best.is_none_or(|(_, _, old)| s > old) {
+                    best = Some((b, q, s));
+                }
+            }
+            best.map(|(b, q, _)| (label.to_string(), (b.to_string(), q.to_string())))
+        })
+        .collect()
+}
+
 /// Mean cost of one configuration's cells at one corpus size.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SizeCost {

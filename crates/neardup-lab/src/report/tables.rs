@@ -378,12 +378,14 @@ fn recall_by_edit_kind(exp: &Experiment, rows: &[ResultRow]) -> Option<Table> {
         return None;
     }
     let order: Vec<&str> = exp.algorithms.iter().map(|a| a.label.as_str()).collect();
-    // label → kind → recalls (first query point, first build point)
+    let best = crate::experiment::results::best_points(rows);
+    let at_best = |r: &ResultRow| {
+        best.get(&r.cell.label)
+            .is_some_and(|(b, q)| *b == r.build_params && *q == r.query_params)
+    };
+    // label → kind → recalls (at the label's best grid point)
     let mut pivot: BTreeMap<(usize, String), BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
-    for r in rows
-        .iter()
-        .filter(|r| r.error.is_none() && r.query_index == 0 && r.cell.build_index == 0)
-    {
+    for r in rows.iter().filter(|r| r.error.is_none() && at_best(r)) {
         let li = order
             .iter()
             .position(|l| *l == r.cell.label)
@@ -416,8 +418,9 @@ fn recall_by_edit_kind(exp: &Experiment, rows: &[ResultRow]) -> Option<Table> {
     Some(Table {
         title: "Mean recall by edit kind".into(),
         note: format!(
-            "Recall of each algorithm (first build and query point of its grid) averaged over the rates {} and the \
-             seeds. Lower means the edit kind hides more near-duplicates from it.",
+            "Recall of each algorithm at its best grid point (highest mean F1 over the whole experiment; the best \
+             configuration table gives its parameters) averaged over the rates {} and the seeds. Lower means the \
+             edit kind hides more near-duplicates from it.",
             rates.join(", ")
         ),
         columns,

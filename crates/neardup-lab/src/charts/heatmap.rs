@@ -1,0 +1,218 @@
+//! Heatmap: F1 of every algorithm (rows) under every condition of the experiment (columns:
+//! its edit models, its datasets, or both), each algorithm at its best grid point — the
+//! answer to "which algorithm finds which kind of copy" at a glance, where the best-configuration
+//! table needs a row per pair.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::chart::{Chart, ChartFile, ChartInput};
+use super::style;
+
+/// The heatmap chart kind.
+#[derive(Debug)]
+pub struct Heatmap;
+
+/// Pixels of one cell, and of a line of column header.
+const CELL: (i32, i32) = (124, 30);
+const HEADER_LINE: i32 = 16;
+/// Lines a column header may wrap onto.
+const HEADER_LINES: usize = 3;
+
+/// label → column → F1 values (over seeds).
+type Cells = BTreeMap<String, BTreeMap<usize, Vec<f64>>>;
+
+impl Chart for Heatmap {
+    fn name(&self) -> &'static str {
+        "heatmap"
+    }
+
+    fn draw(&self, input: &ChartInput, dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
+        let (columns, cells) = f1_cells(input);
+        let labels: Vec<&str> = input
+            .experiment
+            .algorithms
+            .iter()
+            .map(|a| a.label.as_str())
+            .filter(|l| cells.contains_key(*l))
+            .fold(Vec::new(), |mut v, l| {
+                if !v.contains(&l) {
+                    v.push(l);
+                }
+                v
+            });
+        if labels.is_empty() || columns.len() < 2 {
+            return Ok(Vec::new());
+        }
+        let label_width = labels
+            .iter()
+            .map(|l| style::text_width(l, 13) as i32)
+            .max()
+            .unwrap_or(0)
+            + 24;
+        let header = HEADER_LINE * HEADER_LINES as i32 + 12;
+        let top = 56;
+        let size = (
+            (label_width + CELL.0 * columns.len() as i32 + 16) as u32,
+            (top + header + CELL.1 * labels.len() as i32 + 16) as u32,
+        );
+        let title = "F1 per algorithm and condition (best grid point)";
+        let (svg, png) = crate::draw_both!(
+            dir,
+            "heatmap",
+            size,
+            |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
+                let body = style::titled(root, title)?;
+                draw_headers(&body, &columns, label_width)?;
+                for (r, label) in labels.iter().enumerate() {
+                    let y = header + CELL.1 * r as i32;
+                    body.draw(&Text::new(
+                        label.to_string(),
+                        (label_width - 10, y + CELL.1 / 2),
+                        ("sans-serif", 13)
+                            .into_font()
+                            .into_text_style(&body)
+                            .pos(Pos::new(HPos::Right, VPos::Center)),
+                    ))?;
+                    for c in 0..columns.len() {
+                        let value = cells[*label].get(&c).and_then(|v| {
+                            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+                        });
+                        draw_cell(&body, (label_width + CELL.0 * c as i32, y), value)?;
+                    }
+                }
+                Ok(())
+            }
+        );
+        Ok(vec![ChartFile {
+            title: title.into(),
+            svg,
+            png,
+            caption: "Each row is one algorithm configuration at its best grid point (highest F1 averaged \
+                      over the whole experiment, as in the best-configuration table); each cell its pair-level \
+                      F1 under one condition, mean over seeds. Darker is better; a dash: no F1 (no true pair \
+                      to find, or nothing reported)."
+                .into(),
+            timing: false,
+        }])
+    }
+}
+
+/// The experiment's conditions (dataset and edit model, named by what varies) and each
+/// label's F1 per condition at its best grid point.
+fn f1_cells(input: &ChartInput) -> (Vec<String>, Cells) {
+    let rows = &input.results.rows;
+    let mut conditions: Vec<(&str, &str)> = Vec::new();
+    for r in rows {
+        let c = (r.cell.dataset.as_str(), r.cell.edit_spec.as_str());
+        if !conditions.contains(&c) {
+            conditions.push(c);
+        }
+    }
+    let one_dataset = conditions.iter().all(|c| c.0 == conditions[0].0);
+    let one_edit = conditions.iter().all(|c| c.1 == conditions[0].1);
+    let names = conditions
+        .iter()
+        .map(|(d, e)| match (one_dataset, one_edit) {
+            (true, _) => e.to_string(),
+            (false, true) => d.to_string(),
+            (false, false) => format!("{d}: {e}"),
+        })
+        .collect();
+    let best = crate::experiment::results::best_points(rows);
+    let mut cells = Cells::new();
+    for r in rows.iter().filter(|r| r.error.is_none()) {
+        if best
+            .get(&r.cell.label)
+            .is_none_or(|(b, q)| *b != r.build_params || *q != r.query_params)
+        {
+            continue;
+        }
+        let column = conditions
+            .iter()
+            .position(|c| *c == (r.cell.dataset.as_str(), r.cell.edit_spec.as_str()))
+            .expect("every row's condition is listed");
+        let e = cells
+            .entry(r.cell.label.clone())
+            .or_default()
+            .entry(column)
+            .or_default();
+        if let Some(f1) = r.metric("f1") {
+            e.push(f1);
+        }
+    }
+    (names, cells)
+}
+
+/// Column headers, each wrapped onto at most [`HEADER_LINES`] lines of its cell's width.
+fn draw_headers<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    columns: &[String],
+    left: i32,
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    for (c, name) in columns.iter().enumerate() {
+        let x = left + CELL.0 * c as i32 + CELL.0 / 2;
+        let shown = name.replace(',', ", ");
+        for (i, line) in style::wrap(&shown, CELL.0 as u32 - 8, 12, HEADER_LINES)
+            .into_iter()
+            .enumerate()
+        {
+            area.draw(&Text::new(
+                line,
+                (x, 4 + HEADER_LINE * i as i32),
+                ("sans-serif", 12)
+                    .into_font()
+                    .into_text_style(area)
+                    .pos(Pos::new(HPos::Center, VPos::Top)),
+            ))?;
+        }
+    }
+    Ok(())
+}
+
+/// One cell at pixel `(x, y)`: shaded by `value` (white at 0, dark blue at 1), the value
+/// written in it, a dash on grey without one.
+fn draw_cell<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    (x, y): (i32, i32),
+    value: Option<f64>,
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    let (fill, ink, text) = match value {
+        Some(v) => {
+            let v = v.clamp(0.0, 1.0);
+            let mix = |from: f64, to: f64| (from + (to - from) * v).round() as u8;
+            (
+                RGBColor(mix(255.0, 8.0), mix(255.0, 48.0), mix(255.0, 107.0)),
+                if v > 0.55 { WHITE } else { BLACK },
+                format!("{v:.2}"),
+            )
+        }
+        None => (
+            RGBColor(235, 235, 235),
+            RGBColor(90, 90, 90),
+            "–".to_string(),
+        ),
+    };
+    area.draw(&Rectangle::new(
+        [(x + 1, y + 1), (x + CELL.0 - 1, y + CELL.1 - 1)],
+        fill.filled(),
+    ))?;
+    area.draw(&Text::new(
+        text,
+        (x + CELL.0 / 2, y + CELL.1 / 2),
+        ("sans-serif", 13)
+            .into_font()
+            .color(&ink)
+            .pos(Pos::new(HPos::Center, VPos::Center)),
+    ))?;
+    Ok(())
+}
