@@ -6,6 +6,9 @@
 //! question = "How does recall fall as edits accumulate, per edit kind?"
 //! seeds = [1]                         # one cell per seed (edits, samples)
 //! charts = ["robustness"]             # chart kinds drawn from the results
+//! answer = "quality"                  # what answers the question, shown first: quality
+//!                                     # (charts, then the best configurations), charts (no
+//!                                     # best-configuration table), timing (TIMING.md first)
 //!
 //! [truth]                             # features of the exact Jaccard ground truth
 //! shingle = "word"                    # word | char | stopword
@@ -59,6 +62,20 @@ use toml::Spanned;
 use crate::edits::EditModel;
 use crate::error::{LabError, Result};
 
+/// What answers an experiment's question, and so what its report shows first.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Answer {
+    /// The charts, then the best configuration per dataset and algorithm.
+    #[default]
+    Quality,
+    /// The charts alone: a best-F1 configuration means nothing for the question (an
+    /// S-curve's bandings are not competing for F1).
+    Charts,
+    /// Seconds, throughput and memory (TIMING.md), shown before the quality figures.
+    Timing,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct FileSpec {
@@ -71,6 +88,8 @@ struct FileSpec {
     seeds: Spanned<Vec<u64>>,
     #[serde(default)]
     charts: Vec<Spanned<String>>,
+    #[serde(default)]
+    answer: Answer,
     #[serde(default)]
     truth: Option<TruthFileSpec>,
     datasets: Spanned<Vec<Spanned<DatasetFileSpec>>>,
@@ -332,6 +351,8 @@ pub struct Experiment {
     /// Chart kinds (checked against the registry by [`Experiment::check_charts`]: the charts
     /// draw experiments, so the grammar does not know them).
     pub charts: Vec<String>,
+    /// What answers the question, shown first.
+    pub answer: Answer,
     /// The line of each chart name in the file, for that check's error.
     pub chart_lines: Vec<usize>,
     /// Ground-truth features.
@@ -418,6 +439,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
             .map(|c| line_of(text, c.span().start))
             .collect(),
         charts: spec.charts.into_iter().map(Spanned::into_inner).collect(),
+        answer: spec.answer,
         truth,
         datasets,
         edits,

@@ -1,20 +1,13 @@
-//! The index over all reports: `reports/README.md` and a static `reports/index.html` that shows
-//! every experiment's question, tables and charts in a browser with no server.
+//! The index over all reports: `reports/README.md` (every report's question, and where each
+//! report comes from) and the static site over them (`site.rs`).
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use super::ExperimentReport;
+use super::site::{Page, parts_of, write_site};
 use crate::error::{LabError, Result};
 use neardup_dedup::fsutil::write_bytes;
-
-/// HTML-escapes text.
-pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
 
 /// Reads every `<dir>/*/report.json`, sorted by folder name.
 pub fn load_reports(dir: &Path) -> Result<Vec<ExperimentReport>> {
@@ -36,7 +29,8 @@ pub fn load_reports(dir: &Path) -> Result<Vec<ExperimentReport>> {
     Ok(out)
 }
 
-/// Writes `dir/README.md` and `dir/index.html` over the reports found in `dir`.
+/// Writes `dir/README.md`, `dir/index.html` and every report's page over the reports found
+/// in `dir`.
 pub fn write_index(dir: &Path, order: &[String]) -> Result<()> {
     let mut reports = load_reports(dir)?;
     // Experiments in the given order first (the standard set), then the rest by name.
@@ -50,17 +44,105 @@ pub fn write_index(dir: &Path, order: &[String]) -> Result<()> {
         )
     });
     let others = other_reports(dir, &reports);
-    let index = markdown(dir, &reports, &others);
+    let mut index = markdown(dir, &reports, &others);
+    provenance(dir, &reports, &others, &mut index);
     write_bytes(&dir.join("README.md"), index.as_bytes())?;
-    let sections: Vec<String> = reports
-        .iter()
-        .map(|r| r.name.clone())
-        .chain(others)
-        .collect();
-    write_bytes(
-        &dir.join("index.html"),
-        html(dir, &index, &sections)?.as_bytes(),
-    )
+    let mut pages = vec![Page {
+        folder: "",
+        title: "neardup reports".into(),
+        parts: vec![(String::new(), index)],
+    }];
+    for name in reports.iter().map(|r| &r.name).chain(&others) {
+        let mut parts = parts_of(dir, name)?;
+        // Where the timing is the answer, it comes first.
+        let timing_first = reports
+            .iter()
+            .any(|r| &r.name == name && r.answer == crate::experiment::config::Answer::Timing);
+        if timing_first {
+            parts.reverse();
+        }
+        pages.push(Page {
+            folder: name,
+            title: title_of(&dir.join(name).join("README.md")).unwrap_or_else(|| name.clone()),
+            parts,
+        });
+    }
+    write_site(dir, &pages)
+}
+
+/// The revisions a report names: report.json's for an experiment, else every 12-digit
+/// revision stamp in its README (the benchmarks stamp each row with its build).
+fn revisions_of(dir: &Path, name: &str, report: Option<&ExperimentReport>) -> Vec<String> {
+    if let Some(r) = report {
+        return vec![r.run.revision.clone()];
+    }
+    let text = std::fs::read_to_string(dir.join(name).join("README.md")).unwrap_or_default();
+    let mut found: Vec<String> = Vec::new();
+    let bytes = text.as_bytes();
+    let hex = |b: u8| b.is_ascii_digit() || (b'a'..=b'f').contains(&b);
+    let mut i = 0;
+    while i + 12 <= bytes.len() {
+        let starts = i == 0 || !bytes[i - 1].is_ascii_alphanumeric();
+        if starts
+            && bytes[i..i + 12].iter().all(|&b| hex(b))
+            && bytes[i..i + 12].iter().any(|b| b.is_ascii_digit())
+            && bytes.get(i + 12).is_none_or(|b| !b.is_ascii_alphanumeric())
+        {
+            let dirty = text[i + 12..].starts_with("+dirty");
+            let rev = format!("{}{}", &text[i..i + 12], if dirty { "+dirty" } else { "" });
+            if !found.contains(&rev) {
+                found.push(rev);
+            }
+            i += 12;
+        } else {
+            i += 1;
+        }
+    }
+    found
+}
+
+/// The day the folder's files were last committed (`git log`), when git knows it.
+fn committed_on(dir: &Path, name: &str) -> Option<String> {
+    let out = std::process::Command::new("git")
+        .args(["log", "-1", "--format=%cs", "--", name])
+        .current_dir(dir)
+        .output()
+        .ok()?;
+    let day = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    (out.status.success() && !day.is_empty()).then_some(day)
+}
+
+/// "Where each report comes from": the reports this regeneration wrote (one revision), and
+/// each other one with the builds that made it and the day it was committed.
+fn provenance(dir: &Path, reports: &[ExperimentReport], others: &[String], s: &mut String) {
+    let current = crate::REVISION;
+    let _ = writeln!(
+        s,
+        "\n## Where each report comes from\n\nThis regeneration: revision `{current}`. A report \
+         marked *earlier* was not rewritten by it: a benchmark or an extra experiment, run on \
+         its own (its page says by which command), at the revisions and on the day shown.\n\n\
+         | report | revision | state |\n|---|---|---|"
+    );
+    for name in reports.iter().map(|r| &r.name).chain(others) {
+        let report = reports.iter().find(|r| &r.name == name);
+        let revisions = revisions_of(dir, name, report);
+        let fresh = !revisions.is_empty() && revisions.iter().all(|r| r == current);
+        let state = if fresh {
+            "this regeneration".to_string()
+        } else {
+            match committed_on(dir, name) {
+                Some(day) => format!("*earlier*, committed {day}"),
+                None => "*earlier*".to_string(),
+            }
+        };
+        let shown: Vec<String> = revisions.iter().map(|r| format!("`{r}`")).collect();
+        let shown = if shown.is_empty() {
+            "—".to_string()
+        } else {
+            shown.join(", ")
+        };
+        let _ = writeln!(s, "| [{name}]({name}/README.md) | {shown} | {state} |");
+    }
 }
 
 fn markdown(dir: &Path, reports: &[ExperimentReport], others: &[String]) -> String {
@@ -140,141 +222,4 @@ fn title_of(path: &Path) -> Option<String> {
     text.lines()
         .find_map(|l| l.strip_prefix("# "))
         .map(|t| t.trim().to_string())
-}
-
-/// `folder/url` with `..` resolved, or `None` when `url` is absolute, has a scheme or is an
-/// anchor (those stay as they are).
-fn resolve(folder: &str, url: &str) -> Option<String> {
-    if url.is_empty() || url.starts_with('#') || url.starts_with('/') || url.contains(':') {
-        return None;
-    }
-    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
-    for p in url.split('/') {
-        match p {
-            "." | "" => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    Some(parts.join("/"))
-}
-
-/// Markdown of one report (in `folder`, "" for the index itself) as HTML for the single page:
-/// links and images are made relative to the reports folder, and links to a README shown on
-/// the page become anchors.
-fn render(markdown: &str, folder: &str, sections: &[String]) -> String {
-    use pulldown_cmark::{CowStr, Event, Options, Parser, Tag};
-    let fix = |url: CowStr<'static>| -> CowStr<'static> {
-        let Some(path) = resolve(folder, &url) else {
-            return url;
-        };
-        if path == "README.md" {
-            return "#top".into();
-        }
-        if let Some(section) = path.strip_suffix("/README.md")
-            && sections.iter().any(|s| s == section)
-        {
-            return format!("#{section}").into();
-        }
-        path.into()
-    };
-    let events = Parser::new_ext(
-        markdown,
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH,
-    )
-    .map(|e| match e {
-        Event::Start(Tag::Link {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => Event::Start(Tag::Link {
-            link_type,
-            dest_url: fix(dest_url.into_static()),
-            title,
-            id,
-        }),
-        Event::Start(Tag::Image {
-            link_type,
-            dest_url,
-            title,
-            id,
-        }) => Event::Start(Tag::Image {
-            link_type,
-            dest_url: fix(dest_url.into_static()),
-            title,
-            id,
-        }),
-        e => e,
-    });
-    let mut html = String::new();
-    pulldown_cmark::html::push_html(&mut html, events);
-    html
-}
-
-/// One page with every report: the index, then each report's README and TIMING (timing
-/// charts included), rendered from the same markdown files a reader sees on disk.
-fn html(dir: &Path, index_markdown: &str, sections: &[String]) -> Result<String> {
-    let mut s = String::from(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>neardup reports</title>\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n\
-         body{font-family:system-ui,sans-serif;max-width:1200px;margin:2em auto;padding:0 1em;color:#222;line-height:1.45}\n\
-         table{border-collapse:collapse;margin:1em 0;font-size:13px;display:block;overflow-x:auto}\n\
-         td,th{border:1px solid #ccc;padding:3px 8px;vertical-align:top}th{background:#f3f3f3;position:sticky;top:0}\n\
-         tr:nth-child(even) td{background:#fafafa}img{max-width:100%;border:1px solid #eee}\n\
-         nav{border-bottom:1px solid #ddd;padding:.5em 0;z-index:1;display:flex;flex-wrap:wrap;gap:.2em 1em}\n\
-         nav a{white-space:nowrap}section{border-top:3px solid #ddd;margin-top:3em}\n\
-         pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:13px}code{background:#f3f3f3;padding:0 .2em}\n\
-         </style></head><body>\n<nav id=\"top\">",
-    );
-    for name in sections {
-        let title = title_of(&dir.join(name).join("README.md")).unwrap_or_else(|| name.clone());
-        let _ = write!(s, "<a href=\"#{}\">{}</a>", escape(name), escape(&title));
-    }
-    s.push_str("</nav>\n");
-    s.push_str(&render(index_markdown, "", sections));
-    for name in sections {
-        let _ = writeln!(s, "<section id=\"{}\">", escape(name));
-        for file in ["README.md", "TIMING.md"] {
-            let path = dir.join(name).join(file);
-            if path.is_file() {
-                let text = std::fs::read_to_string(&path).map_err(|e| LabError::io(&path, e))?;
-                s.push_str(&render(&text, name, sections));
-            }
-        }
-        s.push_str("</section>\n");
-    }
-    s.push_str("</body></html>\n");
-    Ok(s)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn links_become_page_anchors_and_paths_relative_to_the_reports() {
-        let sections = vec!["real-corpora".to_string(), "published".to_string()];
-        let html = render(
-            "| a | b |\n|---|---|\n| `x` | y |\n\n![chart](charts/pr.png) \
-             [other](../published/README.md) [csv](results.csv) [up](../README.md) \
-             [web](https://example.org/a)",
-            "real-corpora",
-            &sections,
-        );
-        assert!(
-            html.contains("<table>") && html.contains("<code>x</code>"),
-            "{html}"
-        );
-        assert!(
-            html.contains("src=\"real-corpora/charts/pr.png\""),
-            "{html}"
-        );
-        assert!(html.contains("href=\"#published\""), "{html}");
-        assert!(html.contains("href=\"real-corpora/results.csv\""), "{html}");
-        assert!(html.contains("href=\"#top\""), "{html}");
-        assert!(html.contains("href=\"https://example.org/a\""), "{html}");
-    }
 }

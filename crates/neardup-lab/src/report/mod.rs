@@ -9,6 +9,7 @@
 pub mod cluster_modes;
 pub mod index;
 pub mod published_report;
+pub mod site;
 pub mod tables;
 
 use std::collections::BTreeMap;
@@ -19,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::charts::ChartFile;
 use crate::error::Result;
-use crate::experiment::config::Experiment;
+use crate::experiment::config::{Answer, Experiment};
 use crate::experiment::corpora::Unavailable;
 use crate::experiment::runner::RunOutcome;
 use neardup_dedup::fsutil::write_bytes;
@@ -129,6 +130,9 @@ pub struct ExperimentReport {
     pub warnings: Vec<(String, usize)>,
     /// Number of result rows.
     pub rows: usize,
+    /// What answers the question (the site shows it first).
+    #[serde(default)]
+    pub answer: crate::experiment::config::Answer,
     /// Revision and machine.
     pub run: RunInfo,
 }
@@ -167,6 +171,7 @@ impl ExperimentReport {
             // pairs, and so the best-F1 table, are the same under every mode.
             tables: match cluster_modes::cluster_modes_table(exp, &results.rows) {
                 Some(table) => vec![table],
+                None if exp.answer == Answer::Charts => Vec::new(),
                 None => tables::quality_tables(exp, &results.rows),
             },
             timing_tables: tables::timing_tables(&results.rows)
@@ -179,6 +184,7 @@ impl ExperimentReport {
             failed: outcome.failed.clone(),
             warnings: outcome.warnings.clone(),
             rows: results.rows.len(),
+            answer: exp.answer,
             run,
         }
     }
@@ -198,6 +204,14 @@ impl ExperimentReport {
         if let Some(d) = &self.description {
             let _ = writeln!(s, "{}\n", d.trim());
         }
+        if self.answer == Answer::Timing {
+            let _ = writeln!(
+                s,
+                "**The answer is in [TIMING.md](TIMING.md)**: seconds, documents per second and memory \
+                 of every algorithm on this machine (they change from run to run, so they live apart). \
+                 Below: what that speed buys in quality.\n"
+            );
+        }
         for u in &self.unavailable {
             let _ = writeln!(
                 s,
@@ -205,15 +219,17 @@ impl ExperimentReport {
                 u.dataset, u.reason
             );
         }
-        for t in &self.tables {
-            s.push_str(&t.markdown());
-        }
+        // The charts answer at a glance; the tables behind them follow (the site folds the
+        // long ones).
         let quality_charts: Vec<&ChartFile> = self.charts.iter().filter(|c| !c.timing).collect();
         if !quality_charts.is_empty() {
             s.push_str("## Charts\n\n");
             for c in quality_charts {
                 let _ = writeln!(s, "### {}\n\n{}", c.title, c.markdown());
             }
+        }
+        for t in &self.tables {
+            s.push_str(&t.markdown());
         }
         if !self.failed.is_empty() {
             s.push_str("## Failed cells\n\nStored as failures: a later run reports them again, and retries them when the limits they failed under (`--max-pairs`, `--max-memory`), their parameters or the code change.\n\n");

@@ -1,0 +1,405 @@
+//! The static report site: `reports/index.html` and one page per report
+//! (`reports/<name>/index.html`), rendered from the same Markdown files a reader sees on disk.
+//! No server and no script: every page carries the navigation to every other, an "on this
+//! page" line of its sections (each heading has an anchor), long tables folded under their
+//! heading, and where each report came from (one revision per regeneration; reports made by
+//! other commands, such as the benchmarks, say which build made them and when).
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+
+use crate::error::{LabError, Result};
+use neardup_dedup::fsutil::write_bytes;
+
+/// Tables with more body rows than this are folded (`<details>`) under their heading.
+pub const FOLD_ROWS: usize = 16;
+
+/// One page of the site: a report folder, or the index (`folder` empty).
+#[derive(Debug)]
+pub struct Page<'a> {
+    /// Folder under the reports directory ("" for the index).
+    pub folder: &'a str,
+    /// Title, for the tab and the navigation.
+    pub title: String,
+    /// Markdown parts shown one after another, each with the anchor of its part
+    /// (`README.md` → "", `TIMING.md` → "timing").
+    pub parts: Vec<(String, String)>,
+}
+
+/// HTML-escapes text.
+pub fn escape(s: &str) -> String {
+    s.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:1600px;margin:0 auto;padding:0 1.5em 4em;color:#222;line-height:1.45}\n\
+p,li,blockquote{max-width:80ch}p:has(img){max-width:none}\n\
+header{position:sticky;top:0;background:#fff;border-bottom:1px solid #ddd;padding:.4em 0;z-index:2;font-size:14px}\n\
+header nav{display:flex;flex-wrap:wrap;gap:.15em .9em}header nav a{white-space:nowrap}\n\
+header nav a.here{font-weight:700;color:#000;text-decoration:none}\n\
+header .toc{margin-top:.3em;color:#555}header .toc a{margin-right:.8em;white-space:nowrap}\n\
+h1,h2,h3{scroll-margin-top:6em}h2{border-top:2px solid #e4e4e4;padding-top:.6em}\n\
+table{border-collapse:collapse;margin:1em 0;font-size:13px;display:block;overflow-x:auto}\n\
+td,th{border:1px solid #ccc;padding:3px 8px;vertical-align:top}th{background:#f3f3f3}\n\
+tr:nth-child(even) td{background:#fafafa}img{max-width:100%;height:auto;border:1px solid #eee}\n\
+details{margin:.6em 0}summary{cursor:pointer;color:#225}\n\
+.stale{background:#fff4e0;border-left:4px solid #e0a030;padding:.3em .8em}\n\
+pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:13px}code{background:#f3f3f3;padding:0 .2em}\n";
+
+/// Writes `dir/index.html` and `dir/<folder>/index.html` for every page; `pages[0]` is the
+/// index. Every page links every other.
+pub fn write_site(dir: &Path, pages: &[Page<'_>]) -> Result<()> {
+    for page in pages {
+        let html = page_html(page, pages);
+        let path = if page.folder.is_empty() {
+            dir.join("index.html")
+        } else {
+            dir.join(page.folder).join("index.html")
+        };
+        write_bytes(&path, html.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// Reads a report folder's README.md and TIMING.md as a page's parts.
+pub fn parts_of(dir: &Path, folder: &str) -> Result<Vec<(String, String)>> {
+    let mut parts = Vec::new();
+    for (file, anchor) in [("README.md", ""), ("TIMING.md", "timing")] {
+        let path = dir.join(folder).join(file);
+        if path.is_file() {
+            let text = std::fs::read_to_string(&path).map_err(|e| LabError::io(&path, e))?;
+            parts.push((anchor.to_string(), text));
+        }
+    }
+    Ok(parts)
+}
+
+fn page_html(page: &Page<'_>, pages: &[Page<'_>]) -> String {
+    let up = if page.folder.is_empty() { "" } else { "../" };
+    let mut body = String::new();
+    let mut toc: Vec<(String, String)> = Vec::new();
+    let mut ids = Ids::default();
+    for (anchor, markdown) in &page.parts {
+        if !anchor.is_empty() {
+            let _ = writeln!(body, "<section id=\"{anchor}\">");
+        }
+        let folders: Vec<&str> = pages.iter().map(|p| p.folder).collect();
+        body.push_str(&render(markdown, page.folder, &folders, &mut ids, &mut toc));
+        if !anchor.is_empty() {
+            body.push_str("</section>\n");
+        }
+    }
+    let mut s = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} · neardup reports</title>\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n{STYLE}</style></head><body>\n<header id=\"top\"><nav>",
+        escape(&page.title)
+    );
+    for p in pages {
+        let href = if p.folder.is_empty() {
+            format!("{up}index.html")
+        } else {
+            format!("{up}{}/index.html", p.folder)
+        };
+        let class = if p.folder == page.folder {
+            " class=\"here\""
+        } else {
+            ""
+        };
+        let name = if p.folder.is_empty() {
+            "All reports"
+        } else {
+            p.folder
+        };
+        let _ = write!(
+            s,
+            "<a href=\"{href}\"{class} title=\"{}\">{}</a>",
+            escape(&p.title),
+            escape(name)
+        );
+    }
+    s.push_str("</nav>");
+    if toc.len() > 1 {
+        s.push_str("<div class=\"toc\">On this page: ");
+        for (id, text) in &toc {
+            let _ = write!(s, "<a href=\"#{id}\">{}</a> ", escape(text));
+        }
+        s.push_str("<a href=\"#top\">↑ top</a></div>");
+    }
+    s.push_str("</header>\n<main>\n");
+    s.push_str(&body);
+    s.push_str("</main></body></html>\n");
+    s
+}
+
+/// Heading anchors of one page, unique within it.
+#[derive(Default)]
+struct Ids(Vec<String>);
+
+impl Ids {
+    /// A unique anchor for a heading's text: lower-case letters and digits joined by `-`.
+    fn make(&mut self, text: &str) -> String {
+        let mut slug = String::new();
+        for c in text.chars().flat_map(char::to_lowercase) {
+            if c.is_alphanumeric() {
+                slug.push(c);
+            } else if !slug.is_empty() && !slug.ends_with('-') {
+                slug.push('-');
+            }
+        }
+        let base = slug.trim_end_matches('-').to_string();
+        let base = if base.is_empty() { "part".into() } else { base };
+        let mut id = base.clone();
+        let mut n = 1;
+        while self.0.contains(&id) || id == "top" || id == "timing" {
+            n += 1;
+            id = format!("{base}-{n}");
+        }
+        self.0.push(id.clone());
+        id
+    }
+}
+
+/// `folder/url` with `..` resolved against the reports directory, or `None` when `url` is
+/// absolute, has a scheme, is an anchor, or leaves the reports directory (those stay as
+/// they are: the page sits in the Markdown file's folder, so relative links still hold).
+fn resolve(folder: &str, url: &str) -> Option<String> {
+    if url.is_empty() || url.starts_with('#') || url.starts_with('/') || url.contains(':') {
+        return None;
+    }
+    let mut parts: Vec<&str> = folder.split('/').filter(|p| !p.is_empty()).collect();
+    for p in url.split('/') {
+        match p {
+            "." | "" => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// A link of the Markdown in `folder` as the page links it: a report's README becomes its
+/// page, the folder's own TIMING.md the page's `#timing` part; anything else is unchanged.
+fn page_link(url: CowStr<'static>, folder: &str, folders: &[&str]) -> CowStr<'static> {
+    let Some(path) = resolve(folder, &url) else {
+        return url;
+    };
+    let up = if folder.is_empty() { "" } else { "../" };
+    let (target, anchor) = match path.split_once('#') {
+        Some((p, a)) => (p.to_string(), format!("#{a}")),
+        None => (path.clone(), String::new()),
+    };
+    if target == "README.md" {
+        return format!("{up}index.html{anchor}").into();
+    }
+    if target == format!("{folder}/TIMING.md") {
+        return "#timing".into();
+    }
+    match target.strip_suffix("/README.md") {
+        Some(f) if folders.contains(&f) => {
+            if f == folder {
+                format!("index.html{anchor}").into()
+            } else {
+                format!("{up}{f}/index.html{anchor}").into()
+            }
+        }
+        _ => url,
+    }
+}
+
+/// Markdown of `folder` as HTML: links to pages of the site, an anchor on every heading
+/// (level-2 ones listed in `toc`), tables over [`FOLD_ROWS`] rows folded.
+fn render(
+    markdown: &str,
+    folder: &str,
+    folders: &[&str],
+    ids: &mut Ids,
+    toc: &mut Vec<(String, String)>,
+) -> String {
+    let mut events: Vec<Event<'_>> = Parser::new_ext(
+        markdown,
+        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH,
+    )
+    .map(|e| match e {
+        Event::Start(Tag::Link {
+            link_type,
+            dest_url,
+            title,
+            id,
+        }) => Event::Start(Tag::Link {
+            link_type,
+            dest_url: page_link(dest_url.into_static(), folder, folders),
+            title,
+            id,
+        }),
+        e => e,
+    })
+    .collect();
+    name_headings(&mut events, ids, toc);
+    let events = fold_tables(events);
+    let mut html = String::new();
+    pulldown_cmark::html::push_html(&mut html, events.into_iter());
+    html
+}
+
+/// Gives every heading an anchor from its text; level-2 headings go into `toc`.
+fn name_headings(events: &mut [Event<'_>], ids: &mut Ids, toc: &mut Vec<(String, String)>) {
+    let mut i = 0;
+    while i < events.len() {
+        if let Event::Start(Tag::Heading { level, .. }) = &events[i] {
+            let level = *level;
+            let mut text = String::new();
+            let mut j = i + 1;
+            while j < events.len() && !matches!(events[j], Event::End(TagEnd::Heading(_))) {
+                if let Event::Text(t) | Event::Code(t) = &events[j] {
+                    text.push_str(t);
+                }
+                j += 1;
+            }
+            let id = ids.make(&text);
+            if level == HeadingLevel::H2 {
+                toc.push((id.clone(), text));
+            }
+            if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[i] {
+                *slot = Some(id.into());
+            }
+            i = j;
+        }
+        i += 1;
+    }
+}
+
+/// Wraps each table of more than [`FOLD_ROWS`] body rows in `<details>` with its size in
+/// the summary, so a page shows its charts and short answers first.
+fn fold_tables(events: Vec<Event<'_>>) -> Vec<Event<'_>> {
+    let mut out = Vec::with_capacity(events.len() + 8);
+    let mut i = 0;
+    while i < events.len() {
+        if matches!(events[i], Event::Start(Tag::Table(_))) {
+            let end = (i..events.len())
+                .find(|&j| matches!(events[j], Event::End(TagEnd::Table)))
+                .unwrap_or(events.len() - 1);
+            let rows = events[i..end]
+                .iter()
+                .filter(|e| matches!(e, Event::Start(Tag::TableRow)))
+                .count();
+            let fold = rows > FOLD_ROWS;
+            if fold {
+                out.push(Event::Html(
+                    format!("<details><summary>Table: {rows} rows (click to show)</summary>\n")
+                        .into(),
+                ));
+            }
+            out.extend(events[i..=end].iter().cloned());
+            if fold {
+                out.push(Event::Html("</details>\n".into()));
+            }
+            i = end + 1;
+        } else {
+            out.push(events[i].clone());
+            i += 1;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn html_of(markdown: &str, folder: &str) -> String {
+        let folders = ["", "real-corpora", "published", "ray"];
+        render(
+            markdown,
+            folder,
+            &folders,
+            &mut Ids::default(),
+            &mut Vec::new(),
+        )
+    }
+
+    #[test]
+    fn links_go_to_pages_and_leave_the_rest_relative() {
+        let html = html_of(
+            "![chart](charts/pr.png) [other](../published/README.md#best) [csv](results.csv) \
+             [up](../README.md) [timing](TIMING.md) [pkg](../../python/README.md) \
+             [web](https://example.org/a) [me](README.md)",
+            "real-corpora",
+        );
+        assert!(html.contains("src=\"charts/pr.png\""), "{html}");
+        assert!(
+            html.contains("href=\"../published/index.html#best\""),
+            "{html}"
+        );
+        assert!(html.contains("href=\"results.csv\""), "{html}");
+        assert!(html.contains("href=\"../index.html\""), "{html}");
+        assert!(html.contains("href=\"#timing\""), "{html}");
+        // Outside the reports folder: the path as written, which holds from the page.
+        assert!(html.contains("href=\"../../python/README.md\""), "{html}");
+        assert!(html.contains("href=\"https://example.org/a\""), "{html}");
+        assert!(html.contains("href=\"index.html\""), "{html}");
+        let index = html_of("[ray](ray/README.md) [all](README.md)", "");
+        assert!(index.contains("href=\"ray/index.html\""), "{index}");
+        assert!(index.contains("href=\"index.html\""), "{index}");
+    }
+
+    #[test]
+    fn headings_get_unique_anchors_and_long_tables_fold() {
+        let mut toc = Vec::new();
+        let rows: String = (0..FOLD_ROWS + 1).map(|i| format!("| {i} |\n")).collect();
+        let short: String = (0..FOLD_ROWS).map(|i| format!("| {i} |\n")).collect();
+        let md = format!(
+            "## Best `F1` per algorithm\n\n| n |\n|---|\n{rows}\n## Best `F1` per algorithm\n\n| n |\n|---|\n{short}"
+        );
+        let html = render(&md, "x", &["x"], &mut Ids::default(), &mut toc);
+        assert_eq!(
+            toc,
+            [
+                (
+                    "best-f1-per-algorithm".to_string(),
+                    "Best F1 per algorithm".to_string()
+                ),
+                (
+                    "best-f1-per-algorithm-2".to_string(),
+                    "Best F1 per algorithm".to_string()
+                )
+            ]
+        );
+        assert!(html.contains("<h2 id=\"best-f1-per-algorithm\">"), "{html}");
+        assert_eq!(html.matches("<details>").count(), 1, "{html}");
+        assert!(
+            html.contains(&format!("Table: {} rows", FOLD_ROWS + 1)),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn every_page_links_every_other() {
+        let pages = [
+            Page {
+                folder: "",
+                title: "neardup reports".into(),
+                parts: vec![("".into(), "# Reports\n\n## One\n\n## Two\n".into())],
+            },
+            Page {
+                folder: "ray",
+                title: "Ray".into(),
+                parts: vec![("".into(), "# Ray\n".into())],
+            },
+        ];
+        let index = page_html(&pages[0], &pages);
+        let ray = page_html(&pages[1], &pages);
+        assert!(index.contains("href=\"ray/index.html\""), "{index}");
+        assert!(
+            index.contains("On this page: <a href=\"#one\">One</a>"),
+            "{index}"
+        );
+        assert!(ray.contains("href=\"../index.html\""), "{ray}");
+        assert!(ray.contains("class=\"here\""), "{ray}");
+    }
+}
