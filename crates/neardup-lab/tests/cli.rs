@@ -257,16 +257,13 @@ fn eval_table_explains_what_the_defaults_miss() {
         ),
     )
     .unwrap();
-    let corpus = corpus.to_str().unwrap();
-    let out = ok(&[
-        "eval",
-        "--corpus",
-        corpus,
-        "--algorithm",
-        "minhash-lsh",
-        "--format",
-        "table",
-    ]);
+    let table = |params: &[&str]| {
+        let mut args = vec!["eval", "--corpus", corpus.to_str().unwrap()];
+        args.extend(["--algorithm", "minhash-lsh", "--format", "table"]);
+        args.extend(params);
+        ok(&args)
+    };
+    let out = table(&[]);
     let mut lines = out.lines();
     let header: Vec<&str> = lines.next().unwrap().split_whitespace().collect();
     assert_eq!(header[..3], ["configuration", "decided", "by"], "{out}");
@@ -280,17 +277,7 @@ fn eval_table_explains_what_the_defaults_miss() {
         "{out}"
     );
     // Found once the cut is where the copy is: no note.
-    let out = ok(&[
-        "eval",
-        "--corpus",
-        corpus,
-        "--algorithm",
-        "minhash-lsh",
-        "--param",
-        "threshold=0.4",
-        "--format",
-        "table",
-    ]);
+    let out = table(&["--param", "threshold=0.4"]);
     assert!(!out.contains("missed"), "{out}");
 }
 

@@ -9,6 +9,7 @@ pub mod chart;
 pub mod cluster_modes;
 pub mod designs;
 pub mod heatmap;
+pub mod histogram;
 pub mod lint;
 pub mod pareto;
 pub mod pr_curve;
@@ -31,6 +32,7 @@ pub const CHARTS: &[&dyn Chart] = &[
     &scaling::Scaling,
     &cluster_modes::ClusterModes,
     &heatmap::Heatmap,
+    &histogram::Histogram,
 ];
 
 /// Names of the chart kinds.
