@@ -386,6 +386,52 @@ fn run(
 mod tests {
     use super::*;
 
+    /// A committed record of the 10^6 measurement is shown, with who measured it, when its
+    /// key is the current one, and left out when it is stale; a full run writes it.
+    #[test]
+    fn committed_record_is_shown_only_when_current() {
+        let dir = std::env::temp_dir().join(format!("neardup-committed-{}", std::process::id()));
+        let cache = dir.join("cache");
+        std::fs::create_dir_all(&dir).unwrap();
+        let row = Measured {
+            docs: 999_987,
+            text_bytes: 1,
+            algorithm: "minhash-lsh".into(),
+            setting: 0.8,
+            level: 0.8,
+            reported: 10,
+            true_pairs: 12,
+            tp: 9,
+            seconds: 1.0,
+        };
+        let record = |key: String| Cached {
+            key,
+            rows: vec![row.clone()],
+            similar_pairs: 12,
+            join_seconds: 1.0,
+            measured_by: Some(Provenance {
+                revision: "abcdef123456".into(),
+                date: "2026-11-26".into(),
+            }),
+        };
+        let write = |c: &Cached| {
+            std::fs::write(dir.join(COMMITTED_FILE), serde_json::to_vec(c).unwrap()).unwrap()
+        };
+        write(&record(key_of(FULL_SIZE)));
+        let m = measure_all(&[2_000], &cache, false, Some((&dir, false))).unwrap();
+        assert_eq!(m.committed.len(), 1);
+        assert_eq!(m.committed[0].0, 999_987);
+        assert_eq!(m.committed[0].1.revision, "abcdef123456");
+        assert!(m.rows.contains(&row));
+        assert_eq!(m.joins.len(), 2);
+        // Another version's record is not shown.
+        write(&record("v0 stale".into()));
+        let m = measure_all(&[2_000], &cache, false, Some((&dir, false))).unwrap();
+        assert!(m.committed.is_empty() && !m.rows.contains(&row));
+        assert_eq!(m.joins.len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     /// Against days counted by hand: the epoch, a leap day, the turn of a century and today's
     /// kind of date.
     #[test]

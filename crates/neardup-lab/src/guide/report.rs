@@ -317,12 +317,16 @@ fn measured_corpora(s: &mut String, m: &Measurements) {
     if !m.committed.is_empty() {
         let _ = writeln!(
             s,
-            "\nRows marked *committed* are not measured by every `neardup reproduce`: the              corpus of 10^6 documents takes minutes and about 7 GB for its exact ground truth.              They come from `{COMMITTED_FILE}` beside this report, written by              `neardup reproduce --guide-full` at the revision and on the day shown.\n"
+            "\nRows marked *committed* are not measured by every `neardup reproduce`: the \
+             corpus of 10^6 documents takes minutes and about 7 GB for its exact ground truth. \
+             They come from `{COMMITTED_FILE}` beside this report, written by \
+             `neardup reproduce --guide-full` at the revision and on the day shown.\n"
         );
     } else if !m.joins.iter().any(|(d, _, _)| *d >= FULL_SIZE / 2) {
         let _ = writeln!(
             s,
-            "\nThe 10^6-document corpus is measured by `neardup reproduce --guide-full` (minutes,              about 7 GB); no record of it was found beside this report.\n"
+            "\nThe 10^6-document corpus is measured by `neardup reproduce --guide-full` (minutes, \
+             about 7 GB); no record of it was found beside this report.\n"
         );
     }
 }
