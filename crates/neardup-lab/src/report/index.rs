@@ -101,10 +101,12 @@ fn revisions_of(dir: &Path, name: &str, report: Option<&ExperimentReport>) -> Ve
     found
 }
 
-/// The day the folder's files were last committed (`git log`), when git knows it.
+/// The day the folder's report (its README.md: the site's pages are rewritten by every
+/// regeneration) was last committed (`git log`), when git knows it.
 fn committed_on(dir: &Path, name: &str) -> Option<String> {
+    let readme = format!("{name}/README.md");
     let out = std::process::Command::new("git")
-        .args(["log", "-1", "--format=%cs", "--", name])
+        .args(["log", "-1", "--format=%cs", "--", &readme])
         .current_dir(dir)
         .output()
         .ok()?;
@@ -129,6 +131,9 @@ fn provenance(dir: &Path, reports: &[ExperimentReport], others: &[String], s: &m
         let fresh = !revisions.is_empty() && revisions.iter().all(|r| r == current);
         let state = if fresh {
             "this regeneration".to_string()
+        } else if revisions.iter().any(|r| r == current) {
+            // Written now, showing rows an earlier build measured (the guide's 10^6 rows).
+            "this regeneration, with rows of the earlier revisions it names".to_string()
         } else {
             match committed_on(dir, name) {
                 Some(day) => format!("*earlier*, committed {day}"),
