@@ -124,13 +124,10 @@ fn f1_cells(input: &ChartInput) -> (Vec<String>, Cells) {
         .collect();
     let best = crate::experiment::results::best_points(rows);
     let mut cells = Cells::new();
-    for r in rows.iter().filter(|r| r.error.is_none()) {
-        if best
-            .get(&r.cell.label)
-            .is_none_or(|(b, q)| *b != r.build_params || *q != r.query_params)
-        {
-            continue;
-        }
+    for r in rows
+        .iter()
+        .filter(|r| r.error.is_none() && best.includes(r))
+    {
         let column = conditions
             .iter()
             .position(|c| *c == (r.cell.dataset.as_str(), r.cell.edit_spec.as_str()))

@@ -88,13 +88,12 @@ impl Chart for Histogram {
 fn panels(input: &ChartInput) -> Vec<(String, Panel)> {
     let best = crate::experiment::results::best_points(&input.results.rows);
     let mut by_label: BTreeMap<String, Panel> = BTreeMap::new();
-    for row in input.results.rows.iter().filter(|r| r.error.is_none()) {
-        let Some((b, q)) = best.get(&row.cell.label) else {
-            continue;
-        };
-        if *b != row.build_params || *q != row.query_params {
-            continue;
-        }
+    for row in input
+        .results
+        .rows
+        .iter()
+        .filter(|r| r.error.is_none() && best.includes(r))
+    {
         let Some(cell) = input.results.cells.get(&row.cell.key) else {
             continue;
         };

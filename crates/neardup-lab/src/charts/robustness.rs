@@ -101,10 +101,11 @@ fn recalls(input: &ChartInput) -> Recalls {
     let mut data = Recalls::new();
     let best = crate::experiment::results::best_points(&input.results.rows);
     for r in &input.results.rows {
-        let at_best = best
-            .get(&r.cell.label)
-            .is_some_and(|(b, q)| *b == r.build_params && *q == r.query_params);
-        if !at_best || r.error.is_some() || r.cell.edit == "none" || r.cell.edit == "composite" {
+        if !best.includes(r)
+            || r.error.is_some()
+            || r.cell.edit == "none"
+            || r.cell.edit == "composite"
+        {
             continue;
         }
         let Some(recall) = r.metric("recall") else {

@@ -206,7 +206,7 @@ fn failed_row(planned: &PlannedCell, cell: &CellResult, corpus: &CorpusTruth) ->
 /// over every dataset, edit model, rate and seed it ran on (ties: the earlier point in the
 /// grid). What "recall by edit kind" shows, so a sweep's first point (a SimHash distance of
 /// 0, say) never stands for the algorithm.
-pub fn best_points(rows: &[ResultRow]) -> std::collections::BTreeMap<String, (String, String)> {
+pub fn best_points(rows: &[ResultRow]) -> BestPoints {
     use std::collections::BTreeMap;
     // label → (build index, query index) → (build, query, F1 values)
     type Grid<'r> = BTreeMap<(usize, usize), (&'r str, &'r str, Vec<f64>)>;
@@ -221,7 +221,7 @@ pub fn best_points(rows: &[ResultRow]) -> std::collections::BTreeMap<String, (St
             e.2.push(f1);
         }
     }
-    points
+    let by_label = points
         .into_iter()
         .filter_map(|(label, grid)| {
             let score = |v: &[f64]| {
@@ -240,7 +240,21 @@ pub fn best_points(rows: &[ResultRow]) -> std::collections::BTreeMap<String, (St
             }
             best.map(|(b, q, _)| (label.to_string(), (b.to_string(), q.to_string())))
         })
-        .collect()
+        .collect();
+    BestPoints(by_label)
+}
+
+/// Each label's best grid point ([`best_points`]): label → (build, query) parameters.
+#[derive(Debug, Clone, Default)]
+pub struct BestPoints(std::collections::BTreeMap<String, (String, String)>);
+
+impl BestPoints {
+    /// Whether `row` ran at its label's best grid point.
+    pub fn includes(&self, row: &ResultRow) -> bool {
+        self.0
+            .get(&row.cell.label)
+            .is_some_and(|(b, q)| *b == row.build_params && *q == row.query_params)
+    }
 }
 
 /// Mean cost of one configuration's cells at one corpus size.

@@ -379,13 +379,12 @@ fn recall_by_edit_kind(exp: &Experiment, rows: &[ResultRow]) -> Option<Table> {
     }
     let order: Vec<&str> = exp.algorithms.iter().map(|a| a.label.as_str()).collect();
     let best = crate::experiment::results::best_points(rows);
-    let at_best = |r: &ResultRow| {
-        best.get(&r.cell.label)
-            .is_some_and(|(b, q)| *b == r.build_params && *q == r.query_params)
-    };
     // label → kind → recalls (at the label's best grid point)
     let mut pivot: BTreeMap<(usize, String), BTreeMap<&str, Vec<f64>>> = BTreeMap::new();
-    for r in rows.iter().filter(|r| r.error.is_none() && at_best(r)) {
+    for r in rows
+        .iter()
+        .filter(|r| r.error.is_none() && best.includes(r))
+    {
         let li = order
             .iter()
             .position(|l| *l == r.cell.label)
