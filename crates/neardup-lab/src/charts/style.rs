@@ -435,7 +435,7 @@ pub fn wrap(text: &str, width: u32, size: u32, lines: usize) -> Vec<String> {
             break;
         }
         if out.len() + 1 == lines {
-            out.push(cut(&rest, width, size));
+            out.push(fit(&rest, width as usize, size));
             rest.clear();
             break;
         }
@@ -454,7 +454,8 @@ pub fn wrap(text: &str, width: u32, size: u32, lines: usize) -> Vec<String> {
 }
 
 /// `text` cut with an ellipsis to fit `width` pixels at `size` points.
-fn cut(text: &str, width: u32, size: u32) -> String {
+pub fn fit(text: &str, width: usize, size: u32) -> String {
+    let width = width as u32;
     if text_width(text, size) <= width {
         return text.to_string();
     }
@@ -463,11 +464,6 @@ fn cut(text: &str, width: u32, size: u32) -> String {
         s.pop();
     }
     format!("{}…", s.trim_end())
-}
-
-/// `text` cut with an ellipsis to about `width` pixels at `size` points.
-pub fn fit(text: &str, width: usize, size: u32) -> String {
-    cut(text, width as u32, size)
 }
 
 /// Draws `title` across the top of `area`, at 22 points or smaller (down to 15) so that it
