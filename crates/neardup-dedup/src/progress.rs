@@ -114,14 +114,12 @@ pub fn step(name: impl Into<String>) -> Step {
 }
 
 impl Step {
-    /// Ends the step, saying what it made.
-    pub fn finish(self, what: impl Display) {
+    /// Ends the step, saying what it made; the seconds it took.
+    pub fn finish(self, what: impl Display) -> f64 {
+        let seconds = self.start.elapsed().as_secs_f64();
         self.bar.finish_and_clear();
-        say(format_args!(
-            "{}: {what} ({:.1} s)",
-            self.name,
-            self.start.elapsed().as_secs_f64()
-        ));
+        say(format_args!("{}: {what} ({seconds:.1} s)", self.name));
+        seconds
     }
 }
 

@@ -5,7 +5,6 @@
 //! a file.)
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use super::options::{Stage, StageReport};
 use super::stage_files::{Marker, finished, mark, stage_dir};
@@ -40,11 +39,9 @@ pub(super) fn run_stage<T>(
     if !run_it {
         return Err(missing_stage(output, stage));
     }
-    let t = Instant::now();
     let step = crate::progress::step(stage.name());
     let (result, rows) = compute(&dir)?;
-    let seconds = t.elapsed().as_secs_f64();
-    step.finish(format_args!("{rows} rows"));
+    let seconds = step.finish(format_args!("{rows} rows"));
     mark(
         &marker,
         &Marker {
