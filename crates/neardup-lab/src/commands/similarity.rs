@@ -232,7 +232,7 @@ fn print_text(
 fn print_notes(warnings: &[(String, Vec<&'static str>)]) {
     let (statistics, others): (Vec<_>, Vec<_>) = warnings
         .iter()
-        .partition(|(w, _)| w.contains("collection statistics from only"));
+        .partition(|(w, _)| w.contains(neardup::features::statistics::FEW_DOCUMENTS_WARNING));
     if !statistics.is_empty() {
         let names: Vec<&str> = statistics
             .iter()

@@ -31,6 +31,9 @@ pub const STATISTICS_SEED: u64 = 0x78a0_df21_3fca_c435;
 
 /// Below this many documents with features, statistics are flagged as coarse.
 pub const FEW_DOCS: usize = 100;
+/// The words of the too-few-documents warning after the algorithm's name: what callers that
+/// gather the warnings of several algorithms into one note (`neardup similarity`) look for.
+pub const FEW_DOCUMENTS_WARNING: &str = "collection statistics from only";
 
 /// Below this many documents an idf band is meaningless.
 pub const MIN_DOCS: usize = 3;
@@ -178,14 +181,15 @@ impl Statistics {
         self.docs() >= MIN_DOCS
     }
 
-    /// Warnings for people: statistics from too few documents. `scores` says whether the
+    /// Warnings for people: statistics from too few documents (each names the algorithm,
+    /// then [`FEW_DOCUMENTS_WARNING`]). `scores` says whether the
     /// algorithm still scores pairs with them.
     pub fn warnings(&self, algorithm: &str, scores: bool) -> Vec<String> {
         if self.source != Source::Corpus || self.docs() >= FEW_DOCS {
             return Vec::new();
         }
         vec![format!(
-            "{algorithm}: collection statistics from only {} documents (fewer than {FEW_DOCS}) are coarse{}; \
+            "{algorithm}: {FEW_DOCUMENTS_WARNING} {} documents (fewer than {FEW_DOCS}) are coarse{}; \
              pass idf_from=FILE, a table of a reference collection written by `neardup idf build`",
             self.docs(),
             if scores {
