@@ -83,11 +83,11 @@ fn page_html(page: &Page<'_>, pages: &[Page<'_>]) -> String {
     let mut body = String::new();
     let mut toc: Vec<(String, String)> = Vec::new();
     let mut ids = Ids::default();
+    let folders: Vec<&str> = pages.iter().map(|p| p.folder).collect();
     for (anchor, markdown) in &page.parts {
         if !anchor.is_empty() {
             let _ = writeln!(body, "<section id=\"{anchor}\">");
         }
-        let folders: Vec<&str> = pages.iter().map(|p| p.folder).collect();
         body.push_str(&render(markdown, page.folder, &folders, &mut ids, &mut toc));
         if !anchor.is_empty() {
             body.push_str("</section>\n");
