@@ -107,18 +107,14 @@ fn panels(input: &ChartInput) -> Vec<(String, Panel)> {
                 counts: vec![(0, 0); BINS],
                 ..Panel::default()
             });
-        if let Some(at_best) = cell.queries.get(row.query_index) {
-            let lowest = at_best
-                .pairs
-                .score
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min);
-            if lowest.is_finite() {
-                panel.cut = Some(panel.cut.map_or(lowest, |c: f64| c.min(lowest)));
-            }
+        if let Some(lowest) = cell
+            .queries
+            .get(row.query_index)
+            .and_then(|q| q.lowest_score())
+        {
+            panel.cut = Some(panel.cut.map_or(lowest, |c: f64| c.min(lowest)));
         }
-        let Some(loosest) = cell.queries.iter().max_by_key(|q| q.pairs.len()) else {
+        let Some(loosest) = cell.loosest() else {
             continue;
         };
         let mut found = 0u64;

@@ -69,6 +69,20 @@ pub struct QueryResult {
     pub clusters: Option<super::clustering::Anchored>,
 }
 
+impl QueryResult {
+    /// The lowest score this query point reports: where its cut lies (exact for an
+    /// algorithm whose query is a score threshold, where its reports begin otherwise).
+    pub fn lowest_score(&self) -> Option<f64> {
+        let lowest = self
+            .pairs
+            .score
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min);
+        lowest.is_finite().then_some(lowest)
+    }
+}
+
 /// The raw result of one cell.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CellResult {
@@ -106,6 +120,13 @@ pub struct CellResult {
     /// The index's warnings (statistics from few documents…).
     #[serde(default)]
     pub warnings: Vec<String>,
+}
+
+impl CellResult {
+    /// The query point that reports the most pairs: a sweep's loosest setting.
+    pub fn loosest(&self) -> Option<&QueryResult> {
+        self.queries.iter().max_by_key(|q| q.pairs.len())
+    }
 }
 
 /// The resource limits a cell ran under.
