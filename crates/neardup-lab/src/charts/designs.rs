@@ -50,7 +50,7 @@ impl Chart for Designs {
                     .x_label_area_size(45)
                     .y_label_area_size(60)
                     .build_cartesian_2d(
-                        (1f64..tmax * 2.0).log_scale(),
+                        style::log_axis(1.0, tmax * 2.0),
                         (ymin - 1.0)..(ymax + 1.0),
                     )?;
                 a.configure_mesh()
@@ -64,7 +64,7 @@ impl Chart for Designs {
                     .margin(12)
                     .x_label_area_size(45)
                     .y_label_area_size(60)
-                    .build_cartesian_2d((1f64..tmax * 2.0).log_scale(), 0.0..mmax * 1.1)?;
+                    .build_cartesian_2d(style::log_axis(1.0, tmax * 2.0), 0.0..mmax * 1.1)?;
                 b.configure_mesh()
                     .x_desc("tables (log scale)")
                     .x_label_formatter(&style::whole)

@@ -121,14 +121,11 @@ where
         .margin(12)
         .x_label_area_size(50)
         .y_label_area_size(60)
-        .build_cartesian_2d(((xmin / 2.0)..(xmax * 2.0)).log_scale(), 0.0..1.02)?;
+        .build_cartesian_2d(style::log_axis(xmin / 2.0, xmax * 2.0), 0.0..1.02)?;
     chart
         .configure_mesh()
         .x_desc("documents per second, build + query (log scale)")
         .y_desc("recall")
-        // Few labels: a narrow panel's log axis otherwise prints every
-        // 10,000 step between 20,000 and 100,000 on top of each other.
-        .x_labels(4)
         .x_label_formatter(&style::whole)
         .axis_desc_style(("sans-serif", 14))
         .draw()?;

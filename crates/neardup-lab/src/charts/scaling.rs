@@ -47,13 +47,13 @@ impl Chart for Scaling {
                 let body = style::titled(root, "Cost against corpus size")?;
                 let plots = style::with_legend(&body, &entries)?;
                 let (left, right) = plots.split_horizontally(600);
-                let x = || ((dmin as f64 / 1.5)..(dmax as f64 * 1.5)).log_scale();
+                let x = || style::log_axis(dmin as f64 / 1.5, dmax as f64 * 1.5);
                 let mut a = ChartBuilder::on(&left)
                     .caption("wall seconds (build + query)", label_font())
                     .margin(12)
                     .x_label_area_size(45)
                     .y_label_area_size(65)
-                    .build_cartesian_2d(x(), ((smin / 2.0).max(1e-4)..(smax * 2.0)).log_scale())?;
+                    .build_cartesian_2d(x(), style::log_axis((smin / 2.0).max(1e-4), smax * 2.0))?;
                 a.configure_mesh()
                     .x_desc("documents (log scale)")
                     .y_desc("seconds (log scale)")
@@ -65,7 +65,7 @@ impl Chart for Scaling {
                     .margin(12)
                     .x_label_area_size(45)
                     .y_label_area_size(65)
-                    .build_cartesian_2d(x(), ((mmin / 2.0).max(0.01)..(mmax * 2.0)).log_scale())?;
+                    .build_cartesian_2d(x(), style::log_axis((mmin / 2.0).max(0.01), mmax * 2.0))?;
                 b.configure_mesh()
                     .x_desc("documents (log scale)")
                     .y_desc("MB (10^6 bytes, log scale)")

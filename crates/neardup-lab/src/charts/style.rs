@@ -655,3 +655,48 @@ build = { bits = [64, 128] }
         }
     }
 }
+
+/// A log axis from `low` to `high` labelled at 1, 2 and 5 times each power of ten in it (only
+/// at the powers of ten when that is more than nine labels): plotters alone labels only the
+/// powers of ten, which leaves an axis spanning less than two decades with one label.
+pub fn log_axis(
+    low: f64,
+    high: f64,
+) -> plotters::coord::combinators::WithKeyPoints<plotters::coord::combinators::LogCoord<f64>> {
+    use plotters::coord::combinators::{BindKeyPoints, LogCoord};
+    let coord: LogCoord<f64> = (low..high).log_scale().into();
+    coord.with_key_points(log_ticks(low, high))
+}
+
+/// The labelled values of [`log_axis`].
+pub fn log_ticks(low: f64, high: f64) -> Vec<f64> {
+    let (first, last) = (low.log10().floor() as i32, high.log10().ceil() as i32);
+    let within = |steps: &[f64]| -> Vec<f64> {
+        (first..=last)
+            .flat_map(|e| steps.iter().map(move |s| s * 10f64.powi(e)))
+            .filter(|v| *v >= low * (1.0 - 1e-9) && *v <= high * (1.0 + 1e-9))
+            .collect()
+    };
+    let dense = within(&[1.0, 2.0, 5.0]);
+    if dense.len() <= 9 {
+        dense
+    } else {
+        within(&[1.0])
+    }
+}
+
+#[cfg(test)]
+mod log_axis_tests {
+    use super::*;
+
+    #[test]
+    fn a_narrow_log_axis_gets_more_than_one_label_and_a_wide_one_only_decades() {
+        assert_eq!(
+            log_ticks(10_000.0, 600_000.0),
+            [
+                10_000.0, 20_000.0, 50_000.0, 100_000.0, 200_000.0, 500_000.0
+            ]
+        );
+        assert_eq!(log_ticks(1.0, 1e6), [1.0, 10.0, 100.0, 1e3, 1e4, 1e5, 1e6]);
+    }
+}
