@@ -5,6 +5,7 @@
 //! beside the plots, titles fit ([`style`]). Text uses DejaVu Sans embedded in the binary, so PNGs look the same on
 //! every machine and need no system fonts. Files are written atomically.
 
+pub mod bars;
 pub mod chart;
 pub mod cluster_modes;
 pub mod designs;

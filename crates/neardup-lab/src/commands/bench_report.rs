@@ -76,7 +76,9 @@ fn parse(path: &Path) -> Result<Vec<Line>> {
 pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()> {
     let lines = parse(results)?;
     let header = peers_header.map(read_header).transpose()?.flatten();
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut s = introduction(header.as_ref(), &peers(&lines));
+    at_a_glance(&mut s, &lines, out)?;
     measurements_table(&mut s, &lines);
     ratios_table(&mut s, &lines);
     targets_table(&mut s, &lines);
@@ -85,8 +87,74 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
          ../shared/peers/run.sh --corpus corpus.jsonl --truth corpus.truth.csv\nneardup bench --corpus corpus.jsonl --truth corpus.truth.csv --task TASK   # each neardup task\n\
          neardup bench --task hamming_all_pairs --fingerprints 1000000\nneardup bench-report results.jsonl --peers-header peers.header --out reports/performance\n```\n",
     );
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    // The measurements the page is made from, beside it: the report can be redrawn, and
+    // read by a script, without measuring again.
+    let measured =
+        std::fs::read(results).with_context(|| format!("reading {}", results.display()))?;
+    write_bytes(&out.join("results.jsonl"), &measured)?;
     write_bytes(&out.join("README.md"), s.as_bytes())?;
+    Ok(())
+}
+
+/// The tasks drawn as bar charts: (task, what it measures).
+const CHARTED_TASKS: [(&str, &str); 5] = [
+    (
+        "minhash_lsh_end_to_end",
+        "Text → verified pairs (MinHash LSH end to end)",
+    ),
+    (
+        "minhash128_end_to_end",
+        "Text → MinHash signatures (128 permutations)",
+    ),
+    (
+        "minhash128_sketch",
+        "Shingle sets → MinHash signatures (the kernel alone)",
+    ),
+    (
+        "lsh_insert_query",
+        "Signatures → candidate pairs (LSH insert and query)",
+    ),
+    ("shingle_word5", "Text → word 5-shingle sets"),
+];
+
+/// One bar chart per task that neardup and at least one peer measured: documents per
+/// second, one bar per tool.
+fn at_a_glance(s: &mut String, lines: &[Line], out: &Path) -> Result<()> {
+    let mut drawn = Vec::new();
+    for (task, title) in CHARTED_TASKS {
+        let measured: Vec<&Line> = lines
+            .iter()
+            .filter(|l| l.task == task && l.docs_per_s > 0.0)
+            .collect();
+        if measured.len() < 2 || !measured.iter().any(|l| l.tool == "neardup") {
+            continue;
+        }
+        let mut bars: Vec<crate::charts::bars::Bar> = measured
+            .iter()
+            .map(|l| crate::charts::bars::Bar {
+                label: l.tool.clone(),
+                value: l.docs_per_s,
+                ours: l.tool == "neardup",
+            })
+            .collect();
+        bars.sort_by(|a, b| b.value.total_cmp(&a.value));
+        let caption = format!(
+            "`{task}`, documents per second on the same corpus in the same run (longer is faster); \
+             neardup in blue."
+        );
+        let stem = format!("bars-{task}");
+        if let Some(chart) =
+            crate::charts::bars::draw(out, &stem, title, "documents per second", &caption, &bars)?
+        {
+            drawn.push(chart);
+        }
+    }
+    if !drawn.is_empty() {
+        s.push_str("## At a glance\n\n");
+        for c in drawn {
+            let _ = writeln!(s, "### {}\n\n{}", c.title, c.markdown());
+        }
+    }
     Ok(())
 }
 
