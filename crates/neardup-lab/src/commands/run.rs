@@ -194,6 +194,7 @@ pub fn run_and_report(exp: &Experiment, opts: &RunOptions) -> Result<Summary> {
             .expect("chart names are validated when parsing");
         charts.extend(chart.draw(&input, &opts.out)?);
     }
+    crate::report::examples::write(&opts.out, exp, &results, &opts.data_dir)?;
     let report = ExperimentReport::new(exp, &outcome, &results, charts, RunInfo::current());
     report.write(&opts.out)?;
     Ok(Summary {

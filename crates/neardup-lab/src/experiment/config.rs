@@ -9,6 +9,8 @@
 //! answer = "quality"                  # what answers the question, shown first: quality
 //!                                     # (charts, then the best configurations), charts (no
 //!                                     # best-configuration table), timing (TIMING.md first)
+//! examples = true                     # EXAMPLES.md: each algorithm's pairs just above and
+//!                                     # below its cut, texts side by side (report/examples.rs)
 //!
 //! [truth]                             # features of the exact Jaccard ground truth
 //! shingle = "word"                    # word | char | stopword
@@ -90,6 +92,8 @@ struct FileSpec {
     charts: Vec<Spanned<String>>,
     #[serde(default)]
     answer: Answer,
+    #[serde(default)]
+    examples: bool,
     #[serde(default)]
     truth: Option<TruthFileSpec>,
     datasets: Spanned<Vec<Spanned<DatasetFileSpec>>>,
@@ -353,6 +357,8 @@ pub struct Experiment {
     pub charts: Vec<String>,
     /// What answers the question, shown first.
     pub answer: Answer,
+    /// Whether the report shows example pairs (EXAMPLES.md).
+    pub examples: bool,
     /// The line of each chart name in the file, for that check's error.
     pub chart_lines: Vec<usize>,
     /// Ground-truth features.
@@ -440,6 +446,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Experiment> {
             .collect(),
         charts: spec.charts.into_iter().map(Spanned::into_inner).collect(),
         answer: spec.answer,
+        examples: spec.examples,
         truth,
         datasets,
         edits,

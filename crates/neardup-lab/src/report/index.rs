@@ -59,7 +59,7 @@ pub fn write_index(dir: &Path, order: &[String]) -> Result<()> {
             .iter()
             .any(|r| &r.name == name && r.answer == crate::experiment::config::Answer::Timing);
         if timing_first {
-            parts.reverse();
+            parts.sort_by_key(|(anchor, _)| anchor != "timing");
         }
         pages.push(Page {
             folder: name,

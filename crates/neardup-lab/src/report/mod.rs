@@ -7,6 +7,7 @@
 //! built, so the index never reruns anything.
 
 pub mod cluster_modes;
+pub mod examples;
 pub mod index;
 pub mod published_report;
 pub mod site;
@@ -133,6 +134,9 @@ pub struct ExperimentReport {
     /// What answers the question (the site shows it first).
     #[serde(default)]
     pub answer: crate::experiment::config::Answer,
+    /// Whether EXAMPLES.md (example pairs) sits beside the README.
+    #[serde(default)]
+    pub examples: bool,
     /// Revision and machine.
     pub run: RunInfo,
 }
@@ -185,6 +189,7 @@ impl ExperimentReport {
             warnings: outcome.warnings.clone(),
             rows: results.rows.len(),
             answer: exp.answer,
+            examples: exp.examples,
             run,
         }
     }
@@ -228,23 +233,20 @@ impl ExperimentReport {
                 let _ = writeln!(s, "### {}\n\n{}", c.title, c.markdown());
             }
         }
+        if self.examples {
+            let _ = writeln!(
+                s,
+                "## Example pairs\n\n[{}]({}): for each algorithm and corpus, the true pairs just above \
+                 and just below its cut and the false pairs it reports, side by side with the differing words \
+                 marked.\n",
+                examples::FILE,
+                examples::FILE
+            );
+        }
         for t in &self.tables {
             s.push_str(&t.markdown());
         }
-        if !self.failed.is_empty() {
-            s.push_str("## Failed cells\n\nStored as failures: a later run reports them again, and retries them when the limits they failed under (`--max-pairs`, `--max-memory`), their parameters or the code change.\n\n");
-            for f in &self.failed {
-                let _ = writeln!(s, "- {f}");
-            }
-            s.push('\n');
-        }
-        if !self.warnings.is_empty() {
-            s.push_str("## Warnings\n\n");
-            for (w, n) in &self.warnings {
-                let _ = writeln!(s, "- {w} ({n} cell{})", if *n == 1 { "" } else { "s" });
-            }
-            s.push('\n');
-        }
+        self.problems_markdown(&mut s);
         s.push_str("## Corpora\n\n| dataset | edits | seed | docs | true pairs | sha256 |\n|---|---|---:|---:|---:|---|\n");
         for c in &self.corpora {
             let _ = writeln!(
@@ -272,6 +274,24 @@ impl ExperimentReport {
             self.config_path, self.run.revision, self.run.version, self.run.machine
         );
         s
+    }
+
+    /// The failed cells and the indexes' warnings, where there are any.
+    fn problems_markdown(&self, s: &mut String) {
+        if !self.failed.is_empty() {
+            s.push_str("## Failed cells\n\nStored as failures: a later run reports them again, and retries them when the limits they failed under (`--max-pairs`, `--max-memory`), their parameters or the code change.\n\n");
+            for f in &self.failed {
+                let _ = writeln!(s, "- {f}");
+            }
+            s.push('\n');
+        }
+        if !self.warnings.is_empty() {
+            s.push_str("## Warnings\n\n");
+            for (w, n) in &self.warnings {
+                let _ = writeln!(s, "- {w} ({n} cell{})", if *n == 1 { "" } else { "s" });
+            }
+            s.push('\n');
+        }
     }
 
     /// TIMING.md.

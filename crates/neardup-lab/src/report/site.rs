@@ -48,7 +48,12 @@ td,th{border:1px solid #ccc;padding:3px 8px;vertical-align:top}th{background:#f3
 tr:nth-child(even) td{background:#fafafa}img{max-width:100%;height:auto;border:1px solid #eee}\n\
 details{margin:.6em 0}summary{cursor:pointer;color:#225}\n\
 .stale{background:#fff4e0;border-left:4px solid #e0a030;padding:.3em .8em}\n\
-pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:13px}code{background:#f3f3f3;padding:0 .2em}\n";
+pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:13px}code{background:#f3f3f3;padding:0 .2em}\n\
+.pair{border:1px solid #ddd;border-radius:6px;margin:.8em 0;padding:.3em .9em .8em}.pair .meta{margin:.3em 0;max-width:none}\n\
+.texts{display:grid;grid-template-columns:1fr 1fr;gap:12px}.below{color:#b3261e}\n\
+.text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:24em;overflow:auto;border:1px solid #eee;padding:6px 8px;font:13px/1.5 ui-monospace,monospace;background:#fcfcfb}\n\
+.text h4{font:600 13px system-ui,sans-serif;margin:0 0 4px;color:#333}.gap{color:#888;font-style:italic}\n\
+del{background:#ffd7d5;color:#8a1c14;text-decoration:none}ins{background:#d4f5d4;color:#0f5b0f;text-decoration:none}\n";
 
 /// Writes `dir/index.html` and `dir/<folder>/index.html` for every page; `pages[0]` is the
 /// index. Every page links every other.
@@ -65,10 +70,17 @@ pub fn write_site(dir: &Path, pages: &[Page<'_>]) -> Result<()> {
     Ok(())
 }
 
-/// Reads a report folder's README.md and TIMING.md as a page's parts.
+/// A report folder's Markdown files, each a part of its page, with the part's anchor.
+const PARTS: [(&str, &str); 3] = [
+    ("README.md", ""),
+    ("TIMING.md", "timing"),
+    (super::examples::FILE, "examples"),
+];
+
+/// Reads a report folder's Markdown files ([`PARTS`]) as a page's parts.
 pub fn parts_of(dir: &Path, folder: &str) -> Result<Vec<(String, String)>> {
     let mut parts = Vec::new();
-    for (file, anchor) in [("README.md", ""), ("TIMING.md", "timing")] {
+    for (file, anchor) in PARTS {
         let path = dir.join(folder).join(file);
         if path.is_file() {
             let text = std::fs::read_to_string(&path).map_err(|e| LabError::io(&path, e))?;
@@ -184,7 +196,8 @@ fn resolve(folder: &str, url: &str) -> Option<String> {
 }
 
 /// A link of the Markdown in `folder` as the page links it: a report's README becomes its
-/// page, the folder's own TIMING.md the page's `#timing` part; anything else is unchanged.
+/// page, the folder's own TIMING.md and EXAMPLES.md the page's parts (`#timing`,
+/// `#examples`); anything else is unchanged.
 fn page_link(url: CowStr<'static>, folder: &str, folders: &[&str]) -> CowStr<'static> {
     let Some(path) = resolve(folder, &url) else {
         return url;
@@ -197,8 +210,10 @@ fn page_link(url: CowStr<'static>, folder: &str, folders: &[&str]) -> CowStr<'st
     if target == "README.md" {
         return format!("{up}index.html{anchor}").into();
     }
-    if target == format!("{folder}/TIMING.md") {
-        return "#timing".into();
+    for (file, part) in PARTS.iter().skip(1) {
+        if target == format!("{folder}/{file}") {
+            return format!("#{part}").into();
+        }
     }
     match target.strip_suffix("/README.md") {
         Some(f) if folders.contains(&f) => {

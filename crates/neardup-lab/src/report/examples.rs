@@ -1,0 +1,698 @@
+//! Example pairs, `reports/<experiment>/EXAMPLES.md`: what a threshold decides, in texts.
+//! For each algorithm at its best grid point and each corpus of the experiment (one rate per
+//! edit kind: the middle one of the sweep), the pairs a reader sets a cut by:
+//!
+//! - the true pair its best setting reports with the lowest score (found, just above the
+//!   cut);
+//! - the true pair it misses that its index, built again on the corpus, scores highest
+//!   (just below the cut);
+//! - the reported pairs that are not in the truth, scored highest and lowest (on real
+//!   corpora often natural near-duplicates the truth does not know, such as a quoted reply
+//!   on 20news).
+//!
+//! The cut is the one the histogram chart draws (the lowest score the best query point
+//! reports). Each pair is shown side by side with the differing words highlighted, as
+//! `neardup inspect` shows them ([`crate::inspect::diff`]); long equal runs are elided.
+//!
+//! The file is Markdown with HTML blocks: GitHub shows the texts with the removed and added
+//! words marked, the report site styles them as cards. An HTML block ends at a blank line,
+//! so the texts' newlines are written as character references.
+
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::corpus::Corpus;
+use crate::experiment::cells::CellResult;
+use crate::experiment::config::{EditSpec, Experiment, TruthSpec};
+use crate::experiment::corpora::{base_corpus, edited, exact_jaccard, shingle_sets_of};
+use crate::experiment::results::{ResultRow, Results, best_points};
+use crate::experiment::runner::PlannedCell;
+use crate::inspect::diff::{Segment, Side, segments};
+use crate::inspect::html::esc;
+
+/// The file, beside README.md.
+pub const FILE: &str = "EXAMPLES.md";
+
+/// Equal words kept on each side of a difference; longer equal runs are elided.
+const CONTEXT_WORDS: usize = 12;
+/// Equal characters kept around a difference in Chinese (no spaces between words).
+const CONTEXT_CHARS: usize = 30;
+/// Units (words or characters) shown of one text at most.
+const MAX_UNITS: usize = 260;
+
+/// Why a pair is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// A true pair reported at the best setting, scored lowest.
+    FoundJustAbove,
+    /// A true pair not reported at the best setting, scored highest.
+    MissedJustBelow,
+    /// A false pair reported at the best setting, scored highest.
+    FalseHighest,
+    /// A false pair reported at the best setting, scored lowest.
+    FalseJustAbove,
+}
+
+impl Role {
+    fn title(self) -> &'static str {
+        match self {
+            Role::FoundJustAbove => "true pair just above the cut: found",
+            Role::MissedJustBelow => "true pair just below the cut: missed",
+            Role::FalseHighest => "not in the truth, scored highest: found",
+            Role::FalseJustAbove => "not in the truth, just above the cut: found",
+        }
+    }
+}
+
+/// One pair to show, with the algorithm's score (none where it cannot score a pair).
+#[derive(Debug, Clone, Copy)]
+struct Pick {
+    role: Role,
+    a: u32,
+    b: u32,
+    score: Option<f64>,
+}
+
+/// What one algorithm shows on one corpus.
+#[derive(Debug)]
+struct Shown {
+    cut: Option<f64>,
+    picks: Vec<Pick>,
+    /// True pairs its best setting misses, of how many.
+    missed: usize,
+    positives: usize,
+}
+
+/// Writes `dir/EXAMPLES.md` when the experiment asks for examples (and removes a stale one
+/// when it no longer does). Corpora are rebuilt from `data_dir` exactly as the runner built
+/// them (their checksums are compared), and each algorithm's index once more at its best
+/// build, to score the true pairs it does not report.
+pub fn write(dir: &Path, exp: &Experiment, results: &Results, data_dir: &Path) -> Result<bool> {
+    let path = dir.join(FILE);
+    if !exp.examples {
+        if path.is_file() {
+            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
+        }
+        return Ok(false);
+    }
+    let corpora = chosen_corpora(&results.rows, exp);
+    let labels = labels_in_order(exp);
+    let best = best_points(&results.rows);
+    let bar = neardup_dedup::progress::items(
+        (corpora.len() * labels.len()) as u64,
+        format!("{}: example pairs", exp.name),
+    );
+    // (label, corpus) → its block; corpora rebuilt one at a time.
+    let mut blocks: BTreeMap<(usize, usize), String> = BTreeMap::new();
+    for (ci, planned) in corpora.iter().enumerate() {
+        let corpus = rebuild(exp, planned, data_dir)?;
+        let positives: Vec<(u32, u32)> = crate::truth::positive_pairs(corpus.labels())
+            .into_iter()
+            .map(neardup::pairs::unpack)
+            .collect();
+        for (li, label) in labels.iter().enumerate() {
+            bar.inc(1);
+            let at_best = results.rows.iter().find(|r| {
+                r.error.is_none()
+                    && r.cell.label == *label
+                    && r.cell.corpus_sha256 == planned.corpus_sha256
+                    && r.cell.seed == planned.seed
+                    && best.includes(r)
+            });
+            let Some((row, cell)) =
+                at_best.and_then(|r| results.cells.get(&r.cell.key).map(|c| (r, c)))
+            else {
+                continue;
+            };
+            let shown = pick(row, cell, &corpus, &positives)?;
+            blocks.insert((li, ci), render_shown(&shown, &corpus, &exp.truth));
+        }
+    }
+    bar.finish_and_clear();
+    let text = page(exp, &labels, &corpora, &blocks);
+    neardup_dedup::fsutil::write_bytes(&path, text.as_bytes())?;
+    Ok(true)
+}
+
+/// The experiment's labels, each once, in file order.
+fn labels_in_order(exp: &Experiment) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    for a in &exp.algorithms {
+        if !labels.contains(&a.label) {
+            labels.push(a.label.clone());
+        }
+    }
+    labels
+}
+
+/// One corpus per dataset and edit kind (composite models each their own), of the first
+/// seed; where a kind runs at several rates, the middle rate of its sweep.
+fn chosen_corpora<'r>(rows: &'r [ResultRow], exp: &Experiment) -> Vec<&'r PlannedCell> {
+    let first_seed = exp.seeds.first().copied().unwrap_or(1);
+    let mut groups: Vec<((&str, &str), Vec<&PlannedCell>)> = Vec::new();
+    for c in rows
+        .iter()
+        .map(|r| &r.cell)
+        .filter(|c| c.seed == first_seed)
+    {
+        let kind = if c.edit == "composite" {
+            c.edit_spec.as_str()
+        } else {
+            c.edit.as_str()
+        };
+        let key = (c.dataset.as_str(), kind);
+        let at = match groups.iter().position(|(k, _)| *k == key) {
+            Some(i) => i,
+            None => {
+                groups.push((key, Vec::new()));
+                groups.len() - 1
+            }
+        };
+        let members = &mut groups[at].1;
+        if !members.iter().any(|m| m.corpus_sha256 == c.corpus_sha256) {
+            members.push(c);
+        }
+    }
+    groups
+        .into_iter()
+        .map(|(_, mut members)| {
+            members.sort_by(|x, y| x.rate.total_cmp(&y.rate));
+            members[members.len() / 2]
+        })
+        .collect()
+}
+
+/// The pairs one algorithm shows on one corpus: those its best setting reports (true and
+/// false, around the cut) and the true pair it misses that its index scores highest.
+fn pick(
+    row: &ResultRow,
+    cell: &CellResult,
+    corpus: &Corpus,
+    positives: &[(u32, u32)],
+) -> Result<Shown> {
+    let at_best = &cell.queries[row.query_index];
+    let p = &at_best.pairs;
+    let reported: HashSet<(u32, u32)> = (0..p.len()).map(|i| (p.a[i], p.b[i])).collect();
+    let labels = corpus.labels();
+    let is_true = |i: usize| {
+        let (a, b) = (p.a[i] as usize, p.b[i] as usize);
+        labels[a].is_some() && labels[a] == labels[b]
+    };
+    // The reported pair of those that pass `keep` with the highest `key` (ties: the earlier).
+    let best_by = |keep: &dyn Fn(usize) -> bool, key: &dyn Fn(usize) -> f64| {
+        (0..p.len())
+            .filter(|&i| keep(i))
+            .fold(None, |best: Option<usize>, i| match best {
+                Some(j) if key(j) >= key(i) => Some(j),
+                _ => Some(i),
+            })
+    };
+    let mut picks: Vec<Pick> = Vec::new();
+    let mut add = |role: Role, i: Option<usize>| {
+        if let Some(i) = i
+            && !picks.iter().any(|q| (q.a, q.b) == (p.a[i], p.b[i]))
+        {
+            picks.push(Pick {
+                role,
+                a: p.a[i],
+                b: p.b[i],
+                score: Some(p.score[i]),
+            });
+        }
+    };
+    add(Role::FoundJustAbove, best_by(&is_true, &|i| -p.score[i]));
+    let missed: Vec<(u32, u32)> = positives
+        .iter()
+        .copied()
+        .filter(|x| !reported.contains(x))
+        .collect();
+    let below = highest_scored(cell, corpus, &missed)?;
+    add(
+        Role::FalseHighest,
+        best_by(&|i| !is_true(i), &|i| p.score[i]),
+    );
+    add(
+        Role::FalseJustAbove,
+        best_by(&|i| !is_true(i), &|i| -p.score[i]),
+    );
+    if let Some((a, b, score)) = below {
+        let at = picks
+            .iter()
+            .position(|q| q.role != Role::FoundJustAbove)
+            .unwrap_or(picks.len());
+        picks.insert(
+            at,
+            Pick {
+                role: Role::MissedJustBelow,
+                a,
+                b,
+                score,
+            },
+        );
+    }
+    Ok(Shown {
+        cut: at_best.lowest_score(),
+        picks,
+        missed: missed.len(),
+        positives: positives.len(),
+    })
+}
+
+/// Of the true pairs a setting misses, the one the algorithm's index (built again at the
+/// cell's build parameters) scores highest; the first when it cannot score pairs.
+fn highest_scored(
+    cell: &CellResult,
+    corpus: &Corpus,
+    missed: &[(u32, u32)],
+) -> Result<Option<(u32, u32, Option<f64>)>> {
+    if missed.is_empty() {
+        return Ok(None);
+    }
+    let detector = neardup::registry::detector(&cell.algorithm, &cell.given)?;
+    let index = detector.build(&corpus.texts())?;
+    let mut best: Option<(u32, u32, Option<f64>)> = None;
+    for &(a, b) in missed {
+        let score = index.score(a as usize, b as usize);
+        if best.is_none_or(|(_, _, s)| {
+            score.unwrap_or(f64::NEG_INFINITY) > s.unwrap_or(f64::NEG_INFINITY)
+        }) {
+            best = Some((a, b, score));
+        }
+    }
+    Ok(best)
+}
+
+/// The corpus a cell ran on, built again as the runner built it.
+fn rebuild(exp: &Experiment, planned: &PlannedCell, data_dir: &Path) -> Result<Corpus> {
+    let dataset = exp
+        .datasets
+        .iter()
+        .find(|d| d.label == planned.dataset)
+        .with_context(|| format!("examples: no dataset {}", planned.dataset))?;
+    let edit: &EditSpec = EditSpec::of(dataset, &exp.edits)
+        .iter()
+        .find(|e| e.kind == planned.edit && e.rate == planned.rate && e.spec() == planned.edit_spec)
+        .with_context(|| format!("examples: no edit model {}", planned.edit_spec))?;
+    let base = base_corpus(dataset, data_dir)?
+        .map_err(|u| anyhow::anyhow!("examples: {} is not available ({})", u.dataset, u.reason))?;
+    let corpus = edited(&base, dataset, edit, planned.seed)?;
+    anyhow::ensure!(
+        corpus.sha256 == planned.corpus_sha256,
+        "examples: {} under {} rebuilt with checksum {}, not the {} its cells ran on",
+        planned.dataset,
+        planned.edit_spec,
+        corpus.sha256,
+        planned.corpus_sha256
+    );
+    Ok(corpus)
+}
+
+/// The page: a heading per algorithm, a folded block per corpus.
+fn page(
+    exp: &Experiment,
+    labels: &[String],
+    corpora: &[&PlannedCell],
+    blocks: &BTreeMap<(usize, usize), String>,
+) -> String {
+    let mut s = format!(
+        "# {}: example pairs\n\nFor each algorithm at its best configuration (the one the report's tables \
+         and charts use) and each corpus, the pairs its cut decides: the true pair it reports with the \
+         lowest score (found, just above the cut), the true pair it misses that its index scores highest \
+         (just below the cut), and the pairs it reports that are not in the truth, scored highest and \
+         lowest (on real corpora often natural near-duplicates the truth does not know). The cut is the \
+         lowest score the best configuration reports, as in the histogram chart. Score: the algorithm's \
+         own (– where it cannot score a pair); exact: the Jaccard similarity of the truth's features. \
+         Removed words are <del>struck</del> in the first text, added words <ins>marked</ins> in the \
+         second; long equal runs are elided. Where a kind of edit ran at several rates, the middle rate \
+         is shown.\n\n",
+        exp.title
+    );
+    for (li, label) in labels.iter().enumerate() {
+        let _ = writeln!(s, "## {label}\n");
+        for (ci, planned) in corpora.iter().enumerate() {
+            let Some(html) = blocks.get(&(li, ci)) else {
+                continue;
+            };
+            let _ = writeln!(
+                s,
+                "<details{}><summary><b>{}</b>, {}</summary>{html}</details>\n",
+                if ci == 0 { " open" } else { "" },
+                esc(&planned.dataset),
+                corpus_name(planned),
+            );
+        }
+    }
+    s
+}
+
+fn corpus_name(planned: &PlannedCell) -> String {
+    if planned.edit_spec == "none" {
+        "unedited".into()
+    } else {
+        format!("edits <code>{}</code>", esc(&planned.edit_spec))
+    }
+}
+
+/// One algorithm's picks on one corpus, as one line of HTML.
+fn render_shown(shown: &Shown, corpus: &Corpus, truth: &TruthSpec) -> String {
+    let mut s = String::new();
+    let cut = shown
+        .cut
+        .map_or("none (its best setting reports no pair)".into(), |c| {
+            format!("{c:.3}")
+        });
+    if shown.positives == 0 {
+        let _ = write!(
+            s,
+            "<p>Cut {cut}. The corpus has no planted pairs: every pair reported is a natural \
+             near-duplicate or a false alarm."
+        );
+    } else {
+        let _ = write!(
+            s,
+            "<p>Cut {cut}; true pairs missed at this setting: {} of {}.",
+            shown.missed, shown.positives
+        );
+    }
+    let has = |role| shown.picks.iter().any(|p| p.role == role);
+    if !has(Role::FalseHighest) {
+        s.push_str(" It reports no false pair.");
+    }
+    s.push_str("</p>");
+    for p in &shown.picks {
+        card(&mut s, p, shown.cut, corpus, truth);
+    }
+    s
+}
+
+/// One pair: what it is, then the two texts side by side.
+fn card(s: &mut String, p: &Pick, cut: Option<f64>, corpus: &Corpus, truth: &TruthSpec) {
+    let (a, b) = (p.a as usize, p.b as usize);
+    let below = matches!((p.score, cut), (Some(x), Some(c)) if x < c);
+    let sets = shingle_sets_of(&[corpus.text(a), corpus.text(b)], truth);
+    let exact = exact_jaccard(&sets, &[(0, 1)])[0];
+    // A pair the setting missed at a score above its cut never became a candidate (LSH
+    // banding, a signature that did not collide), which says something else than a miss
+    // by score.
+    let title = match (p.role, p.score, cut) {
+        (Role::MissedJustBelow, Some(x), Some(c)) if x >= c => {
+            "true pair missed at a score above the cut: never a candidate"
+        }
+        (role, ..) => role.title(),
+    };
+    let _ = write!(
+        s,
+        "<div class=\"pair\"><p class=\"meta\"><b>{title}</b> · score <b{}>{}</b> · exact {exact:.3}</p><div class=\"texts\">",
+        if below { " class=\"below\"" } else { "" },
+        p.score.map_or("–".into(), |x| format!("{x:.3}")),
+    );
+    let diff = clip(&segments(corpus.text(a), corpus.text(b)));
+    for (first, d) in [(true, a), (false, b)] {
+        let _ = write!(s, "<div class=\"text\"><h4>{}</h4>", esc(corpus.id(d)));
+        side(s, &diff, first);
+        s.push_str("</div>");
+    }
+    s.push_str("</div></div>");
+}
+
+/// A segment of the clipped diff: text, or an elision of `n` units.
+#[derive(Debug, Clone, PartialEq)]
+enum Piece {
+    Text(Side, String),
+    Elided(usize),
+    /// Units cut after [`MAX_UNITS`], of either text.
+    Cut(usize),
+}
+
+/// One text of a pair from the clipped diff: its own pieces marked, the other's left out.
+fn side(s: &mut String, pieces: &[Piece], first: bool) {
+    let own = if first { Side::First } else { Side::Second };
+    for piece in pieces {
+        match piece {
+            Piece::Text(Side::Both, t) => s.push_str(&html_text(t)),
+            Piece::Text(side, t) if *side == own => {
+                let tag = if first { "del" } else { "ins" };
+                let _ = write!(s, "<{tag}>{}</{tag}>", html_text(t));
+            }
+            Piece::Text(..) => {}
+            Piece::Elided(n) => {
+                let _ = write!(s, "<span class=\"gap\">[… {n} equal …]</span>");
+            }
+            Piece::Cut(n) => {
+                let _ = write!(s, "<span class=\"gap\">[… cut here: {n} more …]</span>");
+            }
+        }
+    }
+}
+
+/// Escaped text whose newlines cannot end the Markdown HTML block.
+fn html_text(t: &str) -> String {
+    esc(t).replace('\n', "&#10;")
+}
+
+/// The diff with long equal runs elided to their context, and each text cut after
+/// [`MAX_UNITS`] units (words, or characters in Chinese).
+fn clip(diff: &[Segment]) -> Vec<Piece> {
+    let chinese = diff
+        .iter()
+        .any(|s| neardup::text::language::detect(&s.text) == neardup::text::Language::Zh);
+    let context = if chinese {
+        CONTEXT_CHARS
+    } else {
+        CONTEXT_WORDS
+    };
+    let units = |t: &str| -> Vec<String> {
+        if chinese {
+            t.chars().map(String::from).collect()
+        } else {
+            t.split_inclusive(char::is_whitespace)
+                .map(String::from)
+                .collect()
+        }
+    };
+    let mut out: Vec<Piece> = Vec::new();
+    let last = diff.len().saturating_sub(1);
+    for (i, seg) in diff.iter().enumerate() {
+        if seg.side != Side::Both {
+            out.push(Piece::Text(seg.side, seg.text.clone()));
+            continue;
+        }
+        let u = units(&seg.text);
+        let head = if i == 0 { 0 } else { context };
+        let tail = if i == last { 0 } else { context };
+        if u.len() <= head + tail + 2 {
+            out.push(Piece::Text(Side::Both, seg.text.clone()));
+            continue;
+        }
+        if head > 0 {
+            out.push(Piece::Text(Side::Both, u[..head].concat()));
+        }
+        out.push(Piece::Elided(u.len() - head - tail));
+        if tail > 0 {
+            out.push(Piece::Text(Side::Both, u[u.len() - tail..].concat()));
+        }
+    }
+    cap(out, &units)
+}
+
+/// Cuts the pieces after [`MAX_UNITS`] units of either text (within a piece where it
+/// crosses the limit); what is cut is counted in a last elision.
+fn cap(pieces: Vec<Piece>, units: &dyn Fn(&str) -> Vec<String>) -> Vec<Piece> {
+    let (mut first, mut second) = (0usize, 0usize);
+    let mut out = Vec::new();
+    let mut rest = 0usize;
+    for piece in pieces {
+        let Piece::Text(side, text) = piece else {
+            if first.max(second) < MAX_UNITS {
+                out.push(piece);
+            }
+            continue;
+        };
+        let u = units(&text);
+        let shown = match side {
+            Side::Both => first.max(second),
+            Side::First => first,
+            Side::Second => second,
+        };
+        let room = MAX_UNITS.saturating_sub(shown).min(u.len());
+        rest += u.len() - room;
+        if room == 0 {
+            continue;
+        }
+        if side != Side::Second {
+            first += room;
+        }
+        if side != Side::First {
+            second += room;
+        }
+        out.push(Piece::Text(
+            side,
+            if room == u.len() {
+                text
+            } else {
+                u[..room].concat()
+            },
+        ));
+    }
+    if rest > 0 {
+        out.push(Piece::Cut(rest));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seg(side: Side, t: &str) -> Segment {
+        Segment {
+            side,
+            text: t.to_string(),
+        }
+    }
+
+    #[test]
+    fn long_equal_runs_keep_their_context_and_the_differences_stay_whole() {
+        let words: String = (0..100).map(|i| format!("w{i} ")).collect();
+        let diff = vec![
+            seg(Side::Both, &words),
+            seg(Side::First, "old "),
+            seg(Side::Second, "new "),
+            seg(Side::Both, &words),
+        ];
+        let pieces = clip(&diff);
+        // The leading run keeps its last CONTEXT_WORDS words, the trailing run its first ones.
+        assert_eq!(pieces[0], Piece::Elided(100 - CONTEXT_WORDS));
+        assert_eq!(pieces[2], Piece::Text(Side::First, "old ".into()));
+        assert_eq!(pieces[3], Piece::Text(Side::Second, "new ".into()));
+        assert_eq!(pieces[5], Piece::Elided(100 - CONTEXT_WORDS));
+        let mut first = String::new();
+        side(&mut first, &pieces, true);
+        assert!(first.contains("w99 <del>old </del>w0 "), "{first}");
+        assert!(!first.contains("new"), "{first}");
+    }
+
+    #[test]
+    fn newlines_cannot_end_the_markdown_html_block() {
+        let mut s = String::new();
+        side(
+            &mut s,
+            &[Piece::Text(Side::Both, "a\n\nb <c>".into())],
+            true,
+        );
+        assert_eq!(s, "a&#10;&#10;b &lt;c&gt;");
+    }
+
+    #[test]
+    fn a_long_text_is_cut_after_the_cap() {
+        let words: String = (0..MAX_UNITS * 2).map(|i| format!("w{i} ")).collect();
+        let diff = vec![
+            seg(Side::First, &words),
+            seg(Side::Second, "x "),
+            seg(Side::Both, "end"),
+        ];
+        let pieces = clip(&diff);
+        assert_eq!(pieces.len(), 3, "{pieces:?}");
+        let Piece::Text(Side::First, shown) = &pieces[0] else {
+            panic!("{pieces:?}")
+        };
+        assert_eq!(shown.split_whitespace().count(), MAX_UNITS);
+        assert_eq!(pieces[1], Piece::Text(Side::Second, "x ".into()));
+        // The first text's cut words and the shared "end", counted once at the end.
+        assert_eq!(pieces[2], Piece::Cut(MAX_UNITS + 1));
+    }
+    /// The picks against a brute-force reading of the same run: the detector built and
+    /// queried again at the best point, every pair classified by the corpus labels.
+    #[test]
+    fn picks_are_the_extremes_of_a_brute_force_classification() {
+        let toml = r#"
+name = "examples-oracle"
+title = "t"
+question = "q"
+examples = true
+[[datasets]]
+name = "default"
+docs = 120
+copies = 1
+fraction = 0.5
+[edits]
+kinds = ["substitute"]
+rates = [0.08]
+[[algorithms]]
+name = "minhash-lsh"
+build = { threshold = 0.3 }
+query = { min_similarity = [0.3, 0.5, 0.7] }
+"#;
+        let exp = crate::experiment::config::parse(Path::new("oracle.toml"), toml).unwrap();
+        let dir = std::env::temp_dir().join(format!("neardup-examples-{}", std::process::id()));
+        let opts = crate::experiment::runner::RunOptions {
+            out: dir.join("out"),
+            cache: dir.join("cache"),
+            data_dir: dir.join("no-data"),
+            force: false,
+        };
+        let outcome = crate::experiment::runner::run(&exp, &opts).unwrap();
+        let results = crate::experiment::results::collect(&outcome, &opts.cache).unwrap();
+        let best = best_points(&results.rows);
+        let row = results.rows.iter().find(|r| best.includes(r)).unwrap();
+        let cell = &results.cells[&row.cell.key];
+        let corpus = rebuild(&exp, &row.cell, &opts.data_dir).unwrap();
+        let positives: Vec<(u32, u32)> = crate::truth::positive_pairs(corpus.labels())
+            .into_iter()
+            .map(neardup::pairs::unpack)
+            .collect();
+        let shown = pick(row, cell, &corpus, &positives).unwrap();
+        println!("seed 1, best query {}: {shown:?}", row.query_params);
+
+        // Brute force: the same detector, queried at the best point, every pair classified.
+        let detector = neardup::registry::detector("minhash-lsh", &cell.given).unwrap();
+        let index = detector.build(&corpus.texts()).unwrap();
+        let reported = index.query(&row.query_full).unwrap();
+        let labels = corpus.labels();
+        let truly = |a: u32, b: u32| {
+            labels[a as usize].is_some() && labels[a as usize] == labels[b as usize]
+        };
+        let found: Vec<f64> = reported
+            .iter()
+            .filter(|p| truly(p.a, p.b))
+            .map(|p| p.score)
+            .collect();
+        let false_found: Vec<f64> = reported
+            .iter()
+            .filter(|p| !truly(p.a, p.b))
+            .map(|p| p.score)
+            .collect();
+        let reported_set: HashSet<(u32, u32)> = reported.iter().map(|p| (p.a, p.b)).collect();
+        let missed: Vec<f64> = positives
+            .iter()
+            .filter(|p| !reported_set.contains(p))
+            .map(|&(a, b)| index.score(a as usize, b as usize).unwrap())
+            .collect();
+        let score_of = |role| {
+            shown
+                .picks
+                .iter()
+                .find(|p| p.role == role)
+                .and_then(|p| p.score)
+        };
+        let min = |v: &[f64]| v.iter().copied().reduce(f64::min);
+        let max = |v: &[f64]| v.iter().copied().reduce(f64::max);
+        assert!(
+            !found.is_empty() && !missed.is_empty(),
+            "the corpus must have both"
+        );
+        assert_eq!(score_of(Role::FoundJustAbove), min(&found));
+        assert_eq!(score_of(Role::MissedJustBelow), max(&missed));
+        assert_eq!(score_of(Role::FalseHighest), max(&false_found));
+        assert_eq!(shown.missed, missed.len());
+        assert_eq!(shown.positives, positives.len());
+        assert_eq!(
+            shown.cut,
+            min(&reported.iter().map(|p| p.score).collect::<Vec<_>>())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
