@@ -49,7 +49,7 @@ pub struct Items {
 pub fn items(len: u64, message: impl Into<String>) -> Items {
     let bar = new_bar(len);
     bar.set_style(
-        ProgressStyle::with_template("{msg:30} [{bar:30}] {pos}/{len} ({elapsed}, eta {eta})")
+        ProgressStyle::with_template("{msg} [{wide_bar}] {pos}/{len} ({elapsed}, eta {eta})")
             .expect("valid template")
             .progress_chars("=> "),
     );
@@ -125,11 +125,15 @@ impl Step {
 
 /// A bar counting bytes read from input files, in decimal units (MB, MB/s: the units the
 /// summary gives) of the files as stored, compressed or not.
+///
+/// Bars are as wide as the terminal (`wide_bar` takes what the text leaves): indicatif pads
+/// every line to the terminal's width, so a line with fixed-width parts that was wider than a
+/// narrow terminal wrapped, and its second line was padded out again.
 pub fn bytes(len: u64, message: impl Into<String>) -> ProgressBar {
     let bar = new_bar(len);
     bar.set_style(
         ProgressStyle::with_template(
-            "{msg:30} [{bar:30}] {decimal_bytes}/{decimal_total_bytes} of input files ({decimal_bytes_per_sec}, eta {eta})",
+            "{msg} [{wide_bar}] {decimal_bytes}/{decimal_total_bytes} of input ({decimal_bytes_per_sec}, eta {eta})",
         )
         .expect("valid template")
         .progress_chars("=> "),
