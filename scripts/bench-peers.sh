@@ -15,7 +15,8 @@ out="$work/results.jsonl"
 : > "$out"
 bash "$peers/run.sh" --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" >> "$out" 2> "$work/peers.header"
 tasks="shingle_word5 minhash128_sketch minhash128_end_to_end minhash128_oph_end_to_end lsh_insert_query minhash_lsh_end_to_end simhash64_end_to_end"
-tasks="$tasks $("$bin" algorithms | cut -d' ' -f1 | tr '\n' ' ')"
+# Every registered algorithm, by name (the JSON listing: the text one has notes after the table).
+tasks="$tasks $("$bin" algorithms --format json | python3 -c 'import json, sys; print(" ".join(a["name"] for a in json.load(sys.stdin)))')"
 for task in $tasks; do
     "$bin" bench --corpus "$work/corpus.jsonl" --truth "$work/corpus.truth.csv" --task "$task" >> "$out"
 done
