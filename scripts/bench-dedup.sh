@@ -57,3 +57,5 @@ for docs in "${sizes[@]}"; do
 done
 cat "$out"
 python3 scripts/dedup_report.py "$out" reports/dedup/README.md
+# The report's page (and the index) follow its new README.
+"$bin" site reports

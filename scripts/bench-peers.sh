@@ -23,6 +23,7 @@ done
 "$bin" bench --task hamming_all_pairs --fingerprints 1000000 >> "$out"
 cat "$out"
 "$bin" bench-report "$out" --peers-header "$work/peers.header" --out reports/performance
+"$bin" site reports
 python3 - "$out" <<'PY'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -9,3 +9,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/python-bench-setup.sh "${1:-200000}" bench-python "./python"
 bash "$peers/run.sh" --corpus "$corpus" --tools rensa,gaoya > "$work/peers.jsonl" 2> "$work/peers.header"
 "$venv/bin/python" scripts/bench_python.py "$corpus" "$bin" "$work/peers.jsonl"
+# The report's page (and the index) follow its new README.
+"$bin" site reports

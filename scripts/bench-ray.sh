@@ -8,3 +8,5 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/python-bench-setup.sh "${1:-1000000}" bench-ray "./python[ray]"
 "$venv/bin/python" scripts/bench_ray.py "$corpus" "$bin" --work "$work"
+# The report's page (and the index) follow its new README.
+"$bin" site reports

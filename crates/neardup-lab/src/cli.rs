@@ -58,6 +58,7 @@ subcommands! {
     Datasets => datasets::Args,
     Run => run::Args,
     Reproduce => reproduce::Args,
+    Site => site::Args,
     Bench => bench::Args,
     BenchReport => bench_report::Args,
     Idf => idf::Args,

@@ -25,3 +25,4 @@ pub mod man;
 pub mod reproduce;
 pub mod run;
 pub mod similarity;
+pub mod site;

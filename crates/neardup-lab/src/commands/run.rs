@@ -117,7 +117,8 @@ pub fn reproduce(
         force,
         guide_full,
     )?;
-    write_index(out, &all.iter().map(|e| e.name.clone()).collect::<Vec<_>>())?;
+    let order: Vec<String> = all.iter().map(|e| e.name.clone()).collect();
+    write_index(out, &order, crate::REVISION)?;
     eprintln!(
         "neardup: reports in {} ({:.1} s)",
         out.join("README.md").display(),

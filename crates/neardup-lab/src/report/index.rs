@@ -9,6 +9,19 @@ use super::site::{Page, parts_of, write_site};
 use crate::error::{LabError, Result};
 use neardup_dedup::fsutil::write_bytes;
 
+/// The revision most experiment reports in `dir` carry: that of the last `reproduce` (ties:
+/// the greatest, so the answer does not depend on the folders' order).
+pub fn last_regeneration(dir: &Path) -> Result<Option<String>> {
+    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
+    for r in load_reports(dir)? {
+        *counts.entry(r.run.revision).or_default() += 1;
+    }
+    Ok(counts
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)))
+        .map(|(revision, _)| revision))
+}
+
 /// Reads every `<dir>/*/report.json`, sorted by folder name.
 pub fn load_reports(dir: &Path) -> Result<Vec<ExperimentReport>> {
     let mut out = Vec::new();
@@ -30,8 +43,9 @@ pub fn load_reports(dir: &Path) -> Result<Vec<ExperimentReport>> {
 }
 
 /// Writes `dir/README.md`, `dir/index.html` and every report's page over the reports found
-/// in `dir`.
-pub fn write_index(dir: &Path, order: &[String]) -> Result<()> {
+/// in `dir`; `regeneration` is the revision of the `reproduce` that wrote the experiments'
+/// reports (the reports it did not write are marked as earlier).
+pub fn write_index(dir: &Path, order: &[String], regeneration: &str) -> Result<()> {
     let mut reports = load_reports(dir)?;
     // Experiments in the given order first (the standard set), then the rest by name.
     reports.sort_by_key(|r| {
@@ -45,7 +59,7 @@ pub fn write_index(dir: &Path, order: &[String]) -> Result<()> {
     });
     let others = other_reports(dir, &reports);
     let mut index = markdown(dir, &reports, &others);
-    provenance(dir, &reports, &others, &mut index);
+    provenance(dir, &reports, &others, regeneration, &mut index);
     write_bytes(&dir.join("README.md"), index.as_bytes())?;
     let mut pages = vec![Page {
         folder: "",
@@ -116,8 +130,13 @@ fn committed_on(dir: &Path, name: &str) -> Option<String> {
 
 /// "Where each report comes from": the reports this regeneration wrote (one revision), and
 /// each other one with the builds that made it and the day it was committed.
-fn provenance(dir: &Path, reports: &[ExperimentReport], others: &[String], s: &mut String) {
-    let current = crate::REVISION;
+fn provenance(
+    dir: &Path,
+    reports: &[ExperimentReport],
+    others: &[String],
+    current: &str,
+    s: &mut String,
+) {
     let _ = writeln!(
         s,
         "\n## Where each report comes from\n\nThis regeneration: revision `{current}`. A report \
