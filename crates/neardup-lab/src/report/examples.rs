@@ -604,6 +604,7 @@ mod tests {
         // The first text's cut words and the shared "end", counted once at the end.
         assert_eq!(pieces[2], Piece::Cut(MAX_UNITS + 1));
     }
+
     /// The picks against a brute-force reading of the same run: the detector built and
     /// queried again at the best point, every pair classified by the corpus labels.
     #[test]
