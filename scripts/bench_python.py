@@ -22,6 +22,26 @@ import pyarrow as pa
 
 import neardup
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bar_chart import write_bars  # noqa: E402
+
+CHART = "mb-per-s.svg"
+
+
+def draw_rates(out_dir, rows):
+    """The table's MB/s as bars beside it: neardup's (CLI and Python) in colour, the peers' grey."""
+    write_bars(os.path.join(out_dir, CHART),
+               "MB of text per second, same corpus, same run (longer is faster)", "MB/s",
+               [(short_label(r), r["mb_per_s"], r["tool"].startswith("neardup")) for r in rows])
+
+
+def short_label(row):
+    """A row's label without the API it called (the table gives it): labels fit the chart."""
+    if row["tool"].startswith("neardup"):
+        return row["label"].split(": ")[0]
+    return f'{row["tool"]} {row["task"]}'
+
+
 PEER_SHINGLES = dict(
     num_perm=128, shingle="word", k=5, tokenizer="whitespace", language="en",
     cjk_unit="char", lowercase=True, unicode="none", collapse_whitespace=False,
@@ -109,6 +129,8 @@ def main():
         "`Python / this` divides the best Python minhash rate by the row's rate; for the",
         "text → pairs rows compare `neardup.detect` with gaoya's and rensa's LSH end to end.",
         "",
+        f"![MB of text per second per row of the table]({CHART})",
+        "",
         "| what | s | MB/s | cpu s | vs CLI | Python / this |",
         "|---|---:|---:|---:|---:|---:|",
     ]
@@ -119,6 +141,7 @@ def main():
         lines.append(f'| {r["label"]} | {r["seconds"]:.3f} | {r["mb_per_s"]:.1f} | '
                      f'{r.get("cpu_s", float("nan")):.2f} | {vs_cli} | {ratio} |')
     os.makedirs(args.out, exist_ok=True)
+    draw_rates(args.out, rows)
     with open(os.path.join(args.out, "README.md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     with open(os.path.join(args.out, "results.jsonl"), "w") as f:
