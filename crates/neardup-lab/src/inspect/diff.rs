@@ -24,10 +24,15 @@ pub struct Segment {
     pub text: String,
 }
 
+/// Whether texts are compared by characters (Chinese: no spaces between its words) rather
+/// than by words.
+pub fn by_characters(text: &str) -> bool {
+    neardup::text::language::detect(text) == neardup::text::Language::Zh
+}
+
 /// The diff of `a` and `b`, adjacent segments of one side merged.
 pub fn segments(a: &str, b: &str) -> Vec<Segment> {
-    let chinese = |t: &str| neardup::text::language::detect(t) == neardup::text::Language::Zh;
-    let diff = if chinese(a) || chinese(b) {
+    let diff = if by_characters(a) || by_characters(b) {
         TextDiff::from_chars(a, b)
     } else {
         TextDiff::from_words(a, b)

@@ -30,7 +30,7 @@ use crate::experiment::config::{EditSpec, Experiment, TruthSpec};
 use crate::experiment::corpora::{base_corpus, edited, exact_jaccard, shingle_sets_of};
 use crate::experiment::results::{ResultRow, Results, best_points};
 use crate::experiment::runner::PlannedCell;
-use crate::inspect::diff::{Segment, Side, segments};
+use crate::inspect::diff::{Segment, Side, by_characters, segments};
 use crate::inspect::html::esc;
 
 /// The file, beside README.md.
@@ -456,9 +456,7 @@ fn html_text(t: &str) -> String {
 /// The diff with long equal runs elided to their context, and each text cut after
 /// [`MAX_UNITS`] units (words, or characters in Chinese).
 fn clip(diff: &[Segment]) -> Vec<Piece> {
-    let chinese = diff
-        .iter()
-        .any(|s| neardup::text::language::detect(&s.text) == neardup::text::Language::Zh);
+    let chinese = diff.iter().any(|s| by_characters(&s.text));
     let context = if chinese {
         CONTEXT_CHARS
     } else {
