@@ -11,6 +11,7 @@ use std::path::Path;
 use pulldown_cmark::{CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use crate::error::{LabError, Result};
+use crate::inspect::html::esc as escape;
 use neardup_dedup::fsutil::write_bytes;
 
 /// Tables with more body rows than this are folded (`<details>`) under their heading.
@@ -26,14 +27,6 @@ pub struct Page<'a> {
     /// Markdown parts shown one after another, each with the anchor of its part
     /// (`README.md` → "", `TIMING.md` → "timing").
     pub parts: Vec<(String, String)>,
-}
-
-/// HTML-escapes text.
-pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 const STYLE: &str = "body{font-family:system-ui,sans-serif;max-width:1600px;margin:0 auto;padding:0 1.5em 4em;color:#222;line-height:1.45}\n\
