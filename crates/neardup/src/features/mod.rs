@@ -186,7 +186,7 @@ pub struct Scratch {
 #[derive(Debug, Default)]
 struct WordBuffers {
     tokens: Vec<u64>,
-    /// Each token's (start, length) in the padded text.
+    /// Each token's (start, end) in the padded text.
     spans: Vec<(usize, usize)>,
     /// Each token's two words before mixing (`hash::token_words_at`).
     token_lo: Vec<u64>,
@@ -255,7 +255,6 @@ impl Shingler {
     #[inline]
     fn word_hashes(&self, padded: &str, w: &mut WordBuffers, out: &mut Vec<u64>) {
         let bytes = padded.as_bytes();
-        let base = bytes.as_ptr() as usize;
         let WordBuffers {
             tokens,
             spans,
@@ -266,25 +265,24 @@ impl Shingler {
             ..
         } = w;
         // Three passes, each a tight loop: the tokenizer only records where tokens
-        // are (a closure that small is inlined into its loop; one that also hashed
-        // was called out of line per token, whether it was inlined depending on the
-        // tokenizer), then each token's two words are read, then all are mixed at
-        // once, where it vectorizes (per token it was a serial chain of four
-        // multiplies, a quarter of the sketch stage's time).
+        // are (English text a 64-byte block at a time, `WordParams::word_spans`; a
+        // closure that also hashed was called out of line per token), then each
+        // token's two words are read, then all are mixed at once, where it vectorizes
+        // (per token it was a serial chain of four multiplies, a quarter of the sketch
+        // stage's time).
         spans.clear();
-        self.params.words.for_each_word(padded, |t| {
-            spans.push((t.as_ptr() as usize - base, t.len()))
-        });
+        self.params.words.word_spans(padded, spans);
         token_lo.clear();
+        token_lo.resize(spans.len(), 0);
         token_hi.clear();
+        token_hi.resize(spans.len(), 0);
         long_tokens.clear();
-        for (i, &(start, len)) in spans.iter().enumerate() {
-            let (lo, hi) = token_words_at(bytes, start, len).unwrap_or_else(|| {
-                long_tokens.push((i, hash_token_at(bytes, start, len, self.seed)));
+        let words = token_lo.iter_mut().zip(token_hi.iter_mut());
+        for (i, (&(start, end), (lo, hi))) in spans.iter().zip(words).enumerate() {
+            (*lo, *hi) = token_words_at(bytes, start, end - start).unwrap_or_else(|| {
+                long_tokens.push((i, hash_token_at(bytes, start, end - start, self.seed)));
                 (0, 0)
             });
-            token_lo.push(lo);
-            token_hi.push(hi);
         }
         tokens.clear();
         tokens.resize(token_lo.len(), 0);

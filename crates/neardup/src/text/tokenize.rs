@@ -115,6 +115,24 @@ impl WordParams {
         }
     }
 
+    /// Appends the (start, end) byte offsets in `text` of the words
+    /// [`for_each_word`](Self::for_each_word) gives, in order. ASCII text split by UAX #29 —
+    /// nearly every English document — is split a 64-byte block at a time
+    /// ([`ascii_word_spans`]); any other goes word by word through `for_each_word`.
+    pub fn word_spans(&self, text: &str, out: &mut Vec<(usize, usize)>) {
+        let splits_ascii_by_uax29 =
+            self.tokenizer == Tokenizer::Unicode && self.language != Language::Zh;
+        if splits_ascii_by_uax29 && text.is_ascii() {
+            ascii_word_spans(text.as_bytes(), out);
+            return;
+        }
+        let base = text.as_ptr() as usize;
+        self.for_each_word(text, |w| {
+            let start = w.as_ptr() as usize - base;
+            out.push((start, start + w.len()))
+        });
+    }
+
     /// The words of `text` collected into a vector (convenience for tests and tools).
     pub fn words(&self, text: &str) -> Vec<String> {
         let mut v = Vec::new();
@@ -320,37 +338,51 @@ fn bytes_where(member: impl Fn(u8) -> bool + Copy) -> impl Fn(&[u8], usize) -> u
 /// WB11/WB12), which joins them. Those rules look one byte to each side only, so the whole
 /// of a word is one run of this mask, and the tokenizer never has to look back across a run's
 /// end (per token, that look was a third of its time).
+///
+/// Each class is one 64-bit mask of the block (a vectorized compare per class), and a byte's
+/// neighbours are the class masks shifted by one, with the bytes just outside the block shifted
+/// in. (Copying the block with a byte of context each side into a window and testing each
+/// byte's three neighbours was 5 % of the sketch stage, most of it a stalled load from the
+/// freshly written window.)
 #[inline(always)]
 fn word_bytes(b: &[u8], base: usize) -> u64 {
-    // The block with one byte of context each side; a space past either end of the text.
-    let mut window = [b' '; 66];
-    let end = (base + 65).min(b.len());
-    let from = base.saturating_sub(1);
-    window[1 - (base - from)..1 + end - base].copy_from_slice(&b[from..end]);
-    let mut flags = [0u8; 64];
-    for (j, f) in flags.iter_mut().enumerate() {
-        let (before, c, after) = (window[j], window[j + 1], window[j + 2]);
-        let member = is_word_byte(c) | joins_words(before, c, after);
-        *f = 0u8.wrapping_sub(member as u8);
-    }
+    let letter = |x: u8| (x | 0x20).wrapping_sub(b'a') < 26;
+    let digit = |x: u8| x.wrapping_sub(b'0') < 10;
     let valid = b.len() - base;
-    let bits = top_bits(&flags);
+    let padded: [u8; 64];
+    let block: &[u8; 64] = match b.get(base..base + 64) {
+        Some(whole) => whole.try_into().expect("64 bytes"),
+        None => {
+            // The last block: spaces past the end of the text (no class), bits cleared below.
+            let mut pad = [b' '; 64];
+            pad[..valid].copy_from_slice(&b[base..]);
+            padded = pad;
+            &padded
+        }
+    };
+    // The bytes just before and after the block; a space past either end of the text.
+    let before = if base > 0 { b[base - 1] } else { b' ' };
+    let after = b.get(base + 64).copied().unwrap_or(b' ');
+    let letters = mask(block, letter);
+    let digits = mask(block, digit);
+    let joined = mask(block, |c| is_word_byte(c));
+    let mid_letter = mask(block, |c| (c == b'.') | (c == b'\'') | (c == b':'));
+    let mid_num = mask(block, |c| {
+        (c == b'.') | (c == b'\'') | (c == b',') | (c == b';')
+    });
+    // Bit j of `x_before` says byte j − 1 is of class x, of `x_after` that byte j + 1 is.
+    let letter_before = (letters << 1) | u64::from(letter(before));
+    let letter_after = (letters >> 1) | (u64::from(letter(after)) << 63);
+    let digit_before = (digits << 1) | u64::from(digit(before));
+    let digit_after = (digits >> 1) | (u64::from(digit(after)) << 63);
+    let bits = joined
+        | (mid_letter & letter_before & letter_after)
+        | (mid_num & digit_before & digit_after);
     if valid >= 64 {
         bits
     } else {
         bits & ((1u64 << valid) - 1)
     }
-}
-
-/// Whether `c` between `before` and `after` joins them into one word (branch-free).
-#[inline(always)]
-fn joins_words(before: u8, c: u8, after: u8) -> bool {
-    let letter = |x: u8| (x | 0x20).wrapping_sub(b'a') < 26;
-    let digit = |x: u8| x.wrapping_sub(b'0') < 10;
-    let mid_num_let = (c == b'.') | (c == b'\'');
-    let mid_letter = mid_num_let | (c == b':');
-    let mid_num = mid_num_let | (c == b',') | (c == b';');
-    (mid_letter & letter(before) & letter(after)) | (mid_num & digit(before) & digit(after))
 }
 
 #[inline(always)]
@@ -412,6 +444,80 @@ fn ascii_words<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
             f(ascii_slice(text, start, end));
         }
     }
+}
+
+/// The (start, end) of every word [`ascii_words`] gives, appended to `out` a 64-byte block at
+/// a time. The block's run starts and ends (bits of [`word_bytes`], as in [`Runs`]) are
+/// written into a small array eight per round, without a branch per word, and the block's
+/// spans appended at once; starts and ends alternate, so the i-th start and the i-th end
+/// written make the i-th span. (Handing the words out one by one through [`Runs`] to a closure
+/// that pushed each onto a vector was 16 % of the sketch stage of `neardup dedup`, most of it
+/// the push's bookkeeping and the iterator's state going through memory.)
+fn ascii_word_spans(b: &[u8], out: &mut Vec<(usize, usize)>) {
+    let first = out.len();
+    // A block has at most 32 starts and 33 ends (one closing the run carried in), written in
+    // rounds of eight: 40 slots.
+    let mut block = [(0usize, 0usize); 40];
+    // Whether a run continues into the next block (its start is then in `block[0].0`).
+    let mut open = false;
+    let mut carry = 0u64;
+    let mut base = 0;
+    while base < b.len() || carry != 0 {
+        let m = if base < b.len() {
+            word_bytes(b, base)
+        } else {
+            0
+        };
+        let shifted = (m << 1) | carry;
+        carry = m >> 63;
+        let starts = usize::from(open)
+            + write_bit_positions(
+                m & !shifted,
+                base,
+                &mut block[usize::from(open)..],
+                |p, at| p.0 = at,
+            );
+        let ends = write_bit_positions(!m & shifted, base, &mut block, |p, at| p.1 = at);
+        out.extend_from_slice(&block[..ends]);
+        open = starts > ends;
+        if open {
+            block[0].0 = block[ends].0;
+        }
+        base += 64;
+    }
+    // A run of underscores alone has no letter or digit: not a word (rare; looked for only
+    // when the text has an underscore).
+    if b.contains(&b'_') {
+        let mut kept = first;
+        for i in first..out.len() {
+            let (s, e) = out[i];
+            if b[s..e].iter().any(|&c| c != b'_') {
+                out[kept] = (s, e);
+                kept += 1;
+            }
+        }
+        out.truncate(kept);
+    }
+}
+
+/// Writes `base +` the position of each set bit of `bits`, in increasing order, into the
+/// slots (with `set`), eight per round: a round sets all eight slots, the ones past the last
+/// bit to `base + 64`, so there is no branch per bit. Returns how many bits there were.
+#[inline(always)]
+fn write_bit_positions(
+    mut bits: u64,
+    base: usize,
+    slots: &mut [(usize, usize)],
+    set: impl Fn(&mut (usize, usize), usize),
+) -> usize {
+    let n = bits.count_ones() as usize;
+    for round in slots.chunks_exact_mut(8).take(n.div_ceil(8)) {
+        for slot in round {
+            set(slot, base + bits.trailing_zeros() as usize);
+            bits &= bits.wrapping_sub(1);
+        }
+    }
+    n
 }
 
 /// Splits text into sentences (UAX #29 sentence boundaries), trimmed, empty ones dropped.
@@ -527,6 +633,23 @@ mod tests {
             prop_assert_eq!(fast, oracle);
         }
 
+        // Oracle: the spans written a block at a time are unicode-segmentation's words (after
+        // spans already in the vector, which stay as they are), through `word_spans` too.
+        #[test]
+        fn ascii_word_spans_match_uax29(
+            s in "[ab1_.:',;\\- \n]{0,40}|([ab1_.:',;\\- \n]{0,3}[ab1_]{0,140}){0,8}"
+        ) {
+            let mut spans = vec![(7, 9)];
+            ascii_word_spans(s.as_bytes(), &mut spans);
+            let fast: Vec<&str> = spans[1..].iter().map(|&(a, b)| &s[a..b]).collect();
+            let oracle: Vec<&str> = s.unicode_words().collect();
+            prop_assert_eq!(spans[0], (7, 9));
+            prop_assert_eq!(&fast, &oracle);
+            let mut through = Vec::new();
+            WordParams::default().word_spans(&s, &mut through);
+            prop_assert_eq!(&through[..], &spans[1..]);
+        }
+
         #[test]
         fn ascii_whitespace_split_matches_std(
             s in "([ \t\n\x0b\x0c\r]{0,3}[ab]{0,140}){0,6}|[ab \t\n\x0b\x0c\r]{0,30}"
@@ -554,13 +677,22 @@ mod tests {
                 ascii_words(&text, |w| fast.push(w));
                 let oracle: Vec<&str> = text.unicode_words().collect();
                 assert_eq!(fast, oracle, "mid at {at}: {text:?}");
+                assert_eq!(span_words(&text), oracle, "spans, mid at {at}: {text:?}");
             }
         }
         for text in ["a.", ".a", "1,", ",1", "a.b", "'", ""] {
             let mut fast = Vec::new();
             ascii_words(text, |w| fast.push(w));
             assert_eq!(fast, text.unicode_words().collect::<Vec<_>>(), "{text:?}");
+            assert_eq!(span_words(text), fast, "spans: {text:?}");
         }
+    }
+
+    /// The words of `text` by [`ascii_word_spans`].
+    fn span_words(text: &str) -> Vec<&str> {
+        let mut spans = Vec::new();
+        ascii_word_spans(text.as_bytes(), &mut spans);
+        spans.iter().map(|&(a, b)| &text[a..b]).collect()
     }
 
     #[test]
