@@ -365,7 +365,7 @@ fn word_bytes(b: &[u8], base: usize) -> u64 {
     let after = b.get(base + 64).copied().unwrap_or(b' ');
     let letters = mask(block, letter);
     let digits = mask(block, digit);
-    let joined = mask(block, |c| is_word_byte(c));
+    let joined = mask(block, is_word_byte);
     let mid_letter = mask(block, |c| (c == b'.') | (c == b'\'') | (c == b':'));
     let mid_num = mask(block, |c| {
         (c == b'.') | (c == b'\'') | (c == b',') | (c == b';')
