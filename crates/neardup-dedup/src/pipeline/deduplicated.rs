@@ -61,8 +61,12 @@ pub(super) fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64
         FileFormat::Csv => fsutil::write_atomic(target, |w| {
             keep_error(copy_csv(file, w, &mut is_removed, target))
         }),
-        FileFormat::Jsonl => fsutil::write_atomic(target, |w| {
-            keep_error(copy_jsonl_blocks(file, w, &mut is_removed, target))
+        // Past the page cache, as an uncompressed input's copy: through it, copying into
+        // fresh cache pages took as long as inflating (a 1.4 GB .jsonl.zst: 4 s of 6).
+        FileFormat::Jsonl => fsutil::write_atomic_file(target, |pending| {
+            let mut out = fsutil::DirectWriter::new(pending);
+            keep_error(copy_jsonl_blocks(file, &mut out, &mut is_removed, target))?;
+            out.finish().map(|_| ())
         }),
     };
     failure.map_or(result, Err)
