@@ -209,25 +209,19 @@ fn ascii_slice(text: &str, s: usize, e: usize) -> &str {
 ///
 /// Why not a byte loop with `if`s: token ends are unpredictable branches (one every ~6 bytes
 /// of prose), and mispredicting them cost more than everything else in shingling. Here the
-/// bytes of each 64-byte block become a bit mask in a branch-free (vectorizable) loop; the
-/// block's run starts are `m & !(m << 1)` and its run ends `!m & (m << 1)` (with the last bit
-/// of the previous block shifted in), extracted with `trailing_zeros` into a buffer of pairs
-/// that `next` then hands out. (A state machine that walked the boundaries alternately as
-/// starts and ends mispredicted its branch on which one it was at.) An iterator rather than a
-/// callback so that callers' per-token work is inlined into one loop.
+/// bytes of each 64-byte block become a bit mask in a branch-free (vectorizable) loop, whose
+/// runs [`BlockRuns`] pairs; `next` hands them out one by one, [`Runs::next_block`] a block's
+/// at once. (A state machine that walked the boundaries alternately as starts and ends
+/// mispredicted its branch on which one it was at.) An iterator rather than a callback so
+/// that callers' per-token work is inlined into one loop.
 struct Runs<'b, M> {
     b: &'b [u8],
     mask: M,
     /// Where the next block starts.
     next: usize,
-    /// Whether the byte before `next` is a member (its run continues into the next block).
-    carry: u64,
-    /// The start of a run that began in an earlier block and has not ended yet.
-    open: usize,
-    /// Runs found and not handed out yet: `pairs[taken..found]`. A block of 64 bytes ends at
-    /// most 32 runs (plus the one open from before).
-    pairs: [(usize, usize); 33],
-    found: usize,
+    /// The runs ended in the last block scanned.
+    runs: BlockRuns,
+    /// Runs of it handed out.
     taken: usize,
 }
 
@@ -238,10 +232,7 @@ impl<'b, M: Fn(&[u8], usize) -> u64> Runs<'b, M> {
             b,
             mask,
             next: 0,
-            carry: 0,
-            open: 0,
-            pairs: [(0, 0); 33],
-            found: 0,
+            runs: BlockRuns::new(),
             taken: 0,
         }
     }
@@ -252,7 +243,7 @@ impl<'b, M: Fn(&[u8], usize) -> u64> Runs<'b, M> {
     fn refill(&mut self) -> bool {
         let len = self.b.len();
         loop {
-            if self.next > len || (self.next == len && self.carry == 0) {
+            if self.next > len || (self.next == len && !self.runs.carries()) {
                 return false;
             }
             let base = self.next;
@@ -264,42 +255,22 @@ impl<'b, M: Fn(&[u8], usize) -> u64> Runs<'b, M> {
             // A block past the end (`base == len`) has no member bit: only the carried run
             // ends, at bit 0, i.e. at `len`.
             self.next = base + 64;
-            let carried = self.carry != 0;
-            let shifted = (m << 1) | self.carry;
-            let mut starts = m & !shifted;
-            let mut ends = !m & shifted;
-            self.carry = m >> 63;
-            let mut starts_at = [0usize; 32];
-            let mut n_starts = 0;
-            while starts != 0 {
-                starts_at[n_starts] = base + starts.trailing_zeros() as usize;
-                n_starts += 1;
-                starts &= starts - 1;
-            }
-            // The first end closes the run carried in, if any; the others close this
-            // block's starts in order (starts and ends alternate).
-            let mut n = 0;
-            let mut first = 0;
-            while ends != 0 {
-                let start = if n == 0 && carried {
-                    self.open
-                } else {
-                    first += 1;
-                    starts_at[first - 1]
-                };
-                self.pairs[n] = (start, base + ends.trailing_zeros() as usize);
-                n += 1;
-                ends &= ends - 1;
-            }
-            if first < n_starts {
-                self.open = starts_at[n_starts - 1];
-            }
-            self.found = n;
             self.taken = 0;
-            if n > 0 {
+            if self.runs.block(m, base) > 0 {
                 return true;
             }
         }
+    }
+
+    /// The runs ended in the next block that ends any, all at once (none of them handed out
+    /// by `next`); `None` after the last.
+    #[inline(always)]
+    fn next_block(&mut self) -> Option<&[(usize, usize)]> {
+        if !self.refill() {
+            return None;
+        }
+        self.taken = self.runs.ended;
+        Some(self.runs.ended())
     }
 }
 
@@ -308,12 +279,71 @@ impl<M: Fn(&[u8], usize) -> u64> Iterator for Runs<'_, M> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<(usize, usize)> {
-        if self.taken == self.found && !self.refill() {
+        if self.taken == self.runs.ended && !self.refill() {
             return None;
         }
-        let pair = self.pairs[self.taken];
+        let pair = self.runs.spans[self.taken];
         self.taken += 1;
         Some(pair)
+    }
+}
+
+/// The runs of member bits over consecutive 64-bit block masks, paired block by block: a
+/// block's run starts are `m & !(m << 1)` and its run ends `!m & (m << 1)` (the last bit of
+/// the block before shifted in). The starts go into the spans' first fields and the ends into
+/// their second, each written eight per round without a branch per bit
+/// ([`write_bit_positions`]); starts and ends alternate, so the i-th start and the i-th end
+/// make the i-th run, and a run carried in from the block before keeps its start in slot 0.
+struct BlockRuns {
+    /// The last block's runs, `spans[..ended]`; past them, the start of a run still open. A
+    /// block has at most 32 starts and 32 ends, written in rounds of eight from slot 0 or 1.
+    spans: [(usize, usize); 40],
+    ended: usize,
+    /// Whether a run continues past the last block (its start is `spans[ended].0`).
+    open: bool,
+    /// The last block's top bit.
+    carry: u64,
+}
+
+impl BlockRuns {
+    #[inline(always)]
+    fn new() -> Self {
+        BlockRuns {
+            spans: [(0, 0); 40],
+            ended: 0,
+            open: false,
+            carry: 0,
+        }
+    }
+
+    /// Whether the last block's last byte is a member (its run continues).
+    #[inline(always)]
+    fn carries(&self) -> bool {
+        self.carry != 0
+    }
+
+    /// The runs ended in the last block.
+    #[inline(always)]
+    fn ended(&self) -> &[(usize, usize)] {
+        &self.spans[..self.ended]
+    }
+
+    /// Pairs the runs of block mask `m` (the block at byte `base`) with the run carried in;
+    /// returns how many ended in it. The runs of the block before are overwritten.
+    #[inline(always)]
+    fn block(&mut self, m: u64, base: usize) -> usize {
+        let carried = usize::from(self.open);
+        if self.open {
+            self.spans[0].0 = self.spans[self.ended].0;
+        }
+        let shifted = (m << 1) | self.carry;
+        self.carry = m >> 63;
+        let starts = m & !shifted;
+        let after_carried = &mut self.spans[carried..];
+        let started = carried + write_bit_positions(starts, base, after_carried, |p, at| p.0 = at);
+        self.ended = write_bit_positions(!m & shifted, base, &mut self.spans, |p, at| p.1 = at);
+        self.open = started > self.ended;
+        self.ended
     }
 }
 
@@ -447,43 +477,14 @@ fn ascii_words<'t>(text: &'t str, mut f: impl FnMut(&'t str)) {
 }
 
 /// The (start, end) of every word [`ascii_words`] gives, appended to `out` a 64-byte block at
-/// a time. The block's run starts and ends (bits of [`word_bytes`], as in [`Runs`]) are
-/// written into a small array eight per round, without a branch per word, and the block's
-/// spans appended at once; starts and ends alternate, so the i-th start and the i-th end
-/// written make the i-th span. (Handing the words out one by one through [`Runs`] to a closure
-/// that pushed each onto a vector was 16 % of the sketch stage of `neardup dedup`, most of it
-/// the push's bookkeeping and the iterator's state going through memory.)
+/// a time ([`Runs::next_block`]). (Handing the words out one by one through [`Runs`] to a
+/// closure that pushed each onto a vector was 16 % of the sketch stage of `neardup dedup`,
+/// most of it the push's bookkeeping and the iterator's state going through memory.)
 fn ascii_word_spans(b: &[u8], out: &mut Vec<(usize, usize)>) {
     let first = out.len();
-    // A block has at most 32 starts and 33 ends (one closing the run carried in), written in
-    // rounds of eight: 40 slots.
-    let mut block = [(0usize, 0usize); 40];
-    // Whether a run continues into the next block (its start is then in `block[0].0`).
-    let mut open = false;
-    let mut carry = 0u64;
-    let mut base = 0;
-    while base < b.len() || carry != 0 {
-        let m = if base < b.len() {
-            word_bytes(b, base)
-        } else {
-            0
-        };
-        let shifted = (m << 1) | carry;
-        carry = m >> 63;
-        let starts = usize::from(open)
-            + write_bit_positions(
-                m & !shifted,
-                base,
-                &mut block[usize::from(open)..],
-                |p, at| p.0 = at,
-            );
-        let ends = write_bit_positions(!m & shifted, base, &mut block, |p, at| p.1 = at);
-        out.extend_from_slice(&block[..ends]);
-        open = starts > ends;
-        if open {
-            block[0].0 = block[ends].0;
-        }
-        base += 64;
+    let mut runs = Runs::new(b, word_bytes);
+    while let Some(block) = runs.next_block() {
+        out.extend_from_slice(block);
     }
     // A run of underscores alone has no letter or digit: not a word (rare; looked for only
     // when the text has an underscore).
