@@ -118,7 +118,7 @@ pub fn reproduce(
         guide_full,
     )?;
     let order: Vec<String> = all.iter().map(|e| e.name.clone()).collect();
-    write_index(out, &order, crate::REVISION)?;
+    write_index(out, &order, Some(crate::REVISION))?;
     eprintln!(
         "neardup: reports in {} ({:.1} s)",
         out.join("README.md").display(),

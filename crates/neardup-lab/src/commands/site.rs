@@ -31,9 +31,7 @@ impl Run for Args {
             .map(|e| e.name)
             .collect();
         // The index names the last regeneration as `reproduce` wrote it, not this binary.
-        let regeneration = crate::report::index::last_regeneration(&self.reports)?
-            .unwrap_or_else(|| crate::REVISION.to_string());
-        crate::report::index::write_index(&self.reports, &order, &regeneration)?;
+        crate::report::index::write_index(&self.reports, &order, None)?;
         eprintln!(
             "neardup: site in {}",
             self.reports.join("index.html").display()

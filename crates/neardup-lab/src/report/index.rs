@@ -9,17 +9,17 @@ use super::site::{Page, parts_of, write_site};
 use crate::error::{LabError, Result};
 use neardup_dedup::fsutil::write_bytes;
 
-/// The revision most experiment reports in `dir` carry: that of the last `reproduce` (ties:
-/// the greatest, so the answer does not depend on the folders' order).
-pub fn last_regeneration(dir: &Path) -> Result<Option<String>> {
-    let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for r in load_reports(dir)? {
-        *counts.entry(r.run.revision).or_default() += 1;
+/// The revision most of `reports` carry: that of the last `reproduce` (ties: the greatest, so
+/// the answer does not depend on the folders' order).
+fn last_regeneration(reports: &[ExperimentReport]) -> Option<String> {
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    for r in reports {
+        *counts.entry(&r.run.revision).or_default() += 1;
     }
-    Ok(counts
+    counts
         .into_iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(&b.0)))
-        .map(|(revision, _)| revision))
+        .max_by(|a, b| a.1.cmp(&b.1).then(a.0.cmp(b.0)))
+        .map(|(revision, _)| revision.to_string())
 }
 
 /// Reads every `<dir>/*/report.json`, sorted by folder name.
@@ -44,9 +44,15 @@ pub fn load_reports(dir: &Path) -> Result<Vec<ExperimentReport>> {
 
 /// Writes `dir/README.md`, `dir/index.html` and every report's page over the reports found
 /// in `dir`; `regeneration` is the revision of the `reproduce` that wrote the experiments'
-/// reports (the reports it did not write are marked as earlier).
-pub fn write_index(dir: &Path, order: &[String], regeneration: &str) -> Result<()> {
+/// reports (the reports it did not write are marked as earlier): `None` when rebuilding the
+/// site from reports on disk, which then names the revision most of them carry (this
+/// binary's when none has one).
+pub fn write_index(dir: &Path, order: &[String], regeneration: Option<&str>) -> Result<()> {
     let mut reports = load_reports(dir)?;
+    let regeneration = match regeneration {
+        Some(revision) => revision.to_string(),
+        None => last_regeneration(&reports).unwrap_or_else(|| crate::REVISION.to_string()),
+    };
     // Experiments in the given order first (the standard set), then the rest by name.
     reports.sort_by_key(|r| {
         (
@@ -59,7 +65,7 @@ pub fn write_index(dir: &Path, order: &[String], regeneration: &str) -> Result<(
     });
     let others = other_reports(dir, &reports);
     let mut index = markdown(dir, &reports, &others);
-    provenance(dir, &reports, &others, regeneration, &mut index);
+    provenance(dir, &reports, &others, &regeneration, &mut index);
     write_bytes(&dir.join("README.md"), index.as_bytes())?;
     let mut pages = vec![Page {
         folder: "",
