@@ -1,6 +1,7 @@
 //! Text handling: normalization, languages, word tokenizing and Chinese segmentation,
 //! sentence splitting, stopwords.
 
+mod ascii_runs;
 pub mod language;
 pub mod normalize;
 pub mod segment;
