@@ -9,6 +9,7 @@ use neardup_dedup::pipeline::external_outputs::{
 };
 use neardup_dedup::pipeline::{ClusterMode, TableFormat};
 use neardup_dedup::{DedupOptions, Keep, run};
+use numpy::PyReadonlyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -104,5 +105,32 @@ pub fn deduplicated_names(inputs: Vec<PathBuf>) -> PyResult<Vec<String>> {
 pub fn expand_inputs(inputs: Vec<PathBuf>) -> PyResult<Vec<PathBuf>> {
     expand(&inputs)
         .map(|files| files.into_iter().map(|f| f.path).collect())
+        .map_err(|e| errors::pipeline(e.into()))
+}
+
+/// Writes input `input`'s records without those at the `removed` lines (sorted, as the
+/// sketch numbered them) to `target`, as `neardup dedup`'s outputs stage does: JSONL lines
+/// byte for byte, compressed or not, CSV records and Parquet rows; put in place atomically.
+#[pyfunction]
+pub fn write_deduplicated(
+    py: Python<'_>,
+    input: PathBuf,
+    target: PathBuf,
+    removed: PyReadonlyArray1<'_, u64>,
+) -> PyResult<()> {
+    let removed = removed.as_slice()?;
+    if removed.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(PyValueError::new_err(
+            "removed: lines must be sorted and distinct",
+        ));
+    }
+    let files = expand(std::slice::from_ref(&input)).map_err(|e| errors::pipeline(e.into()))?;
+    let [file] = files.as_slice() else {
+        return Err(PyValueError::new_err(format!(
+            "{}: not one input file",
+            input.display()
+        )));
+    };
+    py.detach(|| neardup_dedup::pipeline::write_deduplicated(file, &target, removed))
         .map_err(|e| errors::pipeline(e.into()))
 }

@@ -9,6 +9,7 @@
 
 mod dedup_api;
 mod errors;
+mod join_api;
 mod lsh_index_api;
 mod sketch_api;
 mod stream_api;
@@ -29,6 +30,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup_api::expand_inputs, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::publish_external, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::deduplicated_names, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup_api::write_deduplicated, m)?)?;
+    m.add_function(wrap_pyfunction!(join_api::candidate_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::lsh_tune, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::hamming_designs, m)?)?;
     m.add_class::<lsh_index_api::MinHashIndex>()?;

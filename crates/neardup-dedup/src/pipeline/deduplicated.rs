@@ -32,8 +32,9 @@ pub fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
         .collect()
 }
 
-/// Copies `file` to `target` without the records at the `removed` lines (sorted).
-pub(super) fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
+/// Copies `file` to `target` without the records at the `removed` lines (sorted), put in
+/// place atomically: the outputs stage's copy, and `neardup.ray`'s for each input file.
+pub fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
     // Asked with increasing line numbers.
     let mut next = 0;
     let mut is_removed = |line: u64| {

@@ -51,7 +51,7 @@ mod state;
 mod summary;
 mod verify;
 
-pub use deduplicated::deduplicated_names;
+pub use deduplicated::{deduplicated_names, write_deduplicated};
 pub use documents::Documents;
 pub use options::{
     ClusterMode, DEFAULT_CHECKPOINT_BYTES, DedupOptions, Keep, Stage, StageReport, TableFormat,
