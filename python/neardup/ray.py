@@ -20,7 +20,8 @@ it a chunk of rows at a time).
 2. **band keys, candidates** — ``map_batches`` turns signatures into join keys (LSH band keys
    for MinHash), each tagged with a hash partition of (band, key); ``groupby`` on that
    partition brings equal keys together across the cluster and each group emits every pair
-   inside a run of equal (band, key) — what ``neardup dedup``'s join does per band.
+   inside a run of equal (band, key) (``_native.candidate_pairs``) — what ``neardup
+   dedup``'s join does per band.
 3. **verify** — two ``groupby`` rounds of pairs and signatures by document: the first attaches
    the first document's signature to its pairs, the second verifies them against the second
    document's with the algorithm's own ``verify`` (MinHash: estimated Jaccard ≥ threshold).
@@ -40,8 +41,9 @@ it a chunk of rows at a time).
    dedup`` numbers them (by first member, from per-file counts of roots, so no global array
    is gathered) and the kept member chosen — the root (``keep="first"``) or the longest text,
    the first among equals (``keep="longest"``); by file again, each input's clusters shard
-   and its kept records (JSONL lines copied byte for byte, Parquet and CSV rows) under the
-   name ``neardup dedup`` gives them. Two more rounds give each input its shard of the pairs
+   and its kept records, copied by ``neardup dedup``'s own outputs code
+   (``_native.write_deduplicated``: JSONL lines byte for byte, CSV records, Parquet rows)
+   under the name ``neardup dedup`` gives them. Two more rounds give each input its shard of the pairs
    table: verified pairs meet their second document's id at its file, then their first's,
    with the comparisons that removed a document without a verified pair.
 7. **publish** — ``neardup dedup``'s own writers (``_native.publish_external``) stream the
@@ -223,9 +225,10 @@ def _column(table, name: str) -> np.ndarray:
 
 
 def _table(columns: Dict[str, np.ndarray]):
-    """A stage's output rows as an Arrow table. Every function handed to Ray Data returns
-    one: given a dict of NumPy arrays, Ray Data infers each column's Arrow type element by
-    element (``pa.infer_type``), which took 1.2 s of the 1.5 s of a band-keys task."""
+    """A stage's output rows as an Arrow table. The functions handed to Ray Data return
+    one (all but ``_inventory``, a row per file): given a dict of NumPy arrays, Ray Data
+    infers each column's Arrow type element by element (``pa.infer_type``), which took
+    1.2 s of the 1.5 s of a band-keys task."""
     import pyarrow as pa
 
     return pa.table({name: pa.array(values) for name, values in columns.items()})

@@ -176,7 +176,7 @@ impl<F: BorrowMut<File>> std::fmt::Debug for DirectWriter<F> {
 
 /// Alignment of the buffer, of every direct write's length and of its file offset: the
 /// logical block size of every common disk divides it.
-const DIRECT_ALIGN: usize = 4096;
+pub(crate) const DIRECT_ALIGN: usize = 4096;
 /// Bytes per direct write.
 const DIRECT_CHUNK: usize = 8 << 20;
 
@@ -266,7 +266,7 @@ impl<F: BorrowMut<File>> Write for DirectWriter<F> {
 
 /// Turns `O_DIRECT` on or off for `file`; whether it succeeded.
 #[cfg(target_os = "linux")]
-fn set_direct(file: &File, on: bool) -> bool {
+pub(crate) fn set_direct(file: &File, on: bool) -> bool {
     use std::os::fd::AsRawFd;
     let fd = file.as_raw_fd();
     // SAFETY: fcntl on a descriptor this process owns, reading and setting status flags only.
@@ -285,7 +285,7 @@ fn set_direct(file: &File, on: bool) -> bool {
 }
 
 #[cfg(not(target_os = "linux"))]
-fn set_direct(_file: &File, on: bool) -> bool {
+pub(crate) fn set_direct(_file: &File, on: bool) -> bool {
     !on
 }
 

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub mod carrying_reader;
 pub mod checksummed;
 pub mod content;
 mod csv;

@@ -3,10 +3,11 @@
 //! cache), CSV records, Parquet rows with the input's schema.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::fsutil;
+use crate::input::carrying_reader::CarryingReader;
 use crate::input::{self, Compression, FileFormat, InputFile};
 
 /// Names of the deduplicated files, relative to the output directory.
@@ -35,6 +36,21 @@ pub fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
 /// Copies `file` to `target` without the records at the `removed` lines (sorted), put in
 /// place atomically: the outputs stage's copy, and `neardup.ray`'s for each input file.
 pub fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> Result<()> {
+    write_kept(file, target, removed, false)
+}
+
+/// [`write_deduplicated`] from `copy`, the sketch stage's inflated copy of a compressed JSONL
+/// `file`, read past the page cache (it was written past it, and is read once).
+pub(super) fn write_deduplicated_from_copy(
+    file: &InputFile,
+    copy: PathBuf,
+    target: &Path,
+    removed: &[u64],
+) -> Result<()> {
+    write_kept(&file.inflated(copy), target, removed, true)
+}
+
+fn write_kept(file: &InputFile, target: &Path, removed: &[u64], past_cache: bool) -> Result<()> {
     // Asked with increasing line numbers.
     let mut next = 0;
     let mut is_removed = |line: u64| {
@@ -44,7 +60,7 @@ pub fn write_deduplicated(file: &InputFile, target: &Path, removed: &[u64]) -> R
         next < removed.len() && removed[next] == line
     };
     if file.format == FileFormat::Jsonl && file.compression == Compression::None {
-        return copy_jsonl_spans(file, target, &mut is_removed);
+        return copy_jsonl_spans(file, target, &mut is_removed, past_cache);
     }
     // The reader's own error (naming the input and line) rather than its I/O wrapper.
     let mut failure: Option<Error> = None;
@@ -95,7 +111,8 @@ fn copy_jsonl_blocks(
 
 /// An uncompressed JSONL file without its removed lines and what is not a record
 /// (`input::line_record`) — what the block copy of a compressed file writes. The file is
-/// read into one reused buffer and the kept runs of lines are gathered into the aligned
+/// read in large blocks into one reused buffer (past the page cache when `past_cache`: an
+/// inflated copy, which is not in it) and the kept runs of lines are gathered into the aligned
 /// buffer of a [`fsutil::DirectWriter`], which writes them past the page cache. (Through the
 /// block reader the text was copied four times, into fresh buffers that page-faulted;
 /// `copy_file_range` per kept run cost as much, in per-call checks; `writev` through the page
@@ -104,59 +121,39 @@ fn copy_jsonl_spans(
     file: &InputFile,
     target: &Path,
     is_removed: &mut dyn FnMut(u64) -> bool,
+    past_cache: bool,
 ) -> Result<()> {
-    use std::io::Read;
-    let mut input = std::fs::File::open(&file.path).map_err(|e| Error::io(&file.path, e))?;
+    let mut input =
+        CarryingReader::open(&file.path, past_cache).map_err(|e| Error::io(&file.path, e))?;
     let mut failure: Option<Error> = None;
     let result = fsutil::write_atomic_file(target, |pending| {
         let mut out = fsutil::DirectWriter::new(pending);
-        let mut buf = vec![0u8; 4 << 20];
-        // buf[..filled] holds unprocessed bytes: the start of a line at buf[0].
-        let mut filled = 0;
         let mut line = 1u64;
         let mut kept: Vec<(usize, usize)> = Vec::new();
+        // Bytes of the data before the first line not yet copied.
+        let mut consumed = 0;
         loop {
-            if filled == buf.len() {
-                // One line longer than the buffer: grow it.
-                buf.resize(buf.len() * 2, 0);
-            }
-            let n = match input.read(&mut buf[filled..]) {
-                Ok(n) => n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            let eof = match input.refill(consumed) {
+                Ok(n) => n == 0,
                 Err(e) => {
                     failure = Some(Error::io(&file.path, e));
                     return Err(std::io::Error::other("read failed"));
                 }
             };
-            let eof = n == 0;
-            filled += n;
-            let data = &buf[..filled];
+            let data = input.data();
             // Complete lines, and at the end of the file the last one without its newline.
             let end = if eof {
-                filled
+                data.len()
             } else {
                 match memchr::memrchr(b'\n', data) {
                     Some(i) => i + 1,
-                    None => continue,
-                }
-            };
-            kept.clear();
-            let mut start = 0;
-            while start < end {
-                let newline = memchr::memchr(b'\n', &data[start..end]).map(|i| start + i);
-                let (content_end, stop) = newline.map_or((end, end), |i| (i, i + 1));
-                let record = input::line_record(&data[start..content_end], line);
-                if let Some(record) = record.filter(|_| !is_removed(line)) {
-                    // The record ends the line's content (only a mark before it is cut).
-                    let from = content_end - record.len();
-                    match kept.last_mut() {
-                        Some(run) if run.1 == from => run.1 = stop,
-                        _ => kept.push((from, stop)),
+                    None => {
+                        consumed = 0;
+                        continue;
                     }
                 }
-                line += 1;
-                start = stop;
-            }
+            };
+            line = kept_runs(&data[..end], line, is_removed, &mut kept);
             for &(a, b) in &kept {
                 out.write_all(&data[a..b])?;
             }
@@ -166,11 +163,38 @@ fn copy_jsonl_spans(
                 }
                 return out.finish().map(|_| ());
             }
-            buf.copy_within(end..filled, 0);
-            filled -= end;
+            consumed = end;
         }
     });
     failure.map_or(result, Err)
+}
+
+/// The runs of `data` (whole lines, numbered from `line`) to copy: the records that are not
+/// removed, adjacent ones merged. Returns the number of the line after them.
+fn kept_runs(
+    data: &[u8],
+    mut line: u64,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+    kept: &mut Vec<(usize, usize)>,
+) -> u64 {
+    kept.clear();
+    let (end, mut start) = (data.len(), 0);
+    while start < end {
+        let newline = memchr::memchr(b'\n', &data[start..end]).map(|i| start + i);
+        let (content_end, stop) = newline.map_or((end, end), |i| (i, i + 1));
+        let record = input::line_record(&data[start..content_end], line);
+        if let Some(record) = record.filter(|_| !is_removed(line)) {
+            // The record ends the line's content (only a mark before it is cut).
+            let from = content_end - record.len();
+            match kept.last_mut() {
+                Some(run) if run.1 == from => run.1 = stop,
+                _ => kept.push((from, stop)),
+            }
+        }
+        line += 1;
+        start = stop;
+    }
+    line
 }
 
 fn copy_csv(

@@ -22,7 +22,7 @@ use std::time::Instant;
 
 use super::audit_tables::{CHUNK_ROWS, CLUSTERS_COLUMNS, Column, PAIRS_COLUMNS, write_table};
 use super::clusters::Clusters;
-use super::deduplicated::{deduplicated_names, write_deduplicated};
+use super::deduplicated::{deduplicated_names, write_deduplicated, write_deduplicated_from_copy};
 use super::documents::Documents;
 use super::options::{Stage, TableFormat};
 use super::publish;
@@ -361,7 +361,7 @@ impl Written<'_> {
             if inflated.is_file() {
                 // The sketch stage's inflated copy of a compressed file: the same bytes,
                 // read without inflating them again.
-                write_deduplicated(&file.inflated(inflated), &target, &removed)?;
+                write_deduplicated_from_copy(file, inflated, &target, &removed)?;
             } else {
                 write_deduplicated(file, &target, &removed)?;
             }
