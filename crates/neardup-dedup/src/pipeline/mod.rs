@@ -32,6 +32,7 @@ pub mod clusters;
 mod components;
 mod deduplicated;
 mod documents;
+pub mod external_join;
 pub mod external_outputs;
 pub mod frames;
 mod inflated_copy;
