@@ -346,6 +346,17 @@ pub(super) fn ascii_word_spans(b: &[u8], out: &mut Vec<(usize, usize)>) {
     }
 }
 
+/// The (start, end) of every whitespace-separated token of ASCII bytes (what
+/// [`ascii_whitespace_tokens`] gives), appended to `out` a 64-byte block at a time, as
+/// [`ascii_word_spans`] does for words. (Through `for_each_word`, a closure pushing each
+/// token, text → verified pairs with the whitespace tokenizer took 1.11× the instructions.)
+pub(super) fn ascii_whitespace_spans(b: &[u8], out: &mut Vec<(usize, usize)>) {
+    let mut runs = Runs::new(b, bytes_where(|c| !is_space(c)));
+    while let Some(block) = runs.next_block() {
+        out.extend_from_slice(block);
+    }
+}
+
 /// Writes `base +` the position of each set bit of `bits`, in increasing order, into the
 /// slots (with `set`), eight per round: a round sets all eight slots, the ones past the last
 /// bit to `base + 64`, so there is no branch per bit. Returns how many bits there were.
@@ -413,6 +424,27 @@ mod tests {
             s.split_ascii_or_unicode_whitespace(|w| fast.push(w));
             let oracle: Vec<&str> = s.split_whitespace().collect();
             prop_assert_eq!(fast, oracle);
+        }
+
+        // Oracle: the whitespace spans written a block at a time are `split_whitespace`'s
+        // tokens (after spans already in the vector), through `word_spans` too.
+        #[test]
+        fn ascii_whitespace_spans_match_std(
+            s in "([ \t\n\x0b\x0c\r]{0,3}[ab.]{0,140}){0,8}|[ab. \t\n\x0b\x0c\r]{0,30}"
+        ) {
+            let mut spans = vec![(7, 9)];
+            ascii_whitespace_spans(s.as_bytes(), &mut spans);
+            let fast: Vec<&str> = spans[1..].iter().map(|&(a, b)| &s[a..b]).collect();
+            let oracle: Vec<&str> = s.split_whitespace().collect();
+            prop_assert_eq!(spans[0], (7, 9));
+            prop_assert_eq!(&fast, &oracle);
+            let words = WordParams {
+                tokenizer: crate::text::Tokenizer::Whitespace,
+                ..WordParams::default()
+            };
+            let mut through = Vec::new();
+            words.word_spans(&s, &mut through);
+            prop_assert_eq!(&through[..], &spans[1..]);
         }
     }
 

@@ -14,7 +14,7 @@
 use serde::{Deserialize, Serialize};
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::ascii_runs::{SplitWhitespace, ascii_word_spans, ascii_words};
+use super::ascii_runs::{SplitWhitespace, ascii_whitespace_spans, ascii_word_spans, ascii_words};
 use super::language::Language;
 
 /// How text is split into words.
@@ -118,14 +118,16 @@ impl WordParams {
     }
 
     /// Appends the (start, end) byte offsets in `text` of the words
-    /// [`for_each_word`](Self::for_each_word) gives, in order. ASCII text split by UAX #29 —
-    /// nearly every English document — is split a 64-byte block at a time
-    /// ([`ascii_word_spans`]); any other goes word by word through `for_each_word`.
+    /// [`for_each_word`](Self::for_each_word) gives, in order. ASCII text that the tokenizer
+    /// splits — nearly every English document — is split a 64-byte block at a time
+    /// ([`ascii_word_spans`], [`ascii_whitespace_spans`]); any other goes word by word through
+    /// `for_each_word`.
     pub fn word_spans(&self, text: &str, out: &mut Vec<(usize, usize)>) {
-        let splits_ascii_by_uax29 =
-            self.tokenizer == Tokenizer::Unicode && self.language != Language::Zh;
-        if splits_ascii_by_uax29 && text.is_ascii() {
-            ascii_word_spans(text.as_bytes(), out);
+        if self.language != Language::Zh && text.is_ascii() {
+            match self.tokenizer {
+                Tokenizer::Unicode => ascii_word_spans(text.as_bytes(), out),
+                Tokenizer::Whitespace => ascii_whitespace_spans(text.as_bytes(), out),
+            }
             return;
         }
         let base = text.as_ptr() as usize;
