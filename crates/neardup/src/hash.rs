@@ -172,10 +172,17 @@ pub const fn combine(acc: u64, h: u64) -> u64 {
         .rotate_left(29)
 }
 
+/// The state a [`hash_sequence`] chain starts from: for callers that advance several chains
+/// side by side ([`combine`] each item, [`mix64`] to finish) and must equal `hash_sequence`.
+#[inline]
+pub const fn sequence_start(seed: u64) -> u64 {
+    seed ^ 0x6a09_e667_f3bc_c909
+}
+
 /// Hash of an ordered sequence of already-hashed items (a shingle from its token hashes).
 #[inline]
 pub fn hash_sequence(seed: u64, items: impl IntoIterator<Item = u64>) -> u64 {
-    let mut acc = seed ^ 0x6a09_e667_f3bc_c909;
+    let mut acc = sequence_start(seed);
     for h in items {
         acc = combine(acc, h);
     }

@@ -344,7 +344,10 @@ impl Algorithm for MinHashLsh {
     }
 
     fn memory(p: &Self::Params, docs: usize, text_bytes: usize) -> Estimate {
+        // Band keys (8 B a band and document), then one band's (key, document) list per thread.
+        let bands = p.banding().map_or(p.num_perm, |b| b.bands());
         let e = resources::signatures(docs, p.num_perm * 4, "signatures")
+            .plus(resources::signatures(docs, bands * 8, "band keys"))
             .plus(resources::join_keys(docs, 16));
         if p.verify == Verify::Exact {
             // Shingle sets for exact verification: about one 8-byte shingle per 6 bytes.
@@ -407,10 +410,8 @@ impl StreamingDetector for MinHashLshStream {
         self.banding.bands()
     }
     fn keys(&self, signature: &[u32], out: &mut [u64]) {
-        // Exactly the keys `candidate_pairs` sorts, band by band.
-        for (band, k) in out.iter_mut().enumerate() {
-            *k = self.banding.key(signature, band);
-        }
+        // Exactly the keys `candidate_pairs` sorts.
+        self.banding.keys_into(signature, out);
     }
     fn verify(&self, table: &SignatureTable, a: u32, b: u32) -> Option<f64> {
         let (a, b) = (a as usize, b as usize);
