@@ -519,6 +519,34 @@ mod tests {
         assert!(s.hashes("q x y z q").contains(&x[0]));
     }
 
+    /// Oracle: each token hashed whole by `hash::hash_token` (any length: tokens of up to 16
+    /// bytes are read in place as two words, longer ones hashed apart), then shingled by the
+    /// direct formula. Tokens of 1 to 40 bytes, around the 16-byte edge, both tokenizers.
+    #[test]
+    fn word_shingles_hash_every_token_whole() {
+        let mut rng = crate::hash::SplitMix64::new(5);
+        let letters = "abcdefghijklmnopqrstuvwxyzabcdefghijklmn";
+        let text: String = (0..300)
+            .map(|_| &letters[..1 + rng.below(40) as usize])
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(text.split(' ').any(|t| t.len() > 16) && text.split(' ').any(|t| t.len() == 16));
+        use crate::text::Tokenizer;
+        for tokenizer in [Tokenizer::Unicode, Tokenizer::Whitespace] {
+            let mut params = FeatureParams::words(3);
+            params.words.tokenizer = tokenizer;
+            let s = params.shingler(1);
+            let tokens: Vec<u64> = tokenizer
+                .tokens(&text)
+                .iter()
+                .map(|t| crate::hash::hash_token(t.as_bytes(), s.seed))
+                .collect();
+            let mut want = Vec::new();
+            word_shingles(&tokens, 3, s.seed, &mut want);
+            assert_eq!(s.hashes(&text), want, "{tokenizer:?}");
+        }
+    }
+
     #[test]
     fn rolling_hash_equals_direct_formula() {
         let tokens: Vec<u64> = (1..80u64).map(mix64).collect();
