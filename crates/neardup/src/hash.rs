@@ -131,13 +131,14 @@ macro_rules! wide_or_baseline {
 }
 
 wide_or_baseline! {
-    /// `out[i]` = the hash of the token whose [`token_words_at`] are `(lo[i], hi[i])`: equal
-    /// to [`hash_token_at`] (two `mix64` rounds), eight tokens per instruction where the CPU
-    /// allows it. The slices have equal lengths.
-    pub fn token_hashes(lo: &[u64], hi: &[u64], seed: u64, out: &mut [u64]) {
-        assert!(lo.len() == out.len() && hi.len() == out.len(), "token word lengths");
-        for ((o, &l), &h) in out.iter_mut().zip(lo).zip(hi) {
-            *o = mix_token_words(l, h, seed);
+    /// Replaces `lo[i]` by the hash of the token whose [`token_words_at`] are
+    /// `(lo[i], hi[i])`: equal to [`hash_token_at`] (two `mix64` rounds), eight tokens per
+    /// instruction where the CPU allows it. In place, so the caller needs no third buffer.
+    /// The slices have equal lengths.
+    pub fn token_hashes(lo: &mut [u64], hi: &[u64], seed: u64) {
+        assert!(lo.len() == hi.len(), "token word lengths");
+        for (l, &h) in lo.iter_mut().zip(hi) {
+            *l = mix_token_words(*l, h, seed);
         }
     }
 }
@@ -277,8 +278,8 @@ mod tests {
             let lo: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
             let hi: Vec<u64> = (0..n).map(|_| rng.next_u64()).collect();
             let seed = rng.next_u64();
-            let mut out = vec![0; n];
-            token_hashes(&lo, &hi, seed, &mut out);
+            let mut out = lo.clone();
+            token_hashes(&mut out, &hi, seed);
             for i in 0..n {
                 assert_eq!(
                     out[i],
@@ -333,8 +334,8 @@ mod tests {
             .iter()
             .map(|&(s, l)| token_words_at(&buf, s, l).expect("at most 16 bytes"))
             .unzip();
-        let mut out = vec![0; spans.len()];
-        token_hashes(&lo, &hi, 77, &mut out);
+        let mut out = lo.clone();
+        token_hashes(&mut out, &hi, 77);
         for (&(s, l), &h) in spans.iter().zip(&out) {
             assert_eq!(h, hash_token_at(&buf, s, l, 77), "token at {s}, length {l}");
         }

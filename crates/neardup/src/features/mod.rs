@@ -256,7 +256,6 @@ impl Shingler {
     fn word_hashes(&self, padded: &str, w: &mut WordBuffers, out: &mut Vec<u64>) {
         let bytes = padded.as_bytes();
         let WordBuffers {
-            tokens,
             spans,
             token_lo,
             token_hi,
@@ -272,24 +271,35 @@ impl Shingler {
         // stage's time).
         spans.clear();
         self.params.words.word_spans(padded, spans);
+        let n = spans.len();
         token_lo.clear();
-        token_lo.resize(spans.len(), 0);
+        token_lo.reserve(n);
         token_hi.clear();
-        token_hi.resize(spans.len(), 0);
+        token_hi.reserve(n);
         long_tokens.clear();
-        let words = token_lo.iter_mut().zip(token_hi.iter_mut());
+        // Written into the spare capacity rather than over zeros: zeroing the word buffers
+        // first was a pass of memory writes per buffer and document.
+        let words = token_lo.spare_capacity_mut()[..n]
+            .iter_mut()
+            .zip(&mut token_hi.spare_capacity_mut()[..n]);
         for (i, (&(start, end), (lo, hi))) in spans.iter().zip(words).enumerate() {
-            (*lo, *hi) = token_words_at(bytes, start, end - start).unwrap_or_else(|| {
+            let (l, h) = token_words_at(bytes, start, end - start).unwrap_or_else(|| {
                 long_tokens.push((i, hash_token_at(bytes, start, end - start, self.seed)));
                 (0, 0)
             });
+            lo.write(l);
+            hi.write(h);
         }
-        tokens.clear();
-        tokens.resize(token_lo.len(), 0);
-        token_hashes(token_lo, token_hi, self.seed, tokens);
+        // SAFETY: the loop above wrote the first `n` slots of both (it visits all `n` spans).
+        unsafe {
+            token_lo.set_len(n);
+            token_hi.set_len(n);
+        }
+        token_hashes(token_lo, token_hi, self.seed);
         for &(i, h) in long_tokens.iter() {
-            tokens[i] = h;
+            token_lo[i] = h;
         }
+        let tokens = &token_lo[..];
         match self.params.cjk_k {
             Some(c) if c != self.params.k && !padded.is_ascii() => {
                 let starts_han = |&(start, _): &(usize, usize)| {
