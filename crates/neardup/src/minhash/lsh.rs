@@ -288,8 +288,8 @@ mod tests {
             let banding = Banding::new(bands, rows, signature.len()).unwrap();
             let mut keys = vec![0; bands + 1];
             banding.keys_into(&signature, &mut keys);
-            for band in 0..bands {
-                prop_assert_eq!(keys[band], banding.key(&signature, band), "band {}", band);
+            for (band, &key) in keys[..bands].iter().enumerate() {
+                prop_assert_eq!(key, banding.key(&signature, band), "band {}", band);
             }
             prop_assert_eq!(keys[bands], 0, "a slot past the bands was written");
         }
