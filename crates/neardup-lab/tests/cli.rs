@@ -872,8 +872,9 @@ fn memory_estimate_refuses_oversized_builds() {
         "num_perm=16000",
     ]);
     assert!(
-        e.contains("minhash-lsh would need about 128 MB")
+        e.contains("minhash-lsh would need about 138 MB")
             && e.contains("signatures 2000 documents × 64000 B")
+            && e.contains("band keys 2000 documents × 5064 B")
             && e.contains("memory limit of 100 MB"),
         "{e}"
     );
