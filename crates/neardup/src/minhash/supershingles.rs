@@ -66,9 +66,9 @@ impl Supershingles {
 
     /// The supershingles of one signature.
     pub fn of(&self, signature: &[u32]) -> Vec<u64> {
-        (0..self.banding.bands())
-            .map(|j| self.banding.key(signature, j))
-            .collect()
+        let mut keys = vec![0; self.banding.bands()];
+        self.banding.keys_into(signature, &mut keys);
+        keys
     }
 
     /// Number of supershingles per document (m').
