@@ -117,19 +117,22 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("lines");
         let mut bytes = Vec::new();
-        let mut state = 7u64;
+        let mut rng = neardup::hash::SplitMix64::new(7);
         while bytes.len() < 29 << 20 {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let len = if state >> 60 == 0 {
+            // One line in 16 of 9 MB, longer than a read; the others up to 5000 bytes.
+            let len = if rng.below(16) == 0 {
                 9 << 20
             } else {
-                (state >> 40) as usize % 5000
+                rng.below(5000) as usize
             };
-            bytes.extend(std::iter::repeat_n(b'a' + (state % 26) as u8, len));
+            bytes.extend(std::iter::repeat_n(b'a' + rng.below(26) as u8, len));
             bytes.push(b'\n');
         }
+        assert!(
+            bytes
+                .split(|&b| b == b'\n')
+                .any(|l| l.len() > super::READ_CHUNK)
+        );
         std::fs::write(&path, &bytes).unwrap();
         for direct in [true, false] {
             let mut reader = CarryingReader::open(&path, direct).unwrap();

@@ -37,13 +37,8 @@ mod tests {
     /// Against the definition: every pair of rows, compared directly.
     #[test]
     fn pairs_equal_the_brute_force_pairs() {
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut rng = neardup::hash::SplitMix64::new(0x2545_f491_4f6c_dd1d);
+        let mut next = |m: u64| rng.below(m);
         let n = 3000;
         let position: Vec<u64> = (0..n).map(|_| next(4)).collect();
         let key: Vec<u64> = (0..n).map(|_| next(300)).collect();

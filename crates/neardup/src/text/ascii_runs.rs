@@ -380,7 +380,7 @@ fn write_bit_positions(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::text::WordParams;
+    use crate::text::{Tokenizer, WordParams};
     use proptest::prelude::*;
     use unicode_segmentation::UnicodeSegmentation;
 
@@ -405,15 +405,7 @@ mod tests {
         fn ascii_word_spans_match_uax29(
             s in "[ab1_.:',;\\- \n]{0,40}|([ab1_.:',;\\- \n]{0,3}[ab1_]{0,140}){0,8}"
         ) {
-            let mut spans = vec![(7, 9)];
-            ascii_word_spans(s.as_bytes(), &mut spans);
-            let fast: Vec<&str> = spans[1..].iter().map(|&(a, b)| &s[a..b]).collect();
-            let oracle: Vec<&str> = s.unicode_words().collect();
-            prop_assert_eq!(spans[0], (7, 9));
-            prop_assert_eq!(&fast, &oracle);
-            let mut through = Vec::new();
-            WordParams::default().word_spans(&s, &mut through);
-            prop_assert_eq!(&through[..], &spans[1..]);
+            block_spans_match(&s, ascii_word_spans, s.unicode_words().collect(), Tokenizer::Unicode)?;
         }
 
         #[test]
@@ -432,20 +424,31 @@ mod tests {
         fn ascii_whitespace_spans_match_std(
             s in "([ \t\n\x0b\x0c\r]{0,3}[ab.]{0,140}){0,8}|[ab. \t\n\x0b\x0c\r]{0,30}"
         ) {
-            let mut spans = vec![(7, 9)];
-            ascii_whitespace_spans(s.as_bytes(), &mut spans);
-            let fast: Vec<&str> = spans[1..].iter().map(|&(a, b)| &s[a..b]).collect();
-            let oracle: Vec<&str> = s.split_whitespace().collect();
-            prop_assert_eq!(spans[0], (7, 9));
-            prop_assert_eq!(&fast, &oracle);
-            let words = WordParams {
-                tokenizer: crate::text::Tokenizer::Whitespace,
-                ..WordParams::default()
-            };
-            let mut through = Vec::new();
-            words.word_spans(&s, &mut through);
-            prop_assert_eq!(&through[..], &spans[1..]);
+            block_spans_match(&s, ascii_whitespace_spans, s.split_whitespace().collect(), Tokenizer::Whitespace)?;
         }
+    }
+
+    /// `write_spans` appends to spans already in the vector (which stay as they are) the spans
+    /// of `oracle`'s tokens, and `word_spans` with `tokenizer` gives the same spans.
+    fn block_spans_match(
+        s: &str,
+        write_spans: fn(&[u8], &mut Vec<(usize, usize)>),
+        oracle: Vec<&str>,
+        tokenizer: Tokenizer,
+    ) -> Result<(), TestCaseError> {
+        let mut spans = vec![(7, 9)];
+        write_spans(s.as_bytes(), &mut spans);
+        let fast: Vec<&str> = spans[1..].iter().map(|&(a, b)| &s[a..b]).collect();
+        prop_assert_eq!(spans[0], (7, 9));
+        prop_assert_eq!(&fast, &oracle);
+        let words = WordParams {
+            tokenizer,
+            ..WordParams::default()
+        };
+        let mut through = Vec::new();
+        words.word_spans(s, &mut through);
+        prop_assert_eq!(&through[..], &spans[1..]);
+        Ok(())
     }
 
     /// A joining mid character on either side of a 64-byte block boundary (its neighbours in
