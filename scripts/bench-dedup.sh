@@ -54,6 +54,16 @@ for docs in "${sizes[@]}"; do
     "$bin" bench --task dedup_end_to_end --corpus "$corpus.gz" --truth "$truth" --repeat 1 \
         --label gzip-input >> "$out"
     rm -f "$corpus.gz"
+    # The same corpus zstd-compressed (level 3, one frame: what `zstd file` writes), when the
+    # zstd command is there to write it.
+    if command -v zstd > /dev/null; then
+        zstd -q -f -T0 -c "$corpus" > "$corpus.zst"
+        "$bin" bench --task dedup_end_to_end --corpus "$corpus.zst" --truth "$truth" --repeat 1 \
+            --label zstd-input >> "$out"
+        rm -f "$corpus.zst"
+    else
+        echo "no zstd command: the zstd-input row is left out" >&2
+    fi
 done
 cat "$out"
 python3 scripts/dedup_report.py "$out" reports/dedup/README.md

@@ -52,7 +52,7 @@ def main(src, dst):
         "0.8) = 0.95 — candidates verified on the full 128-value signature, verified clusters: "
         "a document removed only in the name of a kept one within the threshold); "
         "`peers-setting` uses the peers' shingles, banding and clustering (whitespace words, "
-        "9 × 13, no verification, connected components); `gzip-input` is the default on the same corpus gzipped; `memory-1GiB` is "
+        "9 × 13, no verification, connected components); `gzip-input` and `zstd-input` are the default on the same corpus gzipped (`gzip -1`) and zstd-compressed (`zstd -3`, one frame); `memory-1GiB` is "
         "the default with `--memory 1GiB`, which spills the join to disk when the signatures do "
         "not fit (`spilled` below). neardup's times are the best of 3 (`repeat` in "
         "results.jsonl), the peers' one run. Sizes where the peers would take hours were run "
