@@ -86,7 +86,7 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
             .filter(|a| a.runs_on(&d.label))
             .map(|a| a.builds.len())
             .sum();
-        (EditSpec::of(d, &exp.edits).len() * exp.seeds.len() * cells_per_corpus) as u64
+        (d.edit_models(&exp.edits).len() * exp.seeds.len() * cells_per_corpus) as u64
     };
     let mut runner = Runner {
         exp,
@@ -108,7 +108,7 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
                 continue;
             }
         };
-        for edit in EditSpec::of(dataset, &exp.edits) {
+        for edit in dataset.edit_models(&exp.edits) {
             // An unedited dataset is the same corpus under every seed: its cells still get
             // one row per seed (seeds also drive the AUC sample), keyed by seed.
             for &seed in &exp.seeds {

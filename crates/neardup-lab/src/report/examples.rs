@@ -292,7 +292,8 @@ fn rebuild(exp: &Experiment, planned: &PlannedCell, data_dir: &Path) -> Result<C
         .iter()
         .find(|d| d.label == planned.dataset)
         .with_context(|| format!("examples: no dataset {}", planned.dataset))?;
-    let edit: &EditSpec = EditSpec::of(dataset, &exp.edits)
+    let edit: &EditSpec = dataset
+        .edit_models(&exp.edits)
         .iter()
         .find(|e| e.kind == planned.edit && e.rate == planned.rate && e.spec() == planned.edit_spec)
         .with_context(|| format!("examples: no edit model {}", planned.edit_spec))?;
