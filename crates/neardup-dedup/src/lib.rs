@@ -49,6 +49,8 @@ pub mod machine;
 pub mod pipeline;
 pub mod progress;
 pub mod temp_files;
+#[cfg(test)]
+mod test_dir;
 
 pub use error::{Error, Result};
 pub use pipeline::{DedupOptions, Keep, Stage, run};

@@ -157,8 +157,7 @@ mod tests {
 
     #[test]
     fn only_temporary_files_of_processes_that_are_gone_are_swept() {
-        let dir = std::env::temp_dir().join(format!("neardup-sweep-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::test_dir::TestDir::new("sweep");
         std::fs::create_dir_all(dir.join("stages/sketch")).unwrap();
         // A pid above the kernel's limit (2^22) is never a running process.
         let gone = dir.join("stages/sketch/.00000-00000.parquet.99999999.tmp");
@@ -177,6 +176,5 @@ mod tests {
         );
         assert_eq!(sweep(&dir, 2).unwrap(), (1, 5));
         assert!(!gone.exists() && mine.exists() && not_ours.exists() && output.exists());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

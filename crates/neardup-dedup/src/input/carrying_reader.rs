@@ -113,8 +113,7 @@ mod tests {
     /// longer than a read and than the room before the read region.
     #[test]
     fn data_is_the_file_from_the_first_unconsumed_byte() {
-        let dir = std::env::temp_dir().join(format!("neardup-carry-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_dir::TestDir::new("carry");
         let path = dir.join("lines");
         let mut bytes = Vec::new();
         let mut rng = neardup::hash::SplitMix64::new(7);
@@ -155,6 +154,5 @@ mod tests {
                 consumed = memchr::memrchr(b'\n', data).map_or(0, |i| i + 1);
             }
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

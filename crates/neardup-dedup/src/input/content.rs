@@ -162,8 +162,7 @@ mod tests {
 
     #[test]
     fn a_tap_hashes_what_is_read_and_finishes_the_rest() {
-        let dir = std::env::temp_dir().join(format!("neardup-content-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_dir::TestDir::new("content");
         let path = dir.join("f.bin");
         let bytes: Vec<u8> = (0..3_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
         std::fs::write(&path, &bytes).unwrap();
@@ -181,6 +180,5 @@ mod tests {
         assert_eq!(prefix, Some(oracle(&bytes[..1_234_567])));
         let (_, beyond) = hash_file(&path, Some(bytes.len() as u64 + 1)).unwrap();
         assert_eq!(beyond, None, "a prefix longer than the file");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

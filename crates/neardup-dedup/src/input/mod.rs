@@ -644,8 +644,7 @@ mod tests {
     fn a_line_longer_than_a_block_is_read_whole() {
         // Short lines around one of 1.5 blocks, then enough short lines for two more blocks
         // (read into recycled buffers): every line whole, numbered, in order.
-        let dir = std::env::temp_dir().join(format!("neardup-long-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_dir::TestDir::new("long");
         let path = dir.join("long.jsonl");
         let mut want: Vec<Vec<u8>> = vec![b"{\"text\": \"a\"}".to_vec()];
         want.push(format!("{{\"text\": \"{}\"}}", "b".repeat(BLOCK_BYTES * 3 / 2)).into_bytes());
@@ -665,13 +664,11 @@ mod tests {
             assert_eq!(*n, i as u64 + 1);
             assert!(line == w, "line {n} differs");
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn blocks_keep_line_numbers_across_boundaries() {
-        let dir = std::env::temp_dir().join(format!("neardup-inputs-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::test_dir::TestDir::new("inputs");
         let path = dir.join("many.jsonl");
         let mut content = Vec::new();
         for i in 0..300_000u64 {
@@ -703,6 +700,5 @@ mod tests {
             let line = text.lines().nth(*n as usize - 1).unwrap();
             assert!(line.contains(&format!("\"id\": {id},")), "line {n}: {line}");
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -380,21 +380,8 @@ mod tests {
     use arrow_array::{ArrayRef, BooleanArray, Float64Array, StringArray, UInt32Array};
     use arrow_schema::{Field, Schema};
 
-    /// A scratch directory under the target's temporary folder, removed on drop.
-    struct Scratch(PathBuf);
-
-    impl Drop for Scratch {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
-    fn scratch(name: &str) -> Scratch {
-        let dir =
-            std::env::temp_dir().join(format!("neardup-external-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        Scratch(dir)
+    fn scratch(name: &str) -> crate::test_dir::TestDir {
+        crate::test_dir::TestDir::new(&format!("external-{name}"))
     }
 
     /// Rows `from..to` of a synthetic clusters shard: cluster = row / 3, the first of each
@@ -472,7 +459,7 @@ mod tests {
         ];
         let mut shards = Vec::new();
         for (i, w) in bounds.windows(2).enumerate() {
-            let path = dir.0.join(format!("{i:05}.parquet"));
+            let path = dir.join(format!("{i:05}.parquet"));
             write_shard(&path, w[0], w[1], 70_001);
             shards.push(path);
         }
@@ -496,9 +483,9 @@ mod tests {
             pairs_shards: vec![],
             deduplicated: vec![],
         };
-        let output = dir.0.join("out");
+        let output = dir.join("out");
         let summary = publish_external(&output, &run).unwrap();
-        let oracle = dir.0.join("oracle.parquet");
+        let oracle = dir.join("oracle.parquet");
         written_in_one_process(&oracle, rows);
         assert_eq!(
             std::fs::read(output.join("clusters.parquet")).unwrap(),
@@ -522,7 +509,7 @@ mod tests {
     #[test]
     fn a_shard_with_a_missing_column_is_an_error_naming_it() {
         let dir = scratch("missing");
-        let path = dir.0.join("00000.parquet");
+        let path = dir.join("00000.parquet");
         let batch = shard_rows(0, 10);
         let batch = batch.project(&[0, 1, 2, 3, 4, 5]).unwrap();
         let mut w = parquet::arrow::ArrowWriter::try_new(

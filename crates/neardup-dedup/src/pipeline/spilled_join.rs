@@ -288,8 +288,7 @@ mod tests {
 
     #[test]
     fn spilled_candidates_and_verification_equal_the_in_memory_join() {
-        let dir = std::env::temp_dir().join(format!("neardup-spill-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = crate::test_dir::TestDir::new("spill");
         let (stream, table, files) = shards(&dir);
         let expected = stream.candidates(&table).unwrap();
         assert!(expected.len() >= 500, "{} candidates", expected.len());
@@ -317,7 +316,6 @@ mod tests {
             let got = verify(stream.as_ref(), &files, &expected, budget).unwrap();
             assert_eq!(got, (pairs.clone(), scores.clone()), "budget {budget}");
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
