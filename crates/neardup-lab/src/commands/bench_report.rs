@@ -82,11 +82,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
     measurements_table(&mut s, &lines);
     ratios_table(&mut s, &lines);
     targets_table(&mut s, &lines);
-    s.push_str(
-        "\n## Commands\n\n```sh\njust bench-peers            # = bash scripts/bench-peers.sh 20000\n# which runs:\npython3 ../shared/peers/make_corpus.py --docs 20000 --edit-rate 0.02 --seed 42 --out corpus.jsonl\n\
-         ../shared/peers/run.sh --corpus corpus.jsonl --truth corpus.truth.csv\nneardup bench --corpus corpus.jsonl --truth corpus.truth.csv --task TASK   # each neardup task\n\
-         neardup bench --task hamming_all_pairs --fingerprints 1000000\nneardup bench-report results.jsonl --peers-header peers.header --out reports/performance\n```\n",
-    );
+    commands(&mut s, header.as_ref(), out);
     // The measurements the page is made from, beside it: the report can be redrawn, and
     // read by a script, without measuring again.
     let measured =
@@ -94,6 +90,28 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
     write_bytes(&out.join("results.jsonl"), &measured)?;
     write_bytes(&out.join("README.md"), s.as_bytes())?;
     Ok(())
+}
+
+/// How to measure it again: the script's line and the commands it runs, with this run's
+/// corpus size, the peers' repeats and the report folder.
+fn commands(s: &mut String, header: Option<&Value>, out: &Path) {
+    let docs = header.and_then(|h| h["docs"].as_u64()).unwrap_or(20_000);
+    let repeat = header.and_then(|h| h["repeat"].as_u64()).unwrap_or(3);
+    let just = match (docs, repeat) {
+        (20_000, 3) => "just bench-peers            # = bash scripts/bench-peers.sh 20000".into(),
+        (_, 3) => format!("just bench-peers {docs}     # = bash scripts/bench-peers.sh {docs}"),
+        _ => format!("NEARDUP_PEERS_REPEAT={repeat} just bench-peers {docs}"),
+    };
+    let _ = write!(
+        s,
+        "\n## Commands\n\n```sh\n{just}\n# which runs:\n\
+         python3 ../shared/peers/make_corpus.py --docs {docs} --edit-rate 0.02 --seed 42 --out corpus.jsonl\n\
+         ../shared/peers/run.sh --corpus corpus.jsonl --truth corpus.truth.csv --repeat {repeat}\n\
+         neardup bench --corpus corpus.jsonl --truth corpus.truth.csv --task TASK   # each neardup task\n\
+         neardup bench --task hamming_all_pairs --fingerprints 1000000\n\
+         neardup bench-report results.jsonl --peers-header peers.header --out {}\n```\n",
+        out.display()
+    );
 }
 
 /// The tasks drawn as bar charts: (task, what it measures).
@@ -189,9 +207,10 @@ fn introduction(header: Option<&Value>, peers: &[&str]) -> String {
     let _ = writeln!(
         s,
         "Every figure below was measured in one run of `just bench-peers` (scripts/bench-peers.sh): the peer kit \
-         (../shared/peers) and `neardup bench` on the same corpus file, one after the other, each figure the best of 3 \
-         runs. Ratios from one run are steadier than absolute figures (the kit's README saw absolute figures move by up to \
-         17 % between runs).\n"
+         (../shared/peers) and `neardup bench` on the same corpus file, one after the other; each of neardup's figures \
+         is the best of 3 runs, each of the peers' the best of {}. Ratios from one run are steadier than absolute \
+         figures (the kit's README saw absolute figures move by up to 17 % between runs).\n",
+        header.and_then(|h| h["repeat"].as_u64()).unwrap_or(3)
     );
     if let Some(h) = header {
         let versions: Vec<String> = peers
