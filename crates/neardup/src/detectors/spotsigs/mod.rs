@@ -82,91 +82,26 @@
 //! when the corpus is too small for the spot statistics to mean anything (see
 //! `features::statistics`).
 
+mod params;
+mod partition;
+mod spots;
+
 use rayon::prelude::*;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::detector::{Algorithm, ParamMap, ScoredPair, params};
 use crate::error::{Error, Result, check_unit_band, check_unit_threshold};
-use crate::features::Scratch;
-use crate::features::label_occurrences;
 use crate::features::similarity::jaccard;
-use crate::features::statistics::{STATISTICS_SEED, Statistics, StatisticsFeatures};
-use crate::hash::{hash_bytes, hash_sequence};
-use crate::join::lengths_compatible;
-use crate::pairs::{Budget, pack};
+use crate::features::statistics::{Statistics, StatisticsFeatures};
+use crate::features::{Scratch, label_occurrences};
+use crate::pairs::Budget;
 use crate::resources::{self, Estimate};
-use crate::text::{CjkUnit, Language, Normalization, WordParams, is_stopword_in};
+use crate::text::{Normalization, WordParams};
 
-/// The authors' released antecedent list (../shared/PUBLISHED.md): articles and forms of be,
-/// can, will, have, do, and the French and Spanish articles of their crawl.
-pub const ENGLISH_ANTECEDENTS: &str = "the,be,is,are,was,will,would,shall,should,can,could,has,have,had,do,did,does,done,un,une,le,la,el,al";
-
-/// Chinese antecedents (see the module docs for the measurements behind them), traditional
-/// and simplified forms.
-pub const CHINESE_ANTECEDENTS: &str =
-    "的,在,是,有,爲,為,为,要,被,一個,一个,這,这,必,乃,卽,即,能,應,应";
-
-/// Build parameters of `spotsigs`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SpotSigsParams {
-    /// Comma-separated antecedent words (lower case), or `default`: the list of the document's
-    /// language. Default `default`.
-    pub antecedents: String,
-    /// Chain length c. Default 1.
-    pub chain: usize,
-    /// Spot distance d. Default 1.
-    pub distance: usize,
-    /// Documents with fewer spots (before and after the idf filter) get no signature. Default 4.
-    pub min_spots: usize,
-    /// Lowest normalized spot idf kept. Default 0 (the released config: 0.2; see the docs).
-    pub min_idf: f64,
-    /// Highest normalized spot idf kept. Default 1 (the released config: 0.8; see the docs).
-    pub max_idf: f64,
-    /// Multiset Jaccard of spot counts (the authors'); false: set Jaccard. Default true.
-    pub multiset: bool,
-    /// Spot document frequencies from this table (`neardup idf build`) instead of the corpus.
-    pub idf_from: Option<String>,
-    /// Normalization before tokenizing.
-    #[serde(flatten)]
-    pub normalization: Normalization,
-    /// Words (Chinese: single characters by default, `cjk_unit = char`; `word` for jieba
-    /// words).
-    #[serde(flatten)]
-    pub words: WordParams,
-}
-
-impl Default for SpotSigsParams {
-    fn default() -> Self {
-        SpotSigsParams {
-            antecedents: "default".into(),
-            chain: 1,
-            distance: 1,
-            min_spots: 4,
-            min_idf: 0.0,
-            max_idf: 1.0,
-            multiset: true,
-            idf_from: None,
-            normalization: Normalization::default(),
-            // Chinese spots over characters (see "Chinese" in the module docs).
-            words: WordParams::cjk(CjkUnit::Char),
-        }
-    }
-}
-
-/// Query parameters of `spotsigs`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default)]
-pub struct SpotSigsQuery {
-    /// Jaccard threshold τ in (0, 1]. Default 0.85 (the authors' confidence).
-    pub threshold: f64,
-}
-
-impl Default for SpotSigsQuery {
-    fn default() -> Self {
-        SpotSigsQuery { threshold: 0.85 }
-    }
-}
+pub use params::{CHINESE_ANTECEDENTS, ENGLISH_ANTECEDENTS, SpotSigsParams, SpotSigsQuery};
+pub use partition::{partition_starts, partitioned_join};
+pub use spots::spot_strings;
+use spots::{Spotter, band_keeps_everything, hash_list, nidf};
 
 /// Spot signatures per document (empty: no signature).
 #[derive(Debug)]
@@ -181,155 +116,6 @@ pub struct SpotSigsIndex {
 /// SpotSigs.
 #[derive(Debug)]
 pub struct SpotSigs;
-
-fn word_hash(w: &str) -> u64 {
-    hash_bytes(w.as_bytes(), STATISTICS_SEED)
-}
-
-fn hash_list(list: &str) -> Vec<u64> {
-    let mut v: Vec<u64> = list
-        .split(',')
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(|s| word_hash(&s.to_lowercase()))
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    v
-}
-
-/// A token's role in spot extraction.
-const CONTENT: u8 = 0;
-const ANTECEDENT: u8 = 1;
-const STOPWORD: u8 = 2;
-
-/// Extracts spots: the antecedent lists resolved once.
-#[derive(Debug, Clone)]
-struct Spotter {
-    english: Vec<u64>,
-    chinese: Vec<u64>,
-    chain: usize,
-    distance: usize,
-    normalization: Normalization,
-    words: WordParams,
-}
-
-impl Spotter {
-    fn new(p: &SpotSigsParams) -> Self {
-        let (english, chinese) = if p.antecedents.trim() == "default" {
-            (
-                hash_list(ENGLISH_ANTECEDENTS),
-                hash_list(CHINESE_ANTECEDENTS),
-            )
-        } else {
-            let custom = hash_list(&p.antecedents);
-            (custom.clone(), custom)
-        };
-        Spotter {
-            english,
-            chinese,
-            chain: p.chain,
-            distance: p.distance,
-            normalization: p.normalization.clone(),
-            words: p.words,
-        }
-    }
-
-    /// Calls `emit(antecedent token, chain tokens)` for every spot of `text` in document
-    /// order; tokens are indices into the word list, which is handed over too.
-    fn for_each_spot<'t>(
-        &self,
-        text: &'t str,
-        mut emit: impl FnMut(&[&'t str], usize, &[usize]),
-    ) -> usize {
-        let setting = self.words.language;
-        let mut words: Vec<&str> = Vec::new();
-        let mut kinds: Vec<u8> = Vec::new();
-        self.words.for_each_word(text, |w| {
-            // Each word by the lists of its own script (`Language::of_token`).
-            let language = setting.of_token(w);
-            let antecedents = if language == Language::Zh {
-                &self.chinese
-            } else {
-                &self.english
-            };
-            words.push(w);
-            kinds.push(if antecedents.binary_search(&word_hash(w)).is_ok() {
-                ANTECEDENT
-            } else if is_stopword_in(w, language) {
-                STOPWORD
-            } else {
-                CONTENT
-            });
-        });
-        let content: Vec<usize> = (0..words.len()).filter(|&i| kinds[i] == CONTENT).collect();
-        let mut next = 0; // first content position after the current antecedent
-        let mut chain = Vec::with_capacity(self.chain);
-        let mut spots = 0;
-        for i in (0..words.len()).filter(|&i| kinds[i] == ANTECEDENT) {
-            while next < content.len() && content[next] <= i {
-                next += 1;
-            }
-            chain.clear();
-            chain.extend(
-                (1..=self.chain)
-                    .map(|j| next + j * self.distance - 1)
-                    .take_while(|&c| c < content.len())
-                    .map(|c| content[c]),
-            );
-            if !chain.is_empty() {
-                emit(&words, i, &chain);
-                spots += 1;
-            }
-        }
-        spots
-    }
-
-    /// Appends the hashes of `text`'s spots (document order, repeats kept).
-    fn spots_into(&self, text: &str, scratch: &mut Scratch, out: &mut Vec<u64>) {
-        let buf = &mut scratch.text;
-        self.normalization.apply_into(text, buf);
-        self.for_each_spot(buf, |words, a, chain| {
-            out.push(hash_sequence(
-                word_hash(words[a]),
-                chain.iter().map(|&c| word_hash(words[c])),
-            ))
-        });
-    }
-
-    /// The spots of `text` written out as `antecedent:word:word` (for people and tests).
-    fn spot_strings(&self, text: &str) -> Vec<String> {
-        let norm = self.normalization.apply(text);
-        let mut out = Vec::new();
-        self.for_each_spot(&norm, |words, a, chain| {
-            let mut s = words[a].to_string();
-            for &c in chain {
-                s.push(':');
-                s.push_str(words[c]);
-            }
-            out.push(s);
-        });
-        out
-    }
-}
-
-/// The spots of `text` under `p`, as `antecedent:word…` strings in document order.
-pub fn spot_strings(p: &SpotSigsParams, text: &str) -> Vec<String> {
-    Spotter::new(p).spot_strings(text)
-}
-
-/// Normalized spot idf as the released code computes it: ln((N + 1) / df) / ln(N + 1); a spot
-/// unseen in a reference table counts as seen once.
-fn nidf(docs: usize, df: u32) -> f64 {
-    let n1 = docs as f64 + 1.0;
-    (n1 / df.max(1) as f64).ln() / n1.ln()
-}
-
-/// Whether the idf band keeps every spot whatever the statistics say: both a spot of one
-/// document (nidf 1) and a spot of all N documents.
-fn band_keeps_everything(p: &SpotSigsParams, docs: usize) -> bool {
-    p.max_idf >= 1.0 - 1e-12 && (docs == 0 || nidf(docs, docs as u32) >= p.min_idf - 1e-12)
-}
 
 /// Every document's signature — its spots after the idf filter, labelled for multisets,
 /// sorted; empty below `min_spots` — with the statistics used and whether they can score
@@ -382,94 +168,6 @@ pub fn spot_signatures(
     });
     let scorable = keep_all || statistics.usable();
     Ok((raw, statistics, scorable))
-}
-
-/// Partition start sizes for threshold τ over the (positive) sizes present: b₀ = the smallest,
-/// bᵢ₊₁ = ⌊bᵢ/τ⌋ + 1. A set of size s is in the last partition whose start is ≤ s.
-pub fn partition_starts(min_size: usize, max_size: usize, tau: f64) -> Vec<usize> {
-    let mut starts = vec![min_size.max(1)];
-    while *starts.last().expect("non-empty") <= max_size {
-        let b = *starts.last().expect("non-empty");
-        starts.push(((b as f64 / tau + 1e-9).floor() as usize + 1).max(b + 1));
-    }
-    starts.pop();
-    starts
-}
-
-/// Every pair of sets with Jaccard ≥ τ: partitioned, prefix-filtered, exact. Fails with
-/// [`Error::TooManyPairs`] as soon as more pairs are found than `budget` allows.
-pub fn partitioned_join(sets: &[Vec<u64>], tau: f64, budget: &Budget) -> Result<Vec<(u64, f64)>> {
-    let live: Vec<usize> = (0..sets.len()).filter(|&i| !sets[i].is_empty()).collect();
-    if live.len() < 2 {
-        return Ok(Vec::new());
-    }
-    let (lo, hi) = live.iter().fold((usize::MAX, 0), |(a, b), &i| {
-        (a.min(sets[i].len()), b.max(sets[i].len()))
-    });
-    let starts = partition_starts(lo, hi, tau);
-    let part_of = |len: usize| starts.partition_point(|&s| s <= len) - 1;
-    let mut members: Vec<Vec<usize>> = vec![Vec::new(); starts.len()];
-    for &i in &live {
-        members[part_of(sets[i].len())].push(i);
-    }
-    // Prefixes in the global rarity order (empty sets count for nothing).
-    let prefixes = crate::join::prefixes(sets, tau);
-    let mut out: Vec<(u64, f64)> = (0..members.len())
-        .into_par_iter()
-        .flat_map_iter(|pi| {
-            let mut pairs = Vec::new();
-            if budget.exceeded() {
-                return pairs;
-            }
-            // Index partitions pi and pi + 1; probe with pi.
-            let mut index: crate::hash::HashedKeyMap<Vec<usize>> = Default::default();
-            for part in [pi, pi + 1] {
-                for &j in members.get(part).map_or(&[][..], Vec::as_slice) {
-                    for &s in &prefixes[j] {
-                        index.entry(s).or_default().push(j);
-                    }
-                }
-            }
-            let mut candidates = Vec::new();
-            for &i in &members[pi] {
-                candidates.clear();
-                candidates.extend(
-                    prefixes[i]
-                        .iter()
-                        .flat_map(|s| index[s].iter().copied())
-                        .filter(|&j| {
-                            // Each unordered pair once: within a partition by index, across
-                            // partitions always from the lower one.
-                            (part_of(sets[j].len()) == pi && j > i)
-                                || part_of(sets[j].len()) == pi + 1
-                        }),
-                );
-                candidates.sort_unstable();
-                candidates.dedup();
-                for &j in &candidates {
-                    if !lengths_compatible(sets[i].len(), sets[j].len(), tau) {
-                        continue;
-                    }
-                    let jac = jaccard(&sets[i], &sets[j]);
-                    if jac >= tau {
-                        pairs.push((pack(i.min(j) as u32, i.max(j) as u32), jac));
-                        if budget.spend(1).is_err() {
-                            return pairs;
-                        }
-                    }
-                }
-                if budget.exceeded() {
-                    return pairs;
-                }
-            }
-            pairs
-        })
-        .collect();
-    if budget.exceeded() {
-        return Err(budget.error());
-    }
-    out.sort_unstable_by_key(|p| p.0);
-    Ok(out)
 }
 
 impl Algorithm for SpotSigs {
@@ -619,6 +317,7 @@ mod tests {
     use super::*;
     use crate::detector::{Configured, Detector};
     use crate::join::jaccard_join_brute;
+    use crate::pairs::pack;
     use proptest::prelude::*;
     use serde_json::json;
 
