@@ -11,12 +11,13 @@
 //!   those prefixes go into the inverted index and are probed, and rare elements keep the
 //!   posting lists short.
 //!
-//! Survivors are verified with the exact Jaccard coefficient. Empty sets never match (their
+//! Survivors are verified with the exact Jaccard coefficient, the merge stopped once the
+//! overlap τ needs is out of reach (`similarity::jaccard_at_least`). Empty sets never match (their
 //! Jaccard is 0 by the convention of `features::similarity`).
 
 use rayon::prelude::*;
 
-use crate::features::similarity::jaccard;
+use crate::features::similarity::{jaccard, jaccard_at_least};
 use crate::hash::HashedKeyMap;
 use crate::pairs::pack;
 
@@ -93,8 +94,8 @@ pub fn jaccard_join(sets: &[Vec<u64>], tau: f64) -> Vec<(u64, f64)> {
                 .into_iter()
                 .filter(|&y| lengths_compatible(sets[x].len(), sets[y as usize].len(), tau))
                 .filter_map(|y| {
-                    let j = jaccard(&sets[x], &sets[y as usize]);
-                    (j >= tau).then_some((pack(x as u32, y), j))
+                    jaccard_at_least(&sets[x], &sets[y as usize], tau)
+                        .map(|j| (pack(x as u32, y), j))
                 })
                 .collect::<Vec<_>>()
         })

@@ -11,13 +11,7 @@
 
 /// Jaccard coefficient of two sorted, repeat-free slices.
 pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
-    let inter = intersection_size(a, b);
-    let union = a.len() + b.len() - inter;
-    if union == 0 {
-        0.0
-    } else {
-        inter as f64 / union as f64
-    }
+    overlap_jaccard(intersection_size(a, b), a.len(), b.len())
 }
 
 /// |A ∩ B| of two sorted, repeat-free slices (a linear merge).
@@ -35,6 +29,64 @@ pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
         }
     }
     n
+}
+
+/// `Some(jaccard(a, b))` when it reaches `tau`, else `None`, usually without reading both
+/// slices to the end: a pair reaches τ only with an overlap of at least
+/// ⌈τ·(|A| + |B|)/(1 + τ)⌉ (J = n/(|A| + |B| − n)), and the merge stops as soon as the
+/// elements left cannot make it up (the verification step of PPJoin, Xiao et al., WWW 2008,
+/// §3). Candidates of a prefix-filtered join mostly share a few rare elements and little else,
+/// so most stop within the first tenth of the shorter set. The value returned is the one
+/// [`jaccard`] computes.
+pub fn jaccard_at_least(a: &[u64], b: &[u64], tau: f64) -> Option<f64> {
+    let need = min_overlap(a.len(), b.len(), tau)?;
+    let (mut i, mut j, mut n) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        if n + (a.len() - i).min(b.len() - j) < need {
+            return None;
+        }
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let s = overlap_jaccard(n, a.len(), b.len());
+    (s >= tau).then_some(s)
+}
+
+/// The least overlap n at which sets of sizes `la` and `lb` reach Jaccard `tau`, by the same
+/// floating-point expression [`jaccard`] evaluates (so that no pair on the boundary is
+/// judged differently); `None` when no overlap reaches it.
+pub fn min_overlap(la: usize, lb: usize, tau: f64) -> Option<usize> {
+    let most = la.min(lb);
+    let reaches = |n: usize| overlap_jaccard(n, la, lb) >= tau;
+    if !reaches(most) {
+        return None;
+    }
+    let mut n = ((tau * (la + lb) as f64 / (1.0 + tau)).ceil() as usize).min(most);
+    while n > 0 && reaches(n - 1) {
+        n -= 1;
+    }
+    while !reaches(n) {
+        n += 1;
+    }
+    Some(n)
+}
+
+/// Jaccard of sets of sizes `la` and `lb` that share `n` elements.
+#[inline]
+fn overlap_jaccard(n: usize, la: usize, lb: usize) -> f64 {
+    let union = la + lb - n;
+    if union == 0 {
+        0.0
+    } else {
+        n as f64 / union as f64
+    }
 }
 
 /// Multiset resemblance Σ min / Σ max of two (hash, count) lists sorted by hash.
@@ -140,6 +192,37 @@ mod tests {
         assert_eq!(jaccard(&[1, 2], &[]), 0.0);
         assert_eq!(jaccard(&[1, 2], &[1, 2]), 1.0);
         assert_eq!(jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
+    }
+
+    proptest::proptest! {
+        // Oracle: the early-stopping merge gives jaccard's value exactly when it reaches τ,
+        // and nothing when it does not, including on the boundary (τ drawn from the ratios
+        // the sizes can make).
+        #[test]
+        fn jaccard_at_least_equals_jaccard(
+            a in proptest::collection::btree_set(0u64..40, 0..25),
+            b in proptest::collection::btree_set(0u64..40, 0..25),
+            num in 0usize..25,
+            den in 1usize..50,
+            use_ratio: bool,
+            tau_free in 0.01f64..=1.0,
+        ) {
+            let (a, b): (Vec<u64>, Vec<u64>) = (a.into_iter().collect(), b.into_iter().collect());
+            let tau = if use_ratio { (num.min(den) as f64 / den as f64).max(0.01) } else { tau_free };
+            let exact = jaccard(&a, &b);
+            proptest::prop_assert_eq!(jaccard_at_least(&a, &b, tau), (exact >= tau).then_some(exact));
+        }
+    }
+
+    #[test]
+    fn jaccard_at_least_boundaries() {
+        // J = 3/5 = 0.6 exactly: reached at 0.6, not above.
+        let (a, b) = ([1, 2, 3, 4], [1, 2, 3, 5]);
+        assert_eq!(jaccard_at_least(&a, &b, 0.6), Some(0.6));
+        assert_eq!(jaccard_at_least(&a, &b, 0.6000001), None);
+        assert_eq!(jaccard_at_least(&[], &[], 0.1), None);
+        assert_eq!(jaccard_at_least(&[1], &[2], 1.0), None);
+        assert_eq!(jaccard_at_least(&[7], &[7], 1.0), Some(1.0));
     }
 
     #[test]
