@@ -1,13 +1,16 @@
 //! `neardup calibrate`: parameters chosen on a user's own labelled pairs. One folder for the
 //! whole feature: what it is asked and finds ([`options`]), the statistics it rests on
-//! ([`statistics`]: threshold sweeps, bootstrap intervals, holdout, the weighted pair sample),
+//! ([`statistics`]: threshold sweeps and choice; [`resampling`]: bootstrap intervals and the
+//! holdout split; [`labelled_pairs`]: the weighted pair sample of a cluster-labelled corpus),
 //! what each configuration would do to the corpus's documents ([`clusters`]), the run
 //! ([`run`]), what it prints and writes ([`report`]) and its charts ([`charts`]).
 
 pub mod charts;
 pub mod clusters;
+pub mod labelled_pairs;
 pub mod options;
 pub mod report;
+pub mod resampling;
 pub mod run;
 pub mod statistics;
 

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use neardup::detector::ParamMap;
 
-use super::statistics::{AtThreshold, Intervals};
+use super::resampling::Intervals;
+use super::statistics::AtThreshold;
 use crate::corpus::LoadOptions;
 
 /// Exact word 3-shingle Jaccard above which a cross-cluster pair is a "hard" non-duplicate.

@@ -9,8 +9,9 @@ use anyhow::Result;
 use serde_json::{Value, json};
 
 use super::charts::{Panel, Series};
+use super::labelled_pairs;
 use super::options::{HARD_NEGATIVE_JACCARD, Options, Outcome, RankBy};
-use super::statistics::{self as calibration, Intervals};
+use super::resampling::Intervals;
 use crate::output_format::ReportFormat;
 use crate::params::{render_params, render_value};
 
@@ -435,7 +436,7 @@ pub(crate) fn write(
     dir: &Path,
     outcomes: &[Outcome],
     opts: &Options,
-    labelled: &[calibration::Weighted],
+    labelled: &[labelled_pairs::Weighted],
     documents: usize,
 ) -> Result<()> {
     let charts = super::charts::draw(&panels(outcomes), dir)?;
@@ -488,7 +489,7 @@ fn panels(outcomes: &[Outcome]) -> Vec<Panel> {
 }
 
 /// What was calibrated on, how it was chosen, and how to read the figures.
-fn introduction(opts: &Options, labelled: &[calibration::Weighted], documents: usize) -> String {
+fn introduction(opts: &Options, labelled: &[labelled_pairs::Weighted], documents: usize) -> String {
     let positives = labelled.iter().filter(|p| p.1).count();
     let mut md = String::new();
     md.push_str("# Calibration\n\n");
@@ -508,9 +509,9 @@ fn introduction(opts: &Options, labelled: &[calibration::Weighted], documents: u
                  as many uniformly random other cross-cluster pairs as duplicates (at least {}). \
                  Each pair is weighted by the corpus pairs it stands for (the inverse of its \
                  chance to be drawn), so precision estimates the precision on the whole corpus",
-                calibration::MAX_CLUSTER_POSITIVES,
-                calibration::RANDOM_NEGATIVES_PER_DUPLICATE,
-                calibration::MIN_RANDOM_NEGATIVES
+                labelled_pairs::MAX_CLUSTER_POSITIVES,
+                labelled_pairs::RANDOM_NEGATIVES_PER_DUPLICATE,
+                labelled_pairs::MIN_RANDOM_NEGATIVES
             ),
         }
     ));

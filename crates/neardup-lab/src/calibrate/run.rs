@@ -20,8 +20,10 @@ use neardup::minhash::banding;
 use neardup::pairs::{pack, unpack};
 
 use super::clusters;
+use super::labelled_pairs::{Weighted, cluster_pairs};
 use super::options::{HARD_NEGATIVE_JACCARD, Options, Outcome, RankBy};
 use super::report as calibration_report;
+use super::resampling;
 use super::statistics::{self as calibration, Objective};
 use crate::corpus::{self, Corpus, pairs};
 use crate::output_format::ReportFormat;
@@ -124,18 +126,18 @@ fn check_options(opts: &Options) -> Result<()> {
 
 /// The labelled pairs the choice is made on, and the held-out ones (`--holdout`), with their
 /// weights; each set must hold both duplicates and non-duplicates. The holdout is drawn by
-/// group so that it shares no document with the rest ([`calibration::grouped_holdout`]):
+/// group so that it shares no document with the rest ([`resampling::grouped_holdout`]):
 /// clusters of a cluster-labelled corpus (the bootstrap's units), connected components of the
 /// pairs of a `--pairs` file (so no labelled pair is left out).
 fn split(
     opts: &Options,
     corpus: &Corpus,
-    labelled: &[calibration::Weighted],
+    labelled: &[Weighted],
     pair_units: &[(u32, u32)],
-) -> Result<calibration::HoldoutSplit> {
+) -> Result<resampling::HoldoutSplit> {
     let weights: Vec<f64> = labelled.iter().map(|p| p.2).collect();
     let Some(f) = opts.holdout else {
-        return Ok(calibration::HoldoutSplit {
+        return Ok(resampling::HoldoutSplit {
             choose: (0..labelled.len()).collect(),
             choose_weights: weights,
             hold: Vec::new(),
@@ -157,7 +159,7 @@ fn split(
     } else {
         pair_units.to_vec()
     };
-    let split = calibration::grouped_holdout(&groups, &weights, f, opts.seed ^ 0x401d);
+    let split = resampling::grouped_holdout(&groups, &weights, f, opts.seed ^ 0x401d);
     for (set, name) in [(&split.choose, "choosing"), (&split.hold, "holdout")] {
         let positives = set.iter().filter(|&&i| labelled[i].1).count();
         if positives == 0 || positives == set.len() {
@@ -215,9 +217,9 @@ fn expand(algorithms: &[(String, ParamMap)]) -> Result<Vec<(String, ParamMap)>> 
 }
 
 /// The labelled pairs, packed and sorted, with their label: the `--pairs` file, or the pairs a
-/// cluster-labelled corpus implies ([`calibration::cluster_pairs`], with hard negatives from
+/// cluster-labelled corpus implies ([`cluster_pairs`], with hard negatives from
 /// the exact word 3-shingle join at Jaccard ≥ [`HARD_NEGATIVE_JACCARD`]).
-fn labelled_pairs(opts: &Options, corpus: &Corpus) -> Result<Vec<calibration::Weighted>> {
+fn labelled_pairs(opts: &Options, corpus: &Corpus) -> Result<Vec<Weighted>> {
     if let Some(path) = &opts.pairs {
         let listed = pairs::load_weighted(path, corpus)?;
         return Ok(listed
@@ -242,7 +244,7 @@ fn labelled_pairs(opts: &Options, corpus: &Corpus) -> Result<Vec<calibration::We
             .collect()
     };
     let hard = crate::truth::similar_pairs(&sets, HARD_NEGATIVE_JACCARD);
-    Ok(calibration::cluster_pairs(
+    Ok(cluster_pairs(
         &positives,
         &hard,
         corpus.len(),
@@ -253,11 +255,7 @@ fn labelled_pairs(opts: &Options, corpus: &Corpus) -> Result<Vec<calibration::We
 /// The units the bootstrap resamples, per labelled pair: clusters of a cluster-labelled corpus
 /// (each unlabelled document its own unit), documents for a pairs file. Pairs that share a
 /// cluster or a document are not independent observations (see `calibration`).
-fn units(
-    opts: &Options,
-    corpus: &Corpus,
-    labelled: &[calibration::Weighted],
-) -> (Vec<(u32, u32)>, usize) {
+fn units(opts: &Options, corpus: &Corpus, labelled: &[Weighted]) -> (Vec<(u32, u32)>, usize) {
     let unit_of: Vec<u32> = if opts.pairs.is_some() {
         (0..corpus.len() as u32).collect()
     } else {
@@ -285,9 +283,9 @@ fn evaluate(
     algorithm: &str,
     params: &ParamMap,
     texts: &[&str],
-    labelled: &[calibration::Weighted],
+    labelled: &[Weighted],
     (pair_units, unit_count): (&[(u32, u32)], usize),
-    split: &calibration::HoldoutSplit,
+    split: &resampling::HoldoutSplit,
     opts: &Options,
 ) -> Outcome {
     let (choose_idx, hold_idx) = (&split.choose[..], &split.hold[..]);
@@ -364,8 +362,8 @@ struct Sample {
 }
 
 impl Sample {
-    fn units(&self) -> Option<calibration::Units<'_>> {
-        Some(calibration::Units {
+    fn units(&self) -> Option<resampling::Units<'_>> {
+        Some(resampling::Units {
             of_pair: &self.choose_units,
             count: self.unit_count,
         })
@@ -407,7 +405,7 @@ fn by_threshold(
         threshold: t,
         ..chosen
     });
-    o.intervals = Some(calibration::bootstrap(
+    o.intervals = Some(resampling::bootstrap(
         choose,
         cw,
         sample.units(),
@@ -443,7 +441,7 @@ fn by_reported(
         o.roc_auc = calibration::weighted_auc(choose, cw);
     }
     o.chosen = Some(calibration::decided(choose, choose_flags, cw));
-    o.intervals = Some(calibration::bootstrap(
+    o.intervals = Some(resampling::bootstrap(
         choose,
         cw,
         sample.units(),

@@ -11,7 +11,7 @@ use neardup::detector::{ParamMap, ScoredPair};
 use neardup::hash::SplitMix64;
 use neardup::pairs::pack;
 
-use crate::calibrate::statistics::{self, draw};
+use crate::calibrate::labelled_pairs::{self, draw};
 use serde_json::json;
 
 /// Lowest estimate a banded stratum holds; pairs below are in the `random` stratum.
@@ -99,7 +99,7 @@ fn random_stratum(
     let total = docs as u64 * (docs as u64).saturating_sub(1) / 2;
     let population = total - banded.len() as u64;
     let want = (k as u64).min(population);
-    let drawn = statistics::random_pairs(docs, want, |p| banded.contains(&p), rng);
+    let drawn = labelled_pairs::random_pairs(docs, want, |p| banded.contains(&p), rng);
     let weight = population as f64 / drawn.len().max(1) as f64;
     drawn
         .into_iter()
