@@ -12,8 +12,8 @@
 //!   posting lists short.
 //!
 //! Survivors are verified with the exact Jaccard coefficient, the merge stopped once the
-//! overlap τ needs is out of reach (`similarity::jaccard_at_least`). Empty sets never match (their
-//! Jaccard is 0 by the convention of `features::similarity`).
+//! overlap τ needs is out of reach (`similarity::jaccard_at_least`). Empty sets never match
+//! (their Jaccard is 0 by the convention of `features::similarity`).
 
 use rayon::prelude::*;
 

@@ -16,30 +16,30 @@ pub fn jaccard(a: &[u64], b: &[u64]) -> f64 {
 
 /// |A ∩ B| of two sorted, repeat-free slices (a linear merge).
 pub fn intersection_size(a: &[u64], b: &[u64]) -> usize {
-    let (mut i, mut j, mut n) = (0, 0, 0);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
-            std::cmp::Ordering::Equal => {
-                n += 1;
-                i += 1;
-                j += 1;
-            }
-        }
-    }
-    n
+    overlap_reaching(a, b, 0).expect("every overlap reaches 0")
 }
 
 /// `Some(jaccard(a, b))` when it reaches `tau`, else `None`, usually without reading both
 /// slices to the end: a pair reaches τ only with an overlap of at least
-/// ⌈τ·(|A| + |B|)/(1 + τ)⌉ (J = n/(|A| + |B| − n)), and the merge stops as soon as the
-/// elements left cannot make it up (the verification step of PPJoin, Xiao et al., WWW 2008,
-/// §3). Candidates of a prefix-filtered join mostly share a few rare elements and little else,
-/// so most stop within the first tenth of the shorter set. The value returned is the one
-/// [`jaccard`] computes.
+/// ⌈τ·(|A| + |B|)/(1 + τ)⌉ (J = n/(|A| + |B| − n); [`min_overlap`]), and the merge stops as
+/// soon as the elements left cannot make it up (the verification step of PPJoin, Xiao et al.,
+/// WWW 2008, §3). Candidates of a prefix-filtered join mostly share a few rare elements and
+/// little else, so most stop within the first tenth of the shorter set. The value returned is
+/// the one [`jaccard`] computes.
 pub fn jaccard_at_least(a: &[u64], b: &[u64], tau: f64) -> Option<f64> {
-    let need = min_overlap(a.len(), b.len(), tau)?;
+    jaccard_reaching(a, b, min_overlap(a.len(), b.len(), tau)?)
+}
+
+/// [`jaccard_at_least`] for a caller that already has the overlap τ needs (`need`, from
+/// [`min_overlap`]): the Jaccard is at least τ exactly when the overlap is at least `need`.
+pub fn jaccard_reaching(a: &[u64], b: &[u64], need: usize) -> Option<f64> {
+    overlap_reaching(a, b, need).map(|n| overlap_jaccard(n, a.len(), b.len()))
+}
+
+/// |A ∩ B| when it is at least `need`, by a linear merge that stops once the elements left
+/// cannot make it up (`need = 0` never stops: the comparison folds away when inlined).
+#[inline]
+fn overlap_reaching(a: &[u64], b: &[u64], need: usize) -> Option<usize> {
     let (mut i, mut j, mut n) = (0, 0, 0);
     while i < a.len() && j < b.len() {
         if n + (a.len() - i).min(b.len() - j) < need {
@@ -55,8 +55,7 @@ pub fn jaccard_at_least(a: &[u64], b: &[u64], tau: f64) -> Option<f64> {
             }
         }
     }
-    let s = overlap_jaccard(n, a.len(), b.len());
-    (s >= tau).then_some(s)
+    (n >= need).then_some(n)
 }
 
 /// The least overlap n at which sets of sizes `la` and `lb` reach Jaccard `tau`, by the same

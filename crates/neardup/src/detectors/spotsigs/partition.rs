@@ -13,15 +13,16 @@
 //!   next-partition lists by the length bound — so no posting costs a look-up of its set;
 //!   repeats are skipped by a stamp per set, not a sort;
 //! * the merge that verifies a candidate stops as soon as the overlap τ needs is out of reach
-//!   (`similarity::jaccard_at_least`);
+//!   (`similarity::jaccard_reaching`, with the overlap the positional bound already needed);
 //! * most candidates are dropped without reading their sets, by PPJoin's positional bound
 //!   ([`PartitionJoin::probe`]).
 
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::features::similarity::{jaccard_at_least, min_overlap};
+use crate::features::similarity::{jaccard_reaching, min_overlap};
 use crate::hash::HashedKeyMap;
+use crate::join::lengths_compatible;
 use crate::pairs::{Budget, pack};
 
 /// Probes handed to a thread at a time.
@@ -187,7 +188,7 @@ impl<'a> PartitionJoin<'a> {
         let i = self.own[probe as usize] as usize;
         let size = self.sets[i].len();
         // Next-partition sets are larger: compatible while size ≥ τ·|B| (`lengths_compatible`).
-        let fits = |p: &Posting| size as f64 >= self.tau * p.size as f64 - 1e-9;
+        let fits = |p: &Posting| lengths_compatible(size, p.size as usize, self.tau);
         let stamp = probe + 1;
         for (p, e) in self.prefixes[i].iter().enumerate() {
             let later_own = self.own_postings.get(e).map_or(&[][..], |list| {
@@ -202,12 +203,14 @@ impl<'a> PartitionJoin<'a> {
                     continue;
                 }
                 let most = 1 + (size - p - 1).min((y.size - y.position - 1) as usize);
-                match min_overlap(size, y.size as usize, self.tau) {
-                    Some(need) if most >= need => {}
-                    _ => continue,
+                let Some(need) = min_overlap(size, y.size as usize, self.tau) else {
+                    continue;
+                };
+                if most < need {
+                    continue;
                 }
                 let j = self.global(y.local);
-                if let Some(jac) = jaccard_at_least(&self.sets[i], &self.sets[j], self.tau) {
+                if let Some(jac) = jaccard_reaching(&self.sets[i], &self.sets[j], need) {
                     out.push((pack(i.min(j) as u32, i.max(j) as u32), jac));
                     if budget.spend(1).is_err() {
                         return;
