@@ -96,7 +96,7 @@ pub fn run(results: &Path, peers_header: Option<&Path>, out: &Path) -> Result<()
 /// corpus size, the peers' repeats and the report folder.
 fn commands(s: &mut String, header: Option<&Value>, out: &Path) {
     let docs = header.and_then(|h| h["docs"].as_u64()).unwrap_or(20_000);
-    let repeat = header.and_then(|h| h["repeat"].as_u64()).unwrap_or(3);
+    let repeat = peers_repeat(header);
     let just = match (docs, repeat) {
         (20_000, 3) => "just bench-peers            # = bash scripts/bench-peers.sh 20000".into(),
         (_, 3) => format!("just bench-peers {docs}     # = bash scripts/bench-peers.sh {docs}"),
@@ -112,6 +112,11 @@ fn commands(s: &mut String, header: Option<&Value>, out: &Path) {
          neardup bench-report results.jsonl --peers-header peers.header --out {}\n```\n",
         out.display()
     );
+}
+
+/// Of how many runs each peer figure is the best (the kit's `--repeat`, 3 by default).
+fn peers_repeat(header: Option<&Value>) -> u64 {
+    header.and_then(|h| h["repeat"].as_u64()).unwrap_or(3)
 }
 
 /// The tasks drawn as bar charts: (task, what it measures).
@@ -210,7 +215,7 @@ fn introduction(header: Option<&Value>, peers: &[&str]) -> String {
          (../shared/peers) and `neardup bench` on the same corpus file, one after the other; each of neardup's figures \
          is the best of 3 runs, each of the peers' the best of {}. Ratios from one run are steadier than absolute \
          figures (the kit's README saw absolute figures move by up to 17 % between runs).\n",
-        header.and_then(|h| h["repeat"].as_u64()).unwrap_or(3)
+        peers_repeat(header)
     );
     if let Some(h) = header {
         let versions: Vec<String> = peers
