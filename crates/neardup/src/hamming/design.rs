@@ -77,7 +77,7 @@ pub fn check(bits: u32, distance: u32) -> Result<()> {
 
 /// Splits ranges (taken as one bit sequence, first range most significant) into `n` pieces of
 /// as-equal-as-possible length, longer first. A piece may span several ranges.
-fn split(ranges: &[Range], n: u32) -> Vec<Vec<Range>> {
+pub(super) fn split_evenly(ranges: &[Range], n: u32) -> Vec<Vec<Range>> {
     let total: u32 = ranges.iter().map(|r| r.len).sum();
     let (base, extra) = (total / n, total % n);
     // Walk bits from the most significant end of the sequence.
@@ -205,7 +205,7 @@ impl Design {
                 ),
             ));
         }
-        let pieces = split(
+        let pieces = split_evenly(
             &[Range {
                 start: 0,
                 len: bits,
@@ -244,7 +244,7 @@ impl Design {
         let mut tables = Vec::new();
         for t in &top.tables {
             tables.extend(tables_for(
-                &split(&t.rest, second),
+                &split_evenly(&t.rest, second),
                 second - distance,
                 &t.prefix,
             ));
@@ -529,7 +529,7 @@ mod tests {
     fn manku_designs() {
         let d20 = Design::single(64, 3, 6).unwrap();
         assert_eq!(d20.tables.len(), 20);
-        let sizes: Vec<u32> = split(&[Range { start: 0, len: 64 }], 6)
+        let sizes: Vec<u32> = split_evenly(&[Range { start: 0, len: 64 }], 6)
             .iter()
             .map(|p| p.iter().map(|r| r.len).sum())
             .collect();

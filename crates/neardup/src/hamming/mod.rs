@@ -6,7 +6,8 @@
 //!   bits of each permuted table; "n blocks, choose n − k" and the two-level designs; the
 //!   design calculator behind `neardup hamming tune`.
 //! * [`tables`] — the permuted-table index (build once, probe by prefix, filter by distance)
-//!   and the batch all-pairs join.
+//!   and the batch all-pairs join; `run_split` splits the join's runs that the data makes
+//!   long, by the same pigeonhole argument one level down.
 //!
 //! Fingerprints are `u32`, `u64` or `u128` through the [`Bits`] trait; block permutations
 //! move contiguous bit ranges, so permuting costs a few shifts per block, and since a
@@ -15,6 +16,7 @@
 
 pub mod brute;
 pub mod design;
+mod run_split;
 pub mod tables;
 
 /// A fixed-width fingerprint.
@@ -47,6 +49,8 @@ pub trait Bits:
     fn ones(start: u32, len: u32) -> Self;
     /// Bitwise or.
     fn or(self, other: Self) -> Self;
+    /// Bitwise exclusive or: ones where `self` and `other` differ.
+    fn xor(self, other: Self) -> Self;
 }
 
 macro_rules! impl_bits {
@@ -99,6 +103,10 @@ macro_rules! impl_bits {
             fn or(self, other: Self) -> Self {
                 self | other
             }
+            #[inline(always)]
+            fn xor(self, other: Self) -> Self {
+                self ^ other
+            }
         }
     };
 }
@@ -125,6 +133,18 @@ impl<const W: usize> Ord for Wide<W> {
     }
 }
 
+/// The word holding bit `bit` of a [`Wide`], and the bit's place in it.
+#[inline(always)]
+fn word_and_offset(bit: u32) -> (usize, u32) {
+    ((bit / 64) as usize, bit % 64)
+}
+
+/// A u64 with its low `n` (1..=64) bits set.
+#[inline(always)]
+fn low_ones(n: u32) -> u64 {
+    u64::MAX >> (64 - n)
+}
+
 impl<const W: usize> Bits for Wide<W> {
     const BITS: u32 = 64 * W as u32;
     const ZERO: Self = Wide([0; W]);
@@ -136,19 +156,28 @@ impl<const W: usize> Bits for Wide<W> {
             .map(|(a, b)| (a ^ b).count_ones())
             .sum()
     }
+    /// Word by word (at most three words): the join keys every fingerprint by its fields
+    /// once per table, and the runs it splits once per piece.
+    #[inline]
     fn field(self, start: u32, len: u32) -> u128 {
         assert!(len <= 128, "fields are at most 128 bits");
         let mut v = 0u128;
-        for i in 0..len {
-            let b = start + i;
-            v |= (((self.0[(b / 64) as usize] >> (b % 64)) & 1) as u128) << i;
+        let mut got = 0;
+        while got < len {
+            let (word, offset) = word_and_offset(start + got);
+            let take = (64 - offset).min(len - got);
+            v |= (((self.0[word] >> offset) & low_ones(take)) as u128) << got;
+            got += take;
         }
         v
     }
     fn with_field(mut self, start: u32, len: u32, value: u128) -> Self {
-        for i in 0..len {
-            let b = start + i;
-            self.0[(b / 64) as usize] |= (((value >> i) & 1) as u64) << (b % 64);
+        let mut put = 0;
+        while put < len {
+            let (word, offset) = word_and_offset(start + put);
+            let take = (64 - offset).min(len - put);
+            self.0[word] |= ((value >> put) as u64 & low_ones(take)) << offset;
+            put += take;
         }
         self
     }
@@ -173,6 +202,12 @@ impl<const W: usize> Bits for Wide<W> {
         }
         self
     }
+    fn xor(mut self, other: Self) -> Self {
+        for w in 0..W {
+            self.0[w] ^= other.0[w];
+        }
+        self
+    }
 }
 
 #[cfg(test)]
@@ -192,6 +227,31 @@ mod tests {
         let y: u128 = u128::MAX;
         assert_eq!(y.field(100, 28), (1 << 28) - 1);
         assert_eq!(5u32.distance(3), 2);
+    }
+
+    #[test]
+    /// Oracle: fields read and written one bit at a time, for fields up to 128 bits that
+    /// start anywhere in a three-word fingerprint (so they span up to three words).
+    fn wide_fields_equal_bit_by_bit() {
+        let mut rng = crate::hash::SplitMix64::new(7);
+        for _ in 0..2000 {
+            let w = Wide([rng.next_u64(), rng.next_u64(), rng.next_u64()]);
+            let len = rng.below(129) as u32;
+            let start = rng.below((192 - len) as u64 + 1) as u32;
+            let bit = |b: u32| (w.0[(b / 64) as usize] >> (b % 64)) & 1;
+            let expected = (0..len).fold(0u128, |v, i| v | (bit(start + i) as u128) << i);
+            assert_eq!(w.field(start, len), expected, "field({start}, {len})");
+            let written = Wide::<3>::ZERO.with_field(start, len, expected);
+            for b in 0..192 {
+                let inside = (start..start + len).contains(&b);
+                let got = (written.0[(b / 64) as usize] >> (b % 64)) & 1;
+                assert_eq!(
+                    got,
+                    if inside { bit(b) } else { 0 },
+                    "bit {b} of with_field({start}, {len})"
+                );
+            }
+        }
     }
 
     #[test]

@@ -12,9 +12,10 @@
 use rayon::prelude::*;
 
 use super::Bits;
-use super::design::{Design, Range, Table, best_for_join};
+use super::design::{Design, Table, best_for_join};
+use super::run_split::{MIN_SPLIT_PER_PIECE, RunJoin, Scope, key_of, mask_of};
 use crate::error::{Error, Result};
-use crate::pairs::{Budget, pack};
+use crate::pairs::Budget;
 
 /// `fp` with `table`'s prefix ranges moved to the top, the other ranges after them.
 #[inline]
@@ -28,28 +29,6 @@ pub fn permute<B: Bits>(fp: B, table: &Table) -> B {
     out
 }
 
-/// The table's prefix as an integer (hashed to 64 bits when longer than 64 bits).
-#[inline]
-fn prefix_key<B: Bits>(fp: B, prefix: &[Range], bits: u32) -> u64 {
-    if bits <= 64 {
-        prefix.iter().fold(0u64, |k, r| {
-            if r.len == 64 {
-                fp.field(r.start, 64) as u64
-            } else {
-                (k << r.len) | fp.field(r.start, r.len) as u64
-            }
-        })
-    } else {
-        let mut h = 0u64;
-        for r in prefix {
-            let v = fp.field(r.start, r.len);
-            h = crate::hash::combine(h, v as u64);
-            h = crate::hash::combine(h, (v >> 64) as u64);
-        }
-        crate::hash::mix64(h)
-    }
-}
-
 /// The join keys of `fp` under `design`, one per table: the table's prefix (hashed when over
 /// 64 bits). Two fingerprints within the design's distance share the key of at least one
 /// table (the pigeonhole argument of Manku et al., WWW 2007, §3.1), so grouping fingerprints
@@ -58,16 +37,8 @@ fn prefix_key<B: Bits>(fp: B, prefix: &[Range], bits: u32) -> u64 {
 pub fn table_keys<B: Bits>(fp: B, design: &Design, out: &mut [u64]) {
     debug_assert_eq!(out.len(), design.tables.len());
     for (o, table) in out.iter_mut().zip(&design.tables) {
-        *o = prefix_key(fp, &table.prefix, table.prefix_bits());
+        *o = key_of(fp, &table.prefix, table.prefix_bits());
     }
-}
-
-/// The mask of a table's prefix bits in the original bit order.
-fn prefix_mask<B: Bits>(table: &Table) -> B {
-    table
-        .prefix
-        .iter()
-        .fold(B::ZERO, |m, r| m.or(B::ones(r.start, r.len)))
 }
 
 fn check_width<B: Bits>(design: &Design) -> Result<()> {
@@ -201,8 +172,20 @@ fn radix_sort(mut v: Vec<(u64, u32)>, key_bits: u32) -> Vec<(u64, u32)> {
 
 /// Every pair (i < j) of `fps` within distance `k`, packed and sorted — exactly the
 /// brute-force set. `design` defaults to the cheapest for the corpus size
-/// ([`best_for_join`]); it must guarantee at least distance `k`.
+/// ([`best_for_join`]); it must guarantee at least distance `k`. Runs of a shared prefix
+/// that the data makes long are split further ([`run_split`](super::run_split)).
 pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<Vec<u64>> {
+    Ok(join(fps, k, design, MIN_SPLIT_PER_PIECE)?.0)
+}
+
+/// [`all_pairs`] with runs split past `min_split_per_piece` fingerprints per piece; also
+/// returns the candidate pairs whose distance was computed.
+fn join<B: Bits>(
+    fps: &[B],
+    k: u32,
+    design: Option<&Design>,
+    min_split_per_piece: usize,
+) -> Result<(Vec<u64>, u64)> {
     let chosen;
     let design = match design {
         Some(d) => d,
@@ -213,12 +196,9 @@ pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<
     };
     check_width::<B>(design)?;
     check_distance(design, k)?;
-    let masks: Vec<B> = design.tables.iter().map(prefix_mask).collect();
-    // Pairs are spent from the budget in batches as they are found (an atomic add per pair
-    // would be the join's hottest instruction), so the join stops soon after the limit.
-    const BATCH: u64 = 1024;
+    let masks: Vec<B> = design.tables.iter().map(|t| mask_of(&t.prefix)).collect();
     let budget = Budget::new("the Hamming join")?;
-    let per_table: Vec<Result<Vec<u64>>> = design
+    let per_table: Vec<Result<(Vec<u64>, u64)>> = design
         .tables
         .par_iter()
         .enumerate()
@@ -227,44 +207,37 @@ pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<
             let keyed: Vec<(u64, u32)> = fps
                 .iter()
                 .enumerate()
-                .map(|(i, &f)| (prefix_key(f, &table.prefix, p), i as u32))
+                .map(|(i, &f)| (key_of(f, &table.prefix, p), i as u32))
                 .collect();
             let sorted = radix_sort(keyed, if p <= 64 { p } else { 64 });
-            let mut pairs = Vec::new();
-            let mut unspent = 0u64;
+            // A pair is reported only by the first table whose prefix it shares.
+            let scope = Scope {
+                required: masks[t],
+                excluded: masks[..t].to_vec(),
+                rest: table.rest.clone(),
+            };
+            let mut runs = RunJoin::new(k, &budget, min_split_per_piece);
+            let mut members = Vec::new();
             for run in sorted.chunk_by(|x, y| x.0 == y.0) {
-                if run.len() < 2 {
-                    continue;
-                }
-                for (x, &(_, a)) in run.iter().enumerate() {
-                    let fa = fps[a as usize];
-                    for &(_, b) in &run[x + 1..] {
-                        let fb = fps[b as usize];
-                        if fa.distance(fb) <= k
-                            && fa.agree_on(fb, masks[t])
-                            && !masks[..t].iter().any(|&m| fa.agree_on(fb, m))
-                        {
-                            pairs.push(if a < b { pack(a, b) } else { pack(b, a) });
-                            unspent += 1;
-                            if unspent == BATCH {
-                                budget.spend(BATCH)?;
-                                unspent = 0;
-                            }
-                        }
-                    }
-                    if budget.exceeded() {
-                        return Err(budget.error());
-                    }
+                if run.len() > 1 {
+                    members.clear();
+                    members.extend(run.iter().map(|e| (fps[e.1 as usize], e.1)));
+                    runs.join(&members, &scope)?;
                 }
             }
-            budget.spend(unspent)?;
-            Ok(pairs)
+            let checked = runs.checked;
+            Ok((runs.finish()?, checked))
         })
         .collect();
-    let per_table = per_table.into_iter().collect::<Result<Vec<_>>>()?;
-    let mut all = per_table.concat();
+    let mut all = Vec::new();
+    let mut checked = 0;
+    for table in per_table {
+        let (pairs, n) = table?;
+        all.extend(pairs);
+        checked += n;
+    }
     all.par_sort_unstable();
-    Ok(all)
+    Ok((all, checked))
 }
 
 #[cfg(test)]
@@ -327,6 +300,98 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Fingerprints in tight clusters: each a base with up to `spread` bits flipped, some
+    /// copied exactly, so that the join's runs are long and the runs are split.
+    fn clustered<B: Bits>(
+        rng: &mut SplitMix64,
+        n: usize,
+        clusters: usize,
+        spread: u32,
+        make: impl Fn(&mut SplitMix64) -> B,
+    ) -> Vec<B> {
+        let bases: Vec<B> = (0..clusters.max(1)).map(|_| make(rng)).collect();
+        (0..n)
+            .map(|_| {
+                let mut f = bases[rng.below(bases.len() as u64) as usize];
+                for _ in 0..rng.below(spread as u64 + 1) {
+                    f = f.flip(rng.below(B::BITS as u64) as u32);
+                }
+                f
+            })
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        /// Oracle: brute force, with every run split that can be (threshold 0), with none
+        /// split, and with the default, over designs of one and two levels.
+        #[test]
+        fn split_runs_equal_brute_force_64(seed: u64, k in 0u32..=5, n in 2usize..400, clusters in 1usize..6, spread in 0u32..12) {
+            let mut rng = SplitMix64::new(seed);
+            let fps: Vec<u64> = clustered(&mut rng, n, clusters, spread, |r| r.next_u64());
+            let oracle = brute::all_pairs(&fps, k);
+            for design in candidates(64, k).unwrap().into_iter().take(3) {
+                for min_split in [0, MIN_SPLIT_PER_PIECE, usize::MAX] {
+                    prop_assert_eq!(&join(&fps, k, Some(&design), min_split).unwrap().0, &oracle, "{:?} split past {}", design.levels, min_split);
+                }
+            }
+        }
+
+        /// The same for random-projection's 384-bit fingerprints and Henzinger's design
+        /// (d + 1 blocks of 32 bits), where the pieces of a split run span several words.
+        #[test]
+        fn split_runs_equal_brute_force_384(seed: u64, k in 0u32..=11, n in 2usize..300, clusters in 1usize..4, spread in 0u32..20) {
+            use crate::hamming::Wide;
+            let mut rng = SplitMix64::new(seed);
+            let fps: Vec<Wide<6>> = clustered(&mut rng, n, clusters, spread, |r| Wide(std::array::from_fn(|_| r.next_u64())));
+            let oracle = brute::all_pairs(&fps, k);
+            let design = Design::single(384, k, k + 1).unwrap();
+            for min_split in [0, MIN_SPLIT_PER_PIECE, usize::MAX] {
+                prop_assert_eq!(&join(&fps, k, Some(&design), min_split).unwrap().0, &oracle, "split past {}", min_split);
+            }
+        }
+    }
+
+    /// Splitting is what makes a skewed corpus cheap: 3,000 fingerprints that share their
+    /// top 32 bits put every fingerprint in one run of each table whose prefix lies there;
+    /// split, the join computes under a tenth of the distances, and finds the same pairs.
+    #[test]
+    fn splitting_long_runs_checks_far_fewer_candidates() {
+        let mut rng = SplitMix64::new(5);
+        let mut fps: Vec<u64> = (0..3000)
+            .map(|_| 0xdead_beef_0000_0000 | (rng.next_u64() >> 32))
+            .collect();
+        // Planted neighbours within k = 3.
+        for i in 0..300 {
+            fps.push(fps[i * 7] ^ (1 << (i % 32)) ^ (1 << ((i * 5) % 32)));
+        }
+        let design = Design::single(64, 3, 4).unwrap();
+        let (split, split_checked) = join(&fps, 3, Some(&design), MIN_SPLIT_PER_PIECE).unwrap();
+        let (whole, whole_checked) = join(&fps, 3, Some(&design), usize::MAX).unwrap();
+        assert_eq!(split, whole);
+        assert_eq!(split, brute::all_pairs(&fps, 3));
+        assert!(split.len() >= 300, "{} pairs", split.len());
+        assert!(
+            split_checked * 10 < whole_checked,
+            "{split_checked} candidates split, {whole_checked} whole"
+        );
+    }
+
+    /// A run of identical fingerprints is found again by every piece: it is checked pair by
+    /// pair (every pair is reported), not split again and again.
+    #[test]
+    fn identical_fingerprints_are_not_split_forever() {
+        let mut rng = SplitMix64::new(9);
+        let mut fps: Vec<u128> = vec![0x1234_5678_9abc_def0_0fed_cba9_8765_4321; 600];
+        fps.extend((0..600).map(|_| (rng.next_u64() as u128) << 64 | rng.next_u64() as u128));
+        let design = Design::single(128, 5, 6).unwrap();
+        let (pairs, checked) = join(&fps, 5, Some(&design), MIN_SPLIT_PER_PIECE).unwrap();
+        assert_eq!(pairs.len(), 600 * 599 / 2);
+        assert_eq!(pairs, brute::all_pairs(&fps, 5));
+        // Each table's run of 600, once: no split found it again.
+        assert!(checked <= 6 * 600 * 599 / 2 + 1000, "{checked} candidates");
     }
 
     #[test]
