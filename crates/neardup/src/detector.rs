@@ -74,6 +74,18 @@ pub trait Algorithm: Send + Sync + 'static {
         query: &Self::Query,
     ) -> Result<Vec<ScoredPair>>;
 
+    /// Reported pairs for a consumer of connectivity only (`neardup dedup`'s components):
+    /// like [`query`](Algorithm::query), except that a heavy cluster's long runs may give only
+    /// pairs that connect them as all their pairs do (`crate::heavy`). The default is
+    /// `query`.
+    fn connecting_query(
+        params: &Self::Params,
+        index: &Self::Index,
+        query: &Self::Query,
+    ) -> Result<Vec<ScoredPair>> {
+        Self::query(params, index, query)
+    }
+
     /// The algorithm's similarity estimate for any pair under `query` (used for ROC curves
     /// and labelled pairs), or `None` when it cannot score pairs it did not report, or cannot
     /// score this corpus at all (collection statistics from too few documents).
@@ -188,6 +200,9 @@ pub trait Index: Send + Sync {
     /// Pairs under the detector's query parameters overridden by `overrides` (which may only
     /// name query parameters).
     fn query(&self, overrides: &ParamMap) -> Result<Vec<ScoredPair>>;
+    /// Pairs under the detector's query parameters that connect the documents as
+    /// [`query`](Index::query)'s do (see [`Algorithm::connecting_query`]).
+    fn connecting_query(&self) -> Result<Vec<ScoredPair>>;
     /// Similarity estimate of any pair, if the algorithm has one.
     fn score(&self, a: usize, b: usize) -> Option<f64>;
     /// Any pair's score and whether it is within the threshold (see [`Algorithm::compare`]).
@@ -381,6 +396,9 @@ impl<A: Algorithm> Index for Built<A> {
         let query: A::Query = from_map(A::NAME, &query_keys, overrides)?;
         A::validate(&self.params, &query)?;
         A::query(&self.params, &self.index, &query)
+    }
+    fn connecting_query(&self) -> Result<Vec<ScoredPair>> {
+        A::connecting_query(&self.params, &self.index, &self.query)
     }
     fn score(&self, a: usize, b: usize) -> Option<f64> {
         A::score(&self.params, &self.index, &self.query, a, b)

@@ -42,6 +42,7 @@ pub mod error;
 pub mod features;
 pub mod hamming;
 pub mod hash;
+pub mod heavy;
 pub mod join;
 pub mod keyjoin;
 pub mod minhash;

@@ -316,12 +316,43 @@ impl Fingerprints {
         k: u32,
         design: Option<&crate::hamming::design::Design>,
     ) -> crate::Result<Vec<u64>> {
+        self.join(k, design, false)
+    }
+
+    /// Pairs within Hamming distance `k` that connect the documents exactly as every such
+    /// pair does, a heavy cluster's long runs by edges (`hamming::tables::connecting_pairs`).
+    pub fn connecting_pairs_within(
+        &self,
+        k: u32,
+        design: Option<&crate::hamming::design::Design>,
+    ) -> crate::Result<Vec<u64>> {
+        self.join(k, design, true)
+    }
+
+    fn join(
+        &self,
+        k: u32,
+        design: Option<&crate::hamming::design::Design>,
+        connecting: bool,
+    ) -> crate::Result<Vec<u64>> {
         use crate::hamming::Wide;
-        let ids = self.nonempty();
+        use crate::hamming::tables::{all_pairs, connecting_pairs};
+        let mut ids = self.nonempty();
+        // For connectivity, a heavy group of identical fingerprints enters the join once
+        // (`crate::heavy`): its copies are attached to its first member.
+        let copies = if connecting {
+            self.collapse_identical(&mut ids)
+        } else {
+            Vec::new()
+        };
         macro_rules! join {
             ($t:ty, $make:expr) => {{
                 let fps: Vec<$t> = ids.iter().map(|&i| $make(self.row(i as usize))).collect();
-                crate::hamming::tables::all_pairs(&fps, k, design)?
+                if connecting {
+                    connecting_pairs(&fps, k, design)?
+                } else {
+                    all_pairs(&fps, k, design)?
+                }
             }};
         }
         let local = match self.words {
@@ -350,8 +381,33 @@ impl Fingerprints {
                 crate::pairs::pack(ids[a as usize], ids[b as usize])
             })
             .collect();
+        out.extend(copies);
         out.sort_unstable();
         Ok(out)
+    }
+
+    /// Takes the copies of each group of more than [`crate::heavy::runs::HEAVY`] identical
+    /// fingerprints out of `ids` (sorted); returns the pairs (first member, copy) that stand
+    /// for them (distance 0, within any k).
+    fn collapse_identical(&self, ids: &mut Vec<u32>) -> Vec<u64> {
+        let mut by_value = ids.clone();
+        by_value.sort_by(|&a, &b| {
+            self.row(a as usize)
+                .cmp(self.row(b as usize))
+                .then(a.cmp(&b))
+        });
+        let mut edges = Vec::new();
+        let mut copy = vec![false; self.len()];
+        for group in by_value.chunk_by(|&a, &b| self.row(a as usize) == self.row(b as usize)) {
+            if group.len() > crate::heavy::runs::HEAVY {
+                for &c in &group[1..] {
+                    edges.push(crate::pairs::pack(group[0], c));
+                    copy[c as usize] = true;
+                }
+            }
+        }
+        ids.retain(|&i| !copy[i as usize]);
+        edges
     }
 
     /// [`Fingerprints::pairs_within`] by comparing every pair: for distances no table design

@@ -94,6 +94,12 @@ impl SignatureTable {
         self.empty.reserve_exact(rows);
     }
 
+    /// Marks document `i` as having no feature, or not: a join takes no part of a document
+    /// marked empty (`crate::heavy::candidates` takes identical copies out of the join so).
+    pub fn set_empty(&mut self, i: usize, empty: bool) {
+        self.empty[i] = empty;
+    }
+
     /// Appends `other`'s rows (same width).
     pub fn extend(&mut self, other: &SignatureTable) {
         assert_eq!(self.width, other.width, "signature widths differ");
@@ -186,6 +192,17 @@ pub trait StreamingDetector: Send + Sync + Debug {
     /// Signatures → candidate pairs (packed, `crate::pairs::pack`), sorted, each once. Spends
     /// the pair budget (`crate::pairs::Budget`).
     fn candidates(&self, table: &SignatureTable) -> Result<Vec<u64>>;
+
+    /// Candidates for a consumer of connectivity only (components, then anchoring): like
+    /// [`candidates`](StreamingDetector::candidates), except that a run of more than
+    /// [`crate::heavy::HEAVY`] documents sharing a key may give only verified edges that
+    /// connect its documents as its verified pairs do (`crate::heavy::connect_run`), so a
+    /// heavy cluster costs linear time. Sorted, each once. The default is `candidates`: an
+    /// algorithm whose runs are not heavy in practice, or that splits them itself (the
+    /// Hamming join's run splitting), needs nothing else.
+    fn connecting_candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
+        self.candidates(table)
+    }
 
     /// How many join keys [`StreamingDetector::keys`] writes per document.
     fn keys_per_doc(&self) -> usize;

@@ -164,63 +164,214 @@ pub fn anchor_component<R: Ord>(
             .binary_search(&d)
             .expect("a pair inside its component") as u32
     };
-    let all: Vec<u32> = (0..members.len() as u32).collect();
     let local_edges: Vec<(u32, u32)> = edges.iter().map(|&(a, b)| (local(a), local(b))).collect();
+    let split = Split::<std::convert::Infallible>::Edges;
+    match anchor(members, local_edges, rank, compare, cut, split) {
+        Ok(out) => out,
+    }
+}
+
+/// [`anchor_component`] for a component whose pairs are sparse — edges that connect it as its
+/// verified pairs do, but not every verified pair (`crate::heavy`): the members left over in a
+/// round are split by the pairs `rejoin` finds among them (given their document numbers, it
+/// returns pairs of indices into that slice, e.g. `crate::heavy::connecting_pairs`), which
+/// connect them exactly as every verified pair among them would. Its first error stops.
+///
+/// The rule is the exact one for [`EXACT_ROUNDS`] rounds; a group still left over after them
+/// with more than [`LEADERS`] members (a long tail: near copies of a heavy cluster that
+/// resemble each other in a chain, which one representative a round would peel a few at a
+/// time, re-joining the rest each time) is anchored in one pass: in rank order, a member is
+/// represented by a neighbour that leads and that it is within the threshold of, else leads
+/// — the same promise (every member represented is within the threshold of a kept
+/// document), one comparison per pair of the re-join.
+pub fn anchor_component_rejoined<R: Ord, E>(
+    members: &[u32],
+    rank: impl Fn(u32) -> R,
+    compare: impl Fn(u32, u32) -> (f64, bool) + Sync,
+    cut: bool,
+    rejoin: &Rejoin<'_, E>,
+) -> Result<Vec<Assignment>, E> {
+    anchor(
+        members,
+        Vec::new(),
+        rank,
+        compare,
+        cut,
+        Split::Rejoin(rejoin),
+    )
+}
+
+/// Given documents, the pairs among them (indices into the slice) that connect them as their
+/// verified pairs do.
+pub type Rejoin<'a, E> = dyn Fn(&[u32]) -> Result<Vec<(u32, u32)>, E> + 'a;
+
+/// How the members left over in a round find the pairs among them.
+enum Split<'a, E> {
+    /// From the group's pairs (complete).
+    Edges,
+    /// By re-joining them.
+    Rejoin(&'a Rejoin<'a, E>),
+}
+
+/// Rounds of the exact rule a component of sparse pairs takes before a group of more than
+/// [`LEADERS`] members left over is anchored on leaders in one pass (`leaders_round`).
+pub const EXACT_ROUNDS: usize = 8;
+
+/// A group left over after [`EXACT_ROUNDS`] with more members than this is a long tail.
+pub const LEADERS: usize = 64;
+
+/// The rule of the module documentation; `local_edges` in local numbers (indices into
+/// `members`). With a re-join, a group left over after [`EXACT_ROUNDS`] rounds and holding
+/// more than [`LEADERS`] members is anchored in one pass on leaders instead (`leaders_round`).
+fn anchor<R: Ord, E>(
+    members: &[u32],
+    local_edges: Vec<(u32, u32)>,
+    rank: impl Fn(u32) -> R,
+    compare: impl Fn(u32, u32) -> (f64, bool) + Sync,
+    cut: bool,
+    split: Split<'_, E>,
+) -> Result<Vec<Assignment>, E> {
+    let all: Vec<u32> = (0..members.len() as u32).collect();
     let mut out = Vec::with_capacity(members.len());
     // Position of a left-over member among the left-over ones while a group is split.
     let mut slot = vec![u32::MAX; members.len()];
-    let mut groups = vec![(all, local_edges)];
-    while let Some((group, group_edges)) = groups.pop() {
-        let rep = *group
-            .iter()
-            .min_by(|&&x, &&y| {
-                rank(members[x as usize])
-                    .cmp(&rank(members[y as usize]))
-                    .then(x.cmp(&y))
-            })
-            .expect("a group is never empty");
-        let r = members[rep as usize];
-        out.push(Assignment {
-            document: r,
-            representative: r,
-            similarity: 1.0,
-            within: true,
-        });
-        let mut leftover = Vec::new();
-        let compared = compared_with(r, &group, members, &compare);
-        for (&i, &(similarity, within)) in group.iter().zip(&compared) {
-            if i == rep {
-                continue;
-            }
-            let d = members[i as usize];
-            if within || !cut {
-                out.push(Assignment {
-                    document: d,
-                    representative: r,
-                    similarity,
-                    within,
-                });
-            } else {
-                leftover.push(i);
-            }
+    let mut leads = vec![false; members.len()];
+    let mut groups = vec![(all, local_edges, 0)];
+    let by_rank = |x: &u32, y: &u32| {
+        rank(members[*x as usize])
+            .cmp(&rank(members[*y as usize]))
+            .then(x.cmp(y))
+    };
+    while let Some((mut group, group_edges, round)) = groups.pop() {
+        let tail = matches!(split, Split::Rejoin(_)) && cut;
+        if tail && round >= EXACT_ROUNDS && group.len() > LEADERS {
+            group.sort_by(by_rank);
+            leaders_round(
+                &group,
+                &group_edges,
+                members,
+                &compare,
+                &mut leads,
+                &mut out,
+            );
+            continue;
         }
-        for sub in split_leftover(&leftover, group_edges, &mut slot) {
-            match sub.0[..] {
-                [only] => {
-                    let d = members[only as usize];
-                    out.push(Assignment {
-                        document: d,
-                        representative: d,
-                        similarity: 1.0,
-                        within: true,
-                    });
-                }
-                _ => groups.push(sub),
+        let leftover = {
+            let rep = *group
+                .iter()
+                .min_by(|x, y| by_rank(x, y))
+                .expect("never empty");
+            anchor_round(rep, &group, members, &compare, cut, &mut out)
+        };
+        let leftover_edges = match &split {
+            Split::Edges => group_edges,
+            Split::Rejoin(rejoin) if leftover.len() > 1 => {
+                let docs: Vec<u32> = leftover.iter().map(|&i| members[i as usize]).collect();
+                rejoin(&docs)?
+                    .into_iter()
+                    .map(|(a, b)| (leftover[a as usize], leftover[b as usize]))
+                    .collect()
+            }
+            Split::Rejoin(_) => Vec::new(),
+        };
+        for (sub, edges) in split_leftover(&leftover, leftover_edges, &mut slot) {
+            match sub[..] {
+                [only] => out.push(itself(members[only as usize])),
+                _ => groups.push((sub, edges, round + 1)),
             }
         }
     }
     out.sort_unstable_by_key(|a| a.document);
-    out
+    Ok(out)
+}
+
+/// A document that represents itself.
+fn itself(d: u32) -> Assignment {
+    Assignment {
+        document: d,
+        representative: d,
+        similarity: 1.0,
+        within: true,
+    }
+}
+
+/// One round of the rule: `rep` represents `group`'s members within the threshold of it
+/// (every member without the cut); returns the members left over (local numbers).
+fn anchor_round(
+    rep: u32,
+    group: &[u32],
+    members: &[u32],
+    compare: &(impl Fn(u32, u32) -> (f64, bool) + Sync),
+    cut: bool,
+    out: &mut Vec<Assignment>,
+) -> Vec<u32> {
+    let r = members[rep as usize];
+    out.push(itself(r));
+    let mut leftover = Vec::new();
+    let compared = compared_with(r, group, members, compare);
+    for (&i, &(similarity, within)) in group.iter().zip(&compared) {
+        if i == rep {
+            continue;
+        }
+        let d = members[i as usize];
+        if within || !cut {
+            out.push(Assignment {
+                document: d,
+                representative: r,
+                similarity,
+                within,
+            });
+        } else {
+            leftover.push(i);
+        }
+    }
+    leftover
+}
+
+/// The round of a long tail — a group still left over after [`EXACT_ROUNDS`] rounds, such
+/// as the near copies of a heavy cluster that resemble each other in a chain, which one
+/// representative a round would peel a few at a time, re-joining the rest each time. One pass
+/// in rank order (`group` sorted so): each member is compared with its neighbours in `edges`
+/// (the verified pairs among the group, local numbers) that lead already, and represented by
+/// the first it is within the threshold of; a member near no leader leads. The promise holds
+/// (every member represented is within the threshold of a kept leader) at one comparison per
+/// pair, and nothing is left over. `leads` is all false before and after.
+fn leaders_round(
+    group: &[u32],
+    edges: &[(u32, u32)],
+    members: &[u32],
+    compare: &(impl Fn(u32, u32) -> (f64, bool) + Sync),
+    leads: &mut [bool],
+    out: &mut Vec<Assignment>,
+) {
+    let mut neighbours: std::collections::HashMap<u32, Vec<u32>> = Default::default();
+    for &(a, b) in edges {
+        neighbours.entry(a).or_default().push(b);
+        neighbours.entry(b).or_default().push(a);
+    }
+    for &i in group {
+        let d = members[i as usize];
+        let near = neighbours.get(&i).map_or(&[][..], Vec::as_slice);
+        let found = near.iter().filter(|&&j| leads[j as usize]).find_map(|&j| {
+            let (similarity, within) = compare(members[j as usize], d);
+            within.then_some((members[j as usize], similarity))
+        });
+        match found {
+            Some((l, similarity)) => out.push(Assignment {
+                document: d,
+                representative: l,
+                similarity,
+                within: true,
+            }),
+            None => {
+                leads[i as usize] = true;
+                out.push(itself(d));
+            }
+        }
+    }
+    for &i in group {
+        leads[i as usize] = false;
+    }
 }
 
 /// Members of a group still to be anchored (local numbers) and the pairs among them.
@@ -525,5 +676,56 @@ mod tests {
         assert_eq!(comps.batches(5), vec![0..2, 2..3]);
         assert_eq!(comps.batches(100), vec![0..3]);
         assert_eq!(comps.batches(1), vec![0..1, 1..2, 2..3]);
+    }
+
+    /// A chain of 20,000 points, each within reach of its neighbours only, anchored with a
+    /// brute-force re-join: the long tail takes leader rounds, so the comparisons stay far
+    /// below the exact rule's O(L²/k), and every member is within reach of a kept document
+    /// that represents itself.
+    #[test]
+    fn a_long_tail_keeps_the_promise_in_bounded_work() {
+        let seed = 55;
+        let mut rng = crate::hash::SplitMix64::new(seed);
+        let n = 20_000u32;
+        let mut position = 0u64;
+        let positions: Vec<u64> = (0..n)
+            .map(|_| {
+                position += 1 + rng.below(3);
+                position
+            })
+            .collect();
+        let within = |a: u32, b: u32| positions[a as usize].abs_diff(positions[b as usize]) <= 4;
+        let comparisons = std::sync::atomic::AtomicU64::new(0);
+        let compare = |a: u32, b: u32| {
+            comparisons.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            (1.0, within(a, b))
+        };
+        // Neighbours by position: the verified pairs among any subset, found by sorting.
+        let rejoin = |docs: &[u32]| -> Result<Vec<(u32, u32)>, ()> {
+            let mut pairs = Vec::new();
+            for i in 0..docs.len() {
+                for j in i + 1..docs.len().min(i + 4) {
+                    if within(docs[i], docs[j]) {
+                        pairs.push((i as u32, j as u32));
+                    }
+                }
+            }
+            Ok(pairs)
+        };
+        let members: Vec<u32> = (0..n).collect();
+        // A representative in the middle: both halves are left over as chains.
+        let rank = |d: u32| d.abs_diff(n / 2);
+        let out = anchor_component_rejoined(&members, rank, compare, true, &rejoin).unwrap();
+        assert_eq!(out.len(), n as usize);
+        for a in &out {
+            assert!(within(a.representative, a.document), "seed {seed}: {a:?}");
+            let r = &out[a.representative as usize];
+            assert_eq!(
+                r.representative, r.document,
+                "seed {seed}: a representative is kept"
+            );
+        }
+        let spent = comparisons.load(std::sync::atomic::Ordering::Relaxed);
+        assert!(spent < 60 * n as u64, "seed {seed}: {spent} comparisons");
     }
 }

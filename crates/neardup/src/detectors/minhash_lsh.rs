@@ -38,7 +38,7 @@ use crate::features::Shingler;
 use crate::features::similarity::jaccard;
 use crate::hash::derive_seed;
 use crate::minhash::banding::{Objective, RECALL_AT_THRESHOLD};
-use crate::minhash::lsh::{Banding, candidate_pairs};
+use crate::minhash::lsh::{Banding, candidate_pairs, connecting_pairs};
 use crate::minhash::{Signatures, SketchKind, Sketcher, agreement, sketch_document};
 use crate::resources::{self, Estimate};
 use crate::streaming::{SignatureTable, SketchScratch, StreamingDetector};
@@ -405,6 +405,10 @@ impl StreamingDetector for MinHashLshStream {
     }
     fn candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
         candidate_pairs(table, &self.banding)
+    }
+    fn connecting_candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
+        let verify = |a: u32, b: u32| self.verify(table, a, b).is_some();
+        connecting_pairs(table, &self.banding, &verify)
     }
     fn keys_per_doc(&self) -> usize {
         self.banding.bands()

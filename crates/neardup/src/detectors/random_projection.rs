@@ -137,15 +137,15 @@ impl Algorithm for RandomProjection {
     }
 
     fn query(p: &Self::Params, index: &Self::Index, q: &Self::Query) -> Result<Vec<ScoredPair>> {
-        let d = p.bits - q.min_agreement;
-        let pieces = d + 1;
-        let pairs = match Design::single(p.bits, d, pieces) {
-            Ok(design) if p.bits / pieces >= 8 => index.fps.pairs_within(d, Some(&design))?,
-            _ => index.fps.pairs_within_by_scan(d, "the projection scan")?,
-        };
-        Ok(scored_from_packed(&pairs, |a, b| {
-            Self::score(p, index, q, a as usize, b as usize)
-        }))
+        projection_pairs(p, index, q, false)
+    }
+
+    fn connecting_query(
+        p: &Self::Params,
+        index: &Self::Index,
+        q: &Self::Query,
+    ) -> Result<Vec<ScoredPair>> {
+        projection_pairs(p, index, q, true)
     }
 
     fn score(
@@ -187,6 +187,29 @@ impl Algorithm for RandomProjection {
     fn index_bytes(index: &Self::Index) -> usize {
         index.fps.heap_bytes()
     }
+}
+
+/// Pairs agreeing on at least `min_agreement` bits: the one-level Hamming join, or a scan where
+/// no design serves; `connecting`: a heavy cluster's runs connected, not enumerated
+/// (`crate::hamming::tables::connecting_pairs`).
+fn projection_pairs(
+    p: &ProjectionParams,
+    index: &ProjectionIndex,
+    q: &ProjectionQuery,
+    connecting: bool,
+) -> Result<Vec<ScoredPair>> {
+    let d = p.bits - q.min_agreement;
+    let pieces = d + 1;
+    let pairs = match Design::single(p.bits, d, pieces) {
+        Ok(design) if p.bits / pieces >= 8 && connecting => {
+            index.fps.connecting_pairs_within(d, Some(&design))?
+        }
+        Ok(design) if p.bits / pieces >= 8 => index.fps.pairs_within(d, Some(&design))?,
+        _ => index.fps.pairs_within_by_scan(d, "the projection scan")?,
+    };
+    Ok(scored_from_packed(&pairs, |a, b| {
+        RandomProjection::score(p, index, q, a as usize, b as usize)
+    }))
 }
 
 #[cfg(test)]

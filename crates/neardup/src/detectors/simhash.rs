@@ -181,6 +181,20 @@ impl Algorithm for SimHash {
         }))
     }
 
+    fn connecting_query(
+        p: &Self::Params,
+        index: &Self::Index,
+        q: &Self::Query,
+    ) -> Result<Vec<ScoredPair>> {
+        let design = q.design(p.bits).expect("validated");
+        let pairs = index
+            .fps
+            .connecting_pairs_within(q.max_distance, design.as_ref())?;
+        Ok(scored_from_packed(&pairs, |a, b| {
+            Self::score(p, index, q, a as usize, b as usize)
+        }))
+    }
+
     fn score(
         p: &Self::Params,
         index: &Self::Index,
@@ -248,6 +262,21 @@ struct SimHashStream {
 }
 
 impl SimHashStream {
+    /// The table's fingerprints as the Hamming join reads them.
+    fn fingerprints(&self, table: &SignatureTable) -> Fingerprints {
+        let words = self.sketcher.words();
+        Fingerprints {
+            words,
+            data: (0..table.len())
+                .flat_map(|i| {
+                    let fp = self.fingerprint(table.row(i));
+                    fp.into_iter().take(words)
+                })
+                .collect(),
+            empty: table.empty_flags().to_vec(),
+        }
+    }
+
     fn new(p: &SimHashParams, q: &SimHashQuery) -> Option<Self> {
         let statistics = match (p.weighting, p.idf_from.as_deref()) {
             (Weighting::Tfidf, None | Some("")) => return None,
@@ -325,18 +354,12 @@ impl StreamingDetector for SimHashStream {
         any
     }
     fn candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
-        let words = self.sketcher.words();
-        let fps = Fingerprints {
-            words,
-            data: (0..table.len())
-                .flat_map(|i| {
-                    let fp = self.fingerprint(table.row(i));
-                    fp.into_iter().take(words)
-                })
-                .collect(),
-            empty: table.empty_flags().to_vec(),
-        };
-        fps.pairs_within(self.max_distance, self.design.as_ref())
+        self.fingerprints(table)
+            .pairs_within(self.max_distance, self.design.as_ref())
+    }
+    fn connecting_candidates(&self, table: &SignatureTable) -> Result<Vec<u64>> {
+        self.fingerprints(table)
+            .connecting_pairs_within(self.max_distance, self.design.as_ref())
     }
     fn keys_per_doc(&self) -> usize {
         self.key_design.tables.len()

@@ -15,6 +15,7 @@ use super::Bits;
 use super::design::{Design, Table, best_for_join};
 use super::run_split::{MIN_SPLIT_PER_PIECE, RunJoin, Scope, key_of, mask_of};
 use crate::error::{Error, Result};
+use crate::heavy::runs::{HEAVY, spanning_forest, try_connect_run};
 use crate::pairs::Budget;
 
 /// `fp` with `table`'s prefix ranges moved to the top, the other ranges after them.
@@ -175,8 +176,29 @@ fn radix_sort(mut v: Vec<(u64, u32)>, key_bits: u32) -> Vec<(u64, u32)> {
 /// ([`best_for_join`]); it must guarantee at least distance `k`. Runs of a shared prefix
 /// that the data makes long are split further ([`run_split`](super::run_split)).
 pub fn all_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<Vec<u64>> {
-    Ok(join(fps, k, design, MIN_SPLIT_PER_PIECE)?.0)
+    Ok(join(fps, k, design, MIN_SPLIT_PER_PIECE, false)?.0)
 }
+
+/// [`all_pairs`] for a consumer of connectivity: a run of more than
+/// [`crate::heavy::runs::HEAVY`] fingerprints sharing a table's prefix is first connected by
+/// edges within `k` (`heavy::runs::try_connect_run`, at most [`CONNECT_COMPARISONS`] per
+/// member: a heavy cluster of near copies), and only when that does not pay (a run of skewed
+/// fingerprints that are not near each other) joined pair by pair as in [`all_pairs`]. The
+/// pairs connect the fingerprints exactly as [`all_pairs`]' do. Sorted, each once.
+pub fn connecting_pairs<B: Bits>(fps: &[B], k: u32, design: Option<&Design>) -> Result<Vec<u64>> {
+    let mut pairs = join(fps, k, design, MIN_SPLIT_PER_PIECE, true)?.0;
+    pairs.dedup();
+    Ok(pairs)
+}
+
+/// Comparisons per member a heavy run may take to be connected before it is joined pair by
+/// pair instead: near copies take one each, a dense cluster whose members are within k of a
+/// few percent of the others a few dozen; fingerprints that are not near each other give up
+/// after this many, far fewer than the run's pairs.
+pub const CONNECT_COMPARISONS: u64 = 64;
+
+/// One table's part of the join: its pairs, its heavy runs' edges, the pairs it checked.
+type TableJoin = (Vec<u64>, Vec<u64>, u64);
 
 /// [`all_pairs`] with runs split past `min_split_per_piece` fingerprints per piece; also
 /// returns the candidate pairs whose distance was computed.
@@ -185,6 +207,7 @@ fn join<B: Bits>(
     k: u32,
     design: Option<&Design>,
     min_split_per_piece: usize,
+    connect: bool,
 ) -> Result<(Vec<u64>, u64)> {
     let chosen;
     let design = match design {
@@ -198,7 +221,7 @@ fn join<B: Bits>(
     check_distance(design, k)?;
     let masks: Vec<B> = design.tables.iter().map(|t| mask_of(&t.prefix)).collect();
     let budget = Budget::new("the Hamming join")?;
-    let per_table: Vec<Result<(Vec<u64>, u64)>> = design
+    let per_table: Vec<Result<TableJoin>> = design
         .tables
         .par_iter()
         .enumerate()
@@ -218,7 +241,16 @@ fn join<B: Bits>(
             };
             let mut runs = RunJoin::new(k, &budget, min_split_per_piece);
             let mut members = Vec::new();
+            let mut connected = Vec::new();
+            let near = |a: u32, b: u32| fps[a as usize].distance(fps[b as usize]) <= k;
             for run in sorted.chunk_by(|x, y| x.0 == y.0) {
+                if connect && run.len() > HEAVY {
+                    let docs: Vec<u32> = run.iter().map(|e| e.1).collect();
+                    let cap = CONNECT_COMPARISONS * docs.len() as u64;
+                    if try_connect_run(&docs, &near, cap, &mut connected) {
+                        continue;
+                    }
+                }
                 if run.len() > 1 {
                     members.clear();
                     members.extend(run.iter().map(|e| (fps[e.1 as usize], e.1)));
@@ -226,16 +258,20 @@ fn join<B: Bits>(
                 }
             }
             let checked = runs.checked;
-            Ok((runs.finish()?, checked))
+            Ok((runs.finish()?, connected, checked))
         })
         .collect();
     let mut all = Vec::new();
+    let mut connected = Vec::new();
     let mut checked = 0;
     for table in per_table {
-        let (pairs, n) = table?;
+        let (pairs, edges, n) = table?;
         all.extend(pairs);
+        connected.extend(edges);
         checked += n;
     }
+    // Heavy runs' edges, one set per table: a forest of them connects the same documents.
+    all.extend(spanning_forest(connected));
     all.par_sort_unstable();
     Ok((all, checked))
 }
@@ -267,6 +303,38 @@ mod tests {
             v.push(f);
         }
         v
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(32))]
+        /// Heavy clusters (hundreds of fingerprints planted around a few, within and beyond
+        /// k) among random and skewed ones: the connecting join's pairs are within k and
+        /// connect exactly as every pair within k does.
+        #[test]
+        fn connecting_pairs_connect_as_all_pairs(seed: u64, k in 0u32..=4, heavy in 65usize..600) {
+            let mut rng = SplitMix64::new(seed);
+            let mut fps: Vec<u64> = planted(&mut rng, 200, 100, k + 2, |r| r.next_u64() & 0xffff_0f0f_ffff_ffff);
+            for _ in 0..3 {
+                let centre = rng.next_u64();
+                for _ in 0..heavy {
+                    let mut f = centre;
+                    for _ in 0..rng.below(k as u64 + 3) {
+                        f = f.flip(rng.below(64) as u32);
+                    }
+                    fps.push(f);
+                }
+            }
+            let oracle = brute::all_pairs(&fps, k);
+            let got = connecting_pairs(&fps, k, None).unwrap();
+            let within = |&p: &u64| {
+                let (a, b) = crate::pairs::unpack(p);
+                fps[a as usize].distance(fps[b as usize]) <= k
+            };
+            prop_assert!(got.iter().all(within), "a pair beyond k");
+            let components = |pairs: &[u64]| crate::cluster::connected_components(
+                fps.len(), pairs.iter().map(|&p| crate::pairs::unpack(p)));
+            prop_assert_eq!(components(&got), components(&oracle));
+        }
     }
 
     proptest! {
@@ -334,7 +402,7 @@ mod tests {
             let oracle = brute::all_pairs(&fps, k);
             for design in candidates(64, k).unwrap().into_iter().take(3) {
                 for min_split in [0, MIN_SPLIT_PER_PIECE, usize::MAX] {
-                    prop_assert_eq!(&join(&fps, k, Some(&design), min_split).unwrap().0, &oracle, "{:?} split past {}", design.levels, min_split);
+                    prop_assert_eq!(&join(&fps, k, Some(&design), min_split, false).unwrap().0, &oracle, "{:?} split past {}", design.levels, min_split);
                 }
             }
         }
@@ -349,7 +417,7 @@ mod tests {
             let oracle = brute::all_pairs(&fps, k);
             let design = Design::single(384, k, k + 1).unwrap();
             for min_split in [0, MIN_SPLIT_PER_PIECE, usize::MAX] {
-                prop_assert_eq!(&join(&fps, k, Some(&design), min_split).unwrap().0, &oracle, "split past {}", min_split);
+                prop_assert_eq!(&join(&fps, k, Some(&design), min_split, false).unwrap().0, &oracle, "split past {}", min_split);
             }
         }
     }
@@ -368,8 +436,9 @@ mod tests {
             fps.push(fps[i * 7] ^ (1 << (i % 32)) ^ (1 << ((i * 5) % 32)));
         }
         let design = Design::single(64, 3, 4).unwrap();
-        let (split, split_checked) = join(&fps, 3, Some(&design), MIN_SPLIT_PER_PIECE).unwrap();
-        let (whole, whole_checked) = join(&fps, 3, Some(&design), usize::MAX).unwrap();
+        let (split, split_checked) =
+            join(&fps, 3, Some(&design), MIN_SPLIT_PER_PIECE, false).unwrap();
+        let (whole, whole_checked) = join(&fps, 3, Some(&design), usize::MAX, false).unwrap();
         assert_eq!(split, whole);
         assert_eq!(split, brute::all_pairs(&fps, 3));
         assert!(split.len() >= 300, "{} pairs", split.len());
@@ -387,7 +456,7 @@ mod tests {
         let mut fps: Vec<u128> = vec![0x1234_5678_9abc_def0_0fed_cba9_8765_4321; 600];
         fps.extend((0..600).map(|_| (rng.next_u64() as u128) << 64 | rng.next_u64() as u128));
         let design = Design::single(128, 5, 6).unwrap();
-        let (pairs, checked) = join(&fps, 5, Some(&design), MIN_SPLIT_PER_PIECE).unwrap();
+        let (pairs, checked) = join(&fps, 5, Some(&design), MIN_SPLIT_PER_PIECE, false).unwrap();
         assert_eq!(pairs.len(), 600 * 599 / 2);
         assert_eq!(pairs, brute::all_pairs(&fps, 5));
         // Each table's run of 600, once: no split found it again.

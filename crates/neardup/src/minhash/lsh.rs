@@ -14,7 +14,8 @@ use rayon::prelude::*;
 
 use crate::error::Result;
 use crate::hash::{combine, hash_sequence, mix64, sequence_start};
-use crate::pairs::{Budget, run_pairs};
+use crate::heavy::runs::{run_candidates, spanning_forest};
+use crate::pairs::Budget;
 use crate::streaming::SignatureTable;
 
 /// A banding of a signature: `bands` bands of `rows` consecutive rows.
@@ -98,11 +99,21 @@ pub fn band_collisions(
     signatures: &(impl AsRef<SignatureTable> + ?Sized),
     banding: &Banding,
 ) -> Result<Vec<u64>> {
-    let signatures = signatures.as_ref();
+    collisions(signatures.as_ref(), banding, None)
+}
+
+/// Per band, sorts (key, doc) and turns each run of equal keys into pairs — or, with
+/// `verify`, a run of more than [`crate::heavy::HEAVY`] documents into the edges that connect
+/// it (`heavy::run_candidates`).
+fn collisions(
+    signatures: &SignatureTable,
+    banding: &Banding,
+    verify: Option<&(dyn Fn(u32, u32) -> bool + Sync)>,
+) -> Result<Vec<u64>> {
     let budget = Budget::new("LSH banding")?;
     let bands = banding.bands;
     let keys = band_keys(signatures, banding);
-    let per_band: Vec<Result<Vec<u64>>> = (0..bands)
+    let per_band: Vec<Result<(Vec<u64>, Vec<u64>)>> = (0..bands)
         .into_par_iter()
         .map(|band| {
             if budget.exceeded() {
@@ -115,13 +126,19 @@ pub fn band_collisions(
                     .map(|i| (keys[i * bands + band], i as u32)),
             );
             keyed.sort_unstable();
-            let mut pairs = Vec::new();
-            run_pairs(&keyed, &budget, &mut pairs)?;
-            Ok(pairs)
+            let (mut pairs, mut edges) = (Vec::new(), Vec::new());
+            run_candidates(&keyed, verify, &budget, &mut pairs, &mut edges)?;
+            Ok((pairs, edges))
         })
         .collect();
-    let per_band = per_band.into_iter().collect::<Result<Vec<_>>>()?;
+    let (per_band, edges): (Vec<Vec<u64>>, Vec<Vec<u64>>) = per_band
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     let mut all = per_band.concat();
+    // Heavy runs' edges, one set per band: a forest of them connects the same documents.
+    all.extend(spanning_forest(edges.concat()));
     all.par_sort_unstable();
     Ok(all)
 }
@@ -132,6 +149,20 @@ pub fn candidate_pairs(
     banding: &Banding,
 ) -> Result<Vec<u64>> {
     let mut c = band_collisions(signatures, banding)?;
+    c.dedup();
+    Ok(c)
+}
+
+/// Candidate pairs for a consumer of connectivity: [`candidate_pairs`], except that a band's
+/// run of more than [`crate::heavy::HEAVY`] documents gives only the `verify`d edges that
+/// connect it (`heavy::connect_run`): linear in a heavy cluster of near copies. Sorted, each
+/// once.
+pub fn connecting_pairs(
+    signatures: &SignatureTable,
+    banding: &Banding,
+    verify: &(dyn Fn(u32, u32) -> bool + Sync),
+) -> Result<Vec<u64>> {
+    let mut c = collisions(signatures, banding, Some(verify))?;
     c.dedup();
     Ok(c)
 }
