@@ -15,6 +15,7 @@ use neardup::streaming::{SignatureTable, StreamingDetector};
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
+use neardup::heavy::runs::HUBS;
 
 /// Version of the manifest and segment layout.
 pub const FORMAT_VERSION: u32 = 1;
@@ -127,9 +128,16 @@ pub fn candidates_against(
                 let mut found = Vec::new();
                 for (position, &key) in keys.iter().enumerate() {
                     for (s, &offset) in segments.iter().zip(&offsets) {
-                        found.extend(s.tables[position].lookup(key).iter().map(|&o| {
-                            neardup::pairs::pack(d as u32, (offset + o as usize) as u32)
-                        }));
+                        let run = s.tables[position].lookup(key);
+                        let pair = |o: u32| neardup::pairs::pack(d as u32, offset as u32 + o);
+                        if run.len() > neardup::heavy::HEAVY {
+                            // A heavy indexed cluster (thousands of copies of a page): the
+                            // new document is a candidate of its first members only, as the
+                            // spilled join pairs a heavy run (`heavy::run_candidates_to_hubs`).
+                            found.extend(run.iter().take(HUBS).map(|&o| pair(o)));
+                        } else {
+                            found.extend(run.iter().map(|&o| pair(o)));
+                        }
                     }
                 }
                 found.sort_unstable();

@@ -118,7 +118,28 @@ impl Anchoring<'_> {
                     Some(rows) => rows.binary_search(&d).expect("gathered") as u32,
                     None => d,
                 };
-                Ok(anchor_with(&|a, b| stream.compare(&table, row(a), row(b))))
+                let compare = |a, b| stream.compare(&table, row(a), row(b));
+                // The candidates of a heavy cluster are sparse (`neardup::heavy`): the
+                // members a cut leaves over are split by re-joining them on their keys —
+                // never two indexed documents, whose pairs this run does not join.
+                let new = self.docs.len() as u32;
+                let rejoin = |docs: &[u32]| {
+                    let local: Vec<u32> = docs.iter().map(|&d| row(d)).collect();
+                    let joined = |a: u32, b: u32| docs[a as usize] < new || docs[b as usize] < new;
+                    neardup::heavy::connecting_pairs_where(*stream, &table, &local, &joined)
+                };
+                let anchored: Vec<Vec<Assignment>> = batch
+                    .clone()
+                    .into_par_iter()
+                    .map(|i| {
+                        let members = components.get(i).0;
+                        let rank = |d| self.rank(d);
+                        anchored::anchor_component_rejoined(
+                            members, rank, compare, self.cut, &rejoin,
+                        )
+                    })
+                    .collect::<neardup::Result<_>>()?;
+                Ok(anchored.into_iter().flatten().collect())
             }
         }
     }

@@ -1,5 +1,6 @@
 //! Signatures → candidate pairs: the algorithm's join keys (LSH bands, permuted-table
-//! prefixes) grouped in memory, against the index's key tables with `--index`, or on disk when
+//! prefixes) grouped in memory (a heavy cluster's identical signatures collapsed and its long
+//! runs connected by edges rather than enumerated: `neardup::heavy`), against the index's key tables with `--index`, or on disk when
 //! the signatures do not fit `--memory` (`spilled_join`).
 
 use super::documents::Documents;
@@ -16,7 +17,7 @@ impl Run<'_> {
     /// stage had finished; its pairs are read back only if verification needs them).
     pub(super) fn candidates_stage(
         &mut self,
-        docs: &Documents,
+        docs: &mut Documents,
         stage_key: &str,
         run_it: bool,
     ) -> Result<Option<Vec<u64>>> {
@@ -40,7 +41,9 @@ impl Run<'_> {
                     let _ = std::fs::remove_dir(&spill_dir);
                     pairs
                 } else {
-                    let mut pairs = stream.candidates(&docs.table)?;
+                    // Heavy clusters (thousands of copies of a page) joined in linear time:
+                    // their runs give edges that connect them, not every pair.
+                    let mut pairs = neardup::heavy::candidates(stream.as_ref(), &mut docs.table)?;
                     if let Some(indexed) = indexed {
                         let segments = Self::index_segments(indexed, stream.as_ref())?;
                         let against =

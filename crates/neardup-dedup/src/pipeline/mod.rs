@@ -82,7 +82,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     docs.check_ids(&run.files)?;
     run.open_index(&sketched.keys, docs.len())?;
     let candidates_key = run.candidates_key(&sketched.keys);
-    let candidates = run.candidates_stage(&docs, &candidates_key, wants(Stage::Candidates))?;
+    let candidates = run.candidates_stage(&mut docs, &candidates_key, wants(Stage::Candidates))?;
     if only == Some(Stage::Candidates) {
         return Ok(None);
     }

@@ -7,19 +7,25 @@
 //!   banding sorts) and appends (key, document) to one spill file per (key position, bucket of
 //!   the key). Each file is then read, sorted and turned into the pairs of its runs of equal
 //!   keys (`neardup::pairs::run_pairs`, spending the same pair budget as in memory) — the same
-//!   pairs as grouping each position's keys at once, since equal keys share a bucket.
+//!   pairs as grouping each position's keys at once, since equal keys share a bucket. A run of
+//!   more than `neardup::heavy::HEAVY` documents (a heavy cluster: thousands of copies of a
+//!   page) gives each member paired with the run's first members only
+//!   (`heavy::run_candidates_to_hubs`), since signatures are not at hand to connect it as the
+//!   in-memory join does: linear, and those of its members near none of them are left to the
+//!   other keys they share.
 //!   Buckets per position are chosen so one file's sort fits the budget.
 //! * Verification: the candidates, in (a, b) order, are cut into chunks whose distinct
 //!   documents' signatures fit the budget; each chunk gathers those rows from the shards
 //!   (reading only row groups that hold one) and verifies its pairs as the in-memory join does.
 //!
-//! Pairs and scores are therefore those of the in-memory join, bit for bit (tested on the
-//! same corpus with and without a small `--memory`).
+//! Without heavy runs, pairs and scores are therefore those of the in-memory join, bit for bit
+//! (tested on the same corpus with and without a small `--memory`).
 
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
-use neardup::pairs::{Budget, run_pairs};
+use neardup::heavy::run_candidates_to_hubs;
+use neardup::pairs::Budget;
 use neardup::streaming::{SignatureTable, StreamingDetector};
 use rayon::prelude::*;
 
@@ -71,7 +77,7 @@ pub fn candidates(
     for path in &files {
         let mut keyed = read_spill_file(path)?;
         keyed.par_sort_unstable();
-        run_pairs(&keyed, &pair_budget, &mut pairs)?;
+        run_candidates_to_hubs(&keyed, &pair_budget, &mut pairs)?;
         drop(keyed);
         let _ = std::fs::remove_file(path);
         bar.inc(1);

@@ -2,7 +2,7 @@
 //! (`StreamingDetector::verify`), or, for algorithms without a streamable split, every text
 //! read into memory and run through `build` + `query`.
 
-use neardup::detector::{Detector, Index, ParamMap};
+use neardup::detector::{Detector, Index};
 
 use super::documents::Documents;
 use super::options::{DedupOptions, Stage};
@@ -65,8 +65,10 @@ impl Run<'_> {
                     }
                     None => {
                         let index = build_in_memory(files, options, docs, detector.as_ref())?;
+                        // Connectivity is what the components stage needs: a heavy
+                        // cluster's runs connected, not enumerated (`neardup::heavy`).
                         let pairs = index
-                            .query(&ParamMap::new())?
+                            .connecting_query()?
                             .into_iter()
                             .map(|p| (neardup::pairs::pack(p.a, p.b), p.score))
                             .unzip();
