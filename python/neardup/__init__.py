@@ -180,6 +180,7 @@ def dedup(
     inflated_copy: bool = True,
     clusters: Optional[str] = None,
     progress: bool = False,
+    max_pairs: Optional[int] = None,
     **params: Any,
 ) -> DedupResult:
     """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline.
@@ -205,7 +206,10 @@ def dedup(
     (as much disk as the inflated text, until the outputs are written), so they are not
     inflated twice; ``False`` is ``neardup dedup --no-inflated-copy``. ``progress``: show
     ``neardup dedup``'s progress on stderr (off by default; warnings are shown either way;
-    the setting is process-wide while the call runs). Other keyword arguments are the
+    the setting is process-wide while the call runs). ``max_pairs``: the pair limit of the
+    joins (``neardup dedup --max-pairs``; default ``$NEARDUP_MAX_PAIRS`` or 20 million), which
+    stops only a join that would really be quadratic — a heavy cluster (thousands of copies of
+    one page) is joined in linear time. Other keyword arguments are the
     algorithm's parameters (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
     """
     import pyarrow as pa
@@ -224,7 +228,8 @@ def dedup(
         out = os.fspath(output) if output is not None else os.path.join(scratch, "out")
         _native.dedup(inputs, out, algorithm, _params(params), text_column, id_column, keep,
                       memory, None if index is None else os.fspath(index),
-                      bool(inflated_copy), clusters, progress=bool(progress))
+                      bool(inflated_copy), clusters, progress=bool(progress),
+                      max_pairs=max_pairs)
         if table is not None:
             # The temporary file is not an input the user can find again: say what it was.
             _rename_table_input(out)

@@ -18,7 +18,7 @@ use crate::sketch_api::parse_params;
 
 /// Runs `neardup dedup` and returns `summary.json`'s content.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false))]
+#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false, max_pairs=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
     py: Python<'_>,
@@ -35,7 +35,11 @@ pub fn dedup(
     clusters: Option<&str>,
     clusters_format: &str,
     progress: bool,
+    max_pairs: Option<u64>,
 ) -> PyResult<String> {
+    if max_pairs == Some(0) {
+        return Err(PyValueError::new_err("max_pairs must be at least 1"));
+    }
     let clusters = clusters
         .map(|c| c.parse::<ClusterMode>().map_err(PyValueError::new_err))
         .transpose()?;
@@ -70,7 +74,11 @@ pub fn dedup(
     };
     let summary = py.detach(|| {
         let was_quiet = neardup_dedup::progress::set_quiet(!progress);
+        let limit_before = max_pairs.map(|m| neardup::pairs::swap_limit(Some(m)));
         let summary = run(&options);
+        if let Some(before) = limit_before {
+            neardup::pairs::swap_limit(before);
+        }
         neardup_dedup::progress::set_quiet(was_quiet);
         summary
     });

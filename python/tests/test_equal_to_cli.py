@@ -162,3 +162,23 @@ def test_dedup_progress_only_when_asked(corpus_file, tmp_path, capfd):
     assert capfd.readouterr().err == ""
     neardup.dedup(corpus_file, output=tmp_path / "shown", progress=True)
     assert "neardup: sketched" in capfd.readouterr().err
+
+
+def test_max_pairs_is_the_pair_limit_of_one_call(corpus_file, tmp_path):
+    """``max_pairs=`` is ``neardup dedup --max-pairs`` for that call only: a limit of 1 stops
+    the join with the CLI's message, and the next call has the default again."""
+    with pytest.raises(ValueError, match="more than the limit of 1 "):
+        neardup.dedup(corpus_file, output=tmp_path / "limited", max_pairs=1)
+    with pytest.raises(ValueError, match="max_pairs must be at least 1"):
+        neardup.dedup(corpus_file, output=tmp_path / "zero", max_pairs=0)
+    assert neardup.dedup(corpus_file, output=tmp_path / "default").summary["removed"] > 0
+
+
+def test_a_heavy_cluster_runs_at_the_default_limit(tmp_path):
+    """3,000 copies of one page (4.5 million pairs, 13 bands of them) run at the default pair
+    limit and are one cluster."""
+    page = " ".join(f"page{i}" for i in range(60))
+    table = pa.table({"id": [f"c{i}" for i in range(3000)], "text": [page] * 3000})
+    result = neardup.dedup(table)
+    assert result.summary["removed"] == 2999
+    assert result.pairs.num_rows < 3000

@@ -47,6 +47,14 @@ pub fn set_limit(limit: u64) {
     SET_LIMIT.store(limit.max(1), Ordering::Relaxed);
 }
 
+/// Sets the limit of [`set_limit`], or with `None` clears it (back to `$NEARDUP_MAX_PAIRS`
+/// or the default); returns what was set before. For a caller that sets the limit for one
+/// call (Python's `neardup.dedup(max_pairs=…)`).
+pub fn swap_limit(limit: Option<u64>) -> Option<u64> {
+    let old = SET_LIMIT.swap(limit.map_or(0, |l| l.max(1)), Ordering::Relaxed);
+    (old != 0).then_some(old)
+}
+
 /// The pair limit: [`set_limit`], else `$NEARDUP_MAX_PAIRS`, else [`DEFAULT_LIMIT`].
 pub fn limit() -> Result<u64> {
     match SET_LIMIT.load(Ordering::Relaxed) {
