@@ -215,7 +215,7 @@ enum Split<'a, E> {
 
 /// Rounds of the exact rule a component of sparse pairs takes before a group of more than
 /// [`LEADERS`] members left over is anchored on leaders in one pass (`leaders_round`).
-pub const EXACT_ROUNDS: usize = 8;
+pub const EXACT_ROUNDS: usize = 16;
 
 /// A group left over after [`EXACT_ROUNDS`] with more members than this is a long tail.
 pub const LEADERS: usize = 64;
