@@ -5,20 +5,14 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use polars::prelude::*;
 
 mod common;
 use common::dedup_corpus::{corpus, fresh_dir, write_jsonl};
+use common::tables::frame;
 use common::{err, ok};
 
 fn dir(name: &str) -> PathBuf {
     fresh_dir("dedup-index", name)
-}
-
-fn frame(path: &Path) -> DataFrame {
-    ParquetReader::new(std::fs::File::open(path).unwrap())
-        .finish()
-        .unwrap()
 }
 
 /// The ids of `clusters.parquet`, in document order, and the `kept` flags.

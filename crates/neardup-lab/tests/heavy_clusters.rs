@@ -12,9 +12,9 @@ use std::path::{Path, PathBuf};
 
 use common::dedup_corpus::{chain_corpus, fresh_dir, write_jsonl};
 use common::ok;
+use common::tables::{frame, strings};
 use neardup::detector::ParamMap;
 use neardup::hash::SplitMix64;
-use polars::prelude::*;
 
 fn dir(name: &str) -> PathBuf {
     fresh_dir("heavy-clusters", name)
@@ -98,19 +98,6 @@ fn oracle(algorithm: &str, params: &ParamMap, texts: &[&str]) -> Vec<u32> {
                 .collect()
         }
     }
-}
-
-fn frame(path: &Path) -> DataFrame {
-    ParquetReader::new(std::fs::File::open(path).unwrap())
-        .finish()
-        .unwrap()
-}
-
-fn strings(df: &DataFrame, name: &str) -> Vec<String> {
-    let c = df.column(name).unwrap().str().unwrap().clone();
-    (0..c.len())
-        .map(|i| c.get(i).unwrap().to_string())
-        .collect()
 }
 
 /// Runs `neardup dedup` at the default limits; (representative ids, rows of `pairs.parquet`).

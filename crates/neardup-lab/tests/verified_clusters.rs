@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use common::dedup_corpus::{chain_corpus, fresh_dir, write_jsonl};
+use common::tables::{frame, strings};
 use common::{err, ok};
 use neardup::detector::ParamMap;
 use polars::prelude::*;
@@ -73,19 +74,6 @@ fn oracle(
         work.extend(components(&left, pairs));
     }
     rep
-}
-
-fn frame(path: &Path) -> DataFrame {
-    ParquetReader::new(std::fs::File::open(path).unwrap())
-        .finish()
-        .unwrap()
-}
-
-fn strings(df: &DataFrame, name: &str) -> Vec<String> {
-    let c = df.column(name).unwrap().str().unwrap().clone();
-    (0..c.len())
-        .map(|i| c.get(i).unwrap().to_string())
-        .collect()
 }
 
 fn summary(out: &Path) -> serde_json::Value {

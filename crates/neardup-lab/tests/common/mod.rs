@@ -5,6 +5,8 @@ use std::process::{Command, Output};
 
 #[allow(dead_code)] // each test crate uses part of it
 pub mod dedup_corpus;
+#[allow(dead_code)] // each test crate uses part of it
+pub mod tables;
 
 /// Runs `neardup args…`.
 pub fn neardup(args: &[&str]) -> Output {

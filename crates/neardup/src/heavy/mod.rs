@@ -251,28 +251,10 @@ mod tests {
             for member in 0..size {
                 let text = match (cluster + member) % 4 {
                     0 => base.clone(),
-                    1 | 2 => base
-                        .iter()
-                        .map(|w| {
-                            if rng.below(40) == 0 {
-                                word(&mut rng)
-                            } else {
-                                w.clone()
-                            }
-                        })
-                        .collect(),
+                    1 | 2 => edited(&base, 40, &mut rng),
                     // A chain: each edits the one before, so it drifts away from the base.
                     _ => {
-                        previous = previous
-                            .iter()
-                            .map(|w| {
-                                if rng.below(12) == 0 {
-                                    word(&mut rng)
-                                } else {
-                                    w.clone()
-                                }
-                            })
-                            .collect();
+                        previous = edited(&previous, 12, &mut rng);
                         previous.clone()
                     }
                 };
@@ -280,6 +262,17 @@ mod tests {
             }
         }
         docs
+    }
+
+    /// `words` with each replaced by a random one with chance 1 / `one_in`.
+    fn edited(words: &[String], one_in: u64, rng: &mut SplitMix64) -> Vec<String> {
+        words
+            .iter()
+            .map(|w| match rng.below(one_in) {
+                0 => format!("w{}", rng.below(5000)),
+                _ => w.clone(),
+            })
+            .collect()
     }
 
     /// The verified pairs of `candidates`.
