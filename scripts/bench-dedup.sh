@@ -10,6 +10,9 @@
 # others); NEARDUP_BENCH_DIR sets the work directory (corpora are large: 1.4 KB a document);
 # NEARDUP_DEDUP_BASELINE=BIN adds a row of an earlier build's `neardup dedup` (label
 # `baseline`, its revision in `version`), measured in the same run for an A/B.
+# NEARDUP_DEDUP_HEAVY=1 adds the heavy-cluster corpus of each size: the corpus plus DOCS/10
+# exact and DOCS/10 near copies of four pages (scripts/make_heavy_corpus.py), a crawl's 404
+# pages and wire stories; neardup (label `heavy-clusters`) and the peers run on it too.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sizes=("${@:-200000}")
@@ -49,6 +52,17 @@ for docs in "${sizes[@]}"; do
     if [ -n "${NEARDUP_DEDUP_MEMORY:-}" ]; then
         "$bin" bench --task dedup_end_to_end --corpus "$corpus" --truth "$truth" --repeat 1 \
             --label "memory-$NEARDUP_DEDUP_MEMORY" --dedup-memory "$NEARDUP_DEDUP_MEMORY" >> "$out"
+    fi
+    if [ "${NEARDUP_DEDUP_HEAVY:-0}" = 1 ]; then
+        heavy="$work/heavy-$docs.jsonl"
+        [ -f "$heavy" ] || python3 scripts/make_heavy_corpus.py --corpus "$corpus" --truth "$truth" \
+            --exact $((docs / 10)) --near $((docs / 10)) --out "$heavy" --truth-out "$work/heavy-$docs.truth.csv" >&2
+        if [ "${NEARDUP_DEDUP_PEERS:-1}" != 0 ]; then
+            bash "$peers/run.sh" --corpus "$heavy" --truth "$work/heavy-$docs.truth.csv" \
+                --tools datatrove,text-dedup --repeat 1 >> "$out" 2> "$work/peers-heavy-$docs.header"
+        fi
+        "$bin" bench --task dedup_end_to_end --corpus "$heavy" --truth "$work/heavy-$docs.truth.csv" \
+            --repeat "$repeat" --label heavy-clusters >> "$out"
     fi
     gzip -1 -c "$corpus" > "$corpus.gz"
     "$bin" bench --task dedup_end_to_end --corpus "$corpus.gz" --truth "$truth" --repeat 1 \

@@ -58,12 +58,18 @@ def main(src, dst):
         "results.jsonl), the peers' one run. Sizes where the peers would take hours were run "
         "without them (`NEARDUP_DEDUP_PEERS=0`), in a later run appended to the same file "
         "(`NEARDUP_BENCH_APPEND=1`), where a remeasured row replaces the earlier one; each row's "
-        "`version` in results.jsonl says which build measured it."
+        "`version` in results.jsonl says which build measured it. A section whose size is 1.2× "
+        "another's and whose neardup row is `heavy-clusters` is that corpus with a crawl's heavy "
+        "clusters added (`NEARDUP_DEDUP_HEAVY=1`: DOCS/10 exact and DOCS/10 near copies, 1 % of "
+        "words substituted, of four pages — a 404 page, a parked domain, a cookie wall, a wire "
+        "story; its truth pairs each copy with its page's first copy, so recall counts the copies "
+        "found and precision, which counts every pair inside a cluster, is not comparable there)."
     )
     out.append("")
     for n in sizes:
         group = [r for r in rows if int(r["docs"]) == n]
         base = next((r for r in group if r["tool"] == "neardup" and r.get("config", "default") == "default"), None)
+        base = base or next((r for r in group if r["tool"] == "neardup"), None)
         mb = group[0]["mb"]
         out.append(f"## {n:,} documents ({mb:,.1f} MB of text)")
         out.append("")
