@@ -5,7 +5,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-
 mod common;
 use common::dedup_corpus::{corpus, fresh_dir, write_jsonl};
 use common::tables::frame;

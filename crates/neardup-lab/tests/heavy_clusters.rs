@@ -157,6 +157,20 @@ fn heavy_clusters_run_at_the_default_limits_and_cluster_as_every_pair() {
             pairs < 16 * docs.len(),
             "seed {seed} {algorithm} {extra:?}: {pairs} rows in pairs.parquet"
         );
+        // The same bytes on one thread: heavy runs are connected in a fixed order.
+        let one = d.join(format!("{algorithm}-{}-one-thread", extra.len()));
+        let mut args = vec!["--threads", "1", "dedup", input.to_str().unwrap()];
+        args.extend(["-o", one.to_str().unwrap(), "--algorithm", algorithm]);
+        args.extend(extra.iter().copied());
+        ok(&args);
+        for table in ["clusters.parquet", "pairs.parquet"] {
+            let same =
+                std::fs::read(out.join(table)).unwrap() == std::fs::read(one.join(table)).unwrap();
+            assert!(
+                same,
+                "seed {seed} {algorithm} {extra:?}: {table} differs on one thread"
+            );
+        }
     }
 }
 
