@@ -159,10 +159,8 @@ fn heavy_clusters_run_at_the_default_limits_and_cluster_as_every_pair() {
         );
         // The same bytes on one thread: heavy runs are connected in a fixed order.
         let one = d.join(format!("{algorithm}-{}-one-thread", extra.len()));
-        let mut args = vec!["--threads", "1", "dedup", input.to_str().unwrap()];
-        args.extend(["-o", one.to_str().unwrap(), "--algorithm", algorithm]);
-        args.extend(extra.iter().copied());
-        ok(&args);
+        args.extend(["--threads", "1"]);
+        dedup(&input, &one, &args);
         for table in ["clusters.parquet", "pairs.parquet"] {
             let same =
                 std::fs::read(out.join(table)).unwrap() == std::fs::read(one.join(table)).unwrap();

@@ -391,20 +391,18 @@ impl Fingerprints {
     /// for them (distance 0, within any k).
     fn collapse_identical(&self, ids: &mut Vec<u32>) -> Vec<u64> {
         let mut by_value = ids.clone();
-        by_value.sort_by(|&a, &b| {
-            self.row(a as usize)
-                .cmp(self.row(b as usize))
-                .then(a.cmp(&b))
-        });
-        let mut edges = Vec::new();
+        let (mut edges, mut copies) = (Vec::new(), Vec::new());
+        let row = |d: u32| self.row(d as usize);
+        crate::heavy::runs::identical_groups(
+            &mut by_value,
+            row,
+            &|_, _| true,
+            &mut edges,
+            &mut copies,
+        );
         let mut copy = vec![false; self.len()];
-        for group in by_value.chunk_by(|&a, &b| self.row(a as usize) == self.row(b as usize)) {
-            if group.len() > crate::heavy::runs::HEAVY {
-                for &c in &group[1..] {
-                    edges.push(crate::pairs::pack(group[0], c));
-                    copy[c as usize] = true;
-                }
-            }
+        for c in copies {
+            copy[c as usize] = true;
         }
         ids.retain(|&i| !copy[i as usize]);
         edges

@@ -1,7 +1,8 @@
 //! Signatures → candidate pairs: the algorithm's join keys (LSH bands, permuted-table
 //! prefixes) grouped in memory (a heavy cluster's identical signatures collapsed and its long
-//! runs connected by edges rather than enumerated: `neardup::heavy`), against the index's key tables with `--index`, or on disk when
-//! the signatures do not fit `--memory` (`spilled_join`).
+//! runs connected by edges rather than enumerated: `neardup::heavy`), against the index's key
+//! tables with `--index`, or on disk when the signatures do not fit `--memory`
+//! (`spilled_join`).
 
 use super::documents::Documents;
 use super::options::Stage;

@@ -39,11 +39,11 @@ pub mod runs;
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::pairs::{Budget, pack};
+use crate::pairs::Budget;
 use crate::streaming::{SignatureTable, StreamingDetector};
 pub use runs::{
-    Connection, HEAVY, connect_run, run_candidates, run_candidates_to_hubs, spanning_forest,
-    try_connect_run,
+    Connection, HEAVY, connect_run, identical_groups, run_candidates, run_candidates_to_hubs,
+    spanning_forest, try_connect_run,
 };
 
 /// Groups of more than [`HEAVY`] documents with identical signatures, each but its first
@@ -72,30 +72,17 @@ pub fn collapse_identical(
     hashed.par_sort_unstable();
     let mut collapsed = Collapsed::default();
     for run in hashed.chunk_by(|x, y| x.0 == y.0) {
-        if run.len() <= HEAVY {
-            continue;
-        }
-        // Equal hashes: sort by the rows themselves so that a hash collision splits.
-        let mut docs: Vec<u32> = run.iter().map(|&(_, d)| d).collect();
-        docs.sort_by(|&a, &b| {
-            table
-                .row(a as usize)
-                .cmp(table.row(b as usize))
-                .then(a.cmp(&b))
-        });
-        for group in docs.chunk_by(|&a, &b| table.row(a as usize) == table.row(b as usize)) {
-            let Some((&first, rest)) = group.split_first() else {
-                continue;
-            };
-            if group.len() <= HEAVY {
-                continue;
-            }
-            for &copy in rest {
-                if verify(first, copy) {
-                    collapsed.edges.push(pack(first, copy));
-                    collapsed.copies.push(copy);
-                }
-            }
+        if run.len() > HEAVY {
+            // Equal hashes: grouped by the rows themselves, so that a hash collision splits.
+            let mut docs: Vec<u32> = run.iter().map(|&(_, d)| d).collect();
+            let row = |d: u32| table.row(d as usize);
+            identical_groups(
+                &mut docs,
+                row,
+                verify,
+                &mut collapsed.edges,
+                &mut collapsed.copies,
+            );
         }
     }
     collapsed.edges.sort_unstable();
@@ -165,17 +152,21 @@ pub fn connecting_pairs_where(
     stream: &dyn StreamingDetector,
     table: &SignatureTable,
     rows: &[u32],
-    allowed: &dyn Fn(u32, u32) -> bool,
+    allowed: &(dyn Fn(u32, u32) -> bool + Sync),
 ) -> Result<Vec<(u32, u32)>> {
     let per = stream.keys_per_doc();
     let mut keys = vec![0u64; per];
-    let mut keyed: Vec<(usize, u64, u32)> = Vec::with_capacity(rows.len() * per);
+    let mut keyed: Vec<((usize, u64), u32)> = Vec::with_capacity(rows.len() * per);
     for (local, &r) in rows.iter().enumerate() {
         if table.is_empty_doc(r as usize) {
             continue;
         }
         stream.keys(table.row(r as usize), &mut keys);
-        keyed.extend(keys.iter().enumerate().map(|(p, &k)| (p, k, local as u32)));
+        keyed.extend(
+            keys.iter()
+                .enumerate()
+                .map(|(p, &k)| ((p, k), local as u32)),
+        );
     }
     keyed.sort_unstable();
     let verify = |a: u32, b: u32| {
@@ -185,17 +176,14 @@ pub fn connecting_pairs_where(
                 .is_some()
     };
     let pair_budget = Budget::new("re-joining the members a cut leaves over")?;
-    let mut edges = Vec::new();
-    let mut candidates = Vec::new();
-    for run in keyed.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
-        if run.len() > HEAVY {
-            let docs: Vec<u32> = run.iter().map(|r| r.2).collect();
-            connect_run(&docs, &verify, &mut edges);
-        } else {
-            let pairs: Vec<(u8, u32)> = run.iter().map(|r| (0, r.2)).collect();
-            crate::pairs::run_pairs(&pairs, &pair_budget, &mut candidates)?;
-        }
-    }
+    let (mut candidates, mut edges) = (Vec::new(), Vec::new());
+    run_candidates(
+        &keyed,
+        Some(&verify),
+        &pair_budget,
+        &mut candidates,
+        &mut edges,
+    )?;
     candidates.sort_unstable();
     candidates.dedup();
     candidates.retain(|&p| {
@@ -214,6 +202,7 @@ mod tests {
     use crate::cluster::connected_components;
     use crate::detector::ParamMap;
     use crate::hash::SplitMix64;
+    use crate::pairs::pack;
 
     #[test]
     fn identical_signatures_collapse_only_past_heavy() {
@@ -275,6 +264,21 @@ mod tests {
             .collect()
     }
 
+    /// `name`'s streamable split under `config` and the signatures of `refs`.
+    fn sketched(
+        name: &str,
+        config: &ParamMap,
+        refs: &[&str],
+    ) -> (Box<dyn StreamingDetector>, SignatureTable) {
+        let d = crate::registry::find(name)
+            .unwrap()
+            .detector(config)
+            .unwrap();
+        let stream = d.streaming().unwrap();
+        let table = SignatureTable::sketch_all(stream.as_ref(), refs);
+        (stream, table)
+    }
+
     /// The verified pairs of `candidates`.
     fn verified(stream: &dyn StreamingDetector, t: &SignatureTable, c: &[u64]) -> Vec<(u32, u32)> {
         c.iter()
@@ -302,12 +306,7 @@ mod tests {
             ("exact", params(&[])),
         ];
         for (name, config) in configs {
-            let d = crate::registry::find(name)
-                .unwrap()
-                .detector(&config)
-                .unwrap();
-            let stream = d.streaming().unwrap();
-            let mut table = SignatureTable::sketch_all(stream.as_ref(), &refs);
+            let (stream, mut table) = sketched(name, &config, &refs);
             let full = verified(stream.as_ref(), &table, &stream.candidates(&table).unwrap());
             let sparse_candidates = candidates(stream.as_ref(), &mut table).unwrap();
             let sparse = verified(stream.as_ref(), &table, &sparse_candidates);
@@ -374,12 +373,7 @@ mod tests {
             ("simhash", tf),
             ("exact", ParamMap::new()),
         ] {
-            let d = crate::registry::find(name)
-                .unwrap()
-                .detector(&config)
-                .unwrap();
-            let stream = d.streaming().unwrap();
-            let mut table = SignatureTable::sketch_all(stream.as_ref(), &refs);
+            let (stream, mut table) = sketched(name, &config, &refs);
             let c = candidates(stream.as_ref(), &mut table).unwrap();
             let bound = refs.len() * stream.keys_per_doc();
             assert!(

@@ -162,6 +162,33 @@ pub fn run_candidates<K: PartialEq>(
     Ok(())
 }
 
+/// The groups of more than [`HEAVY`] of `docs` whose rows (`row(d)`) are identical: for each,
+/// the copies `verify` accepts against its first member are appended to `copies`, and the
+/// pairs (first member, copy) that stand for them to `edges`. `docs` is left sorted by (row,
+/// document). What `crate::heavy::collapse_identical` and the Hamming joins' fingerprints
+/// take out of a join.
+pub fn identical_groups<'a, T: Ord + 'a>(
+    docs: &mut [u32],
+    row: impl Fn(u32) -> &'a [T],
+    verify: &(impl Fn(u32, u32) -> bool + ?Sized),
+    edges: &mut Vec<u64>,
+    copies: &mut Vec<u32>,
+) {
+    docs.sort_by(|&a, &b| row(a).cmp(row(b)).then(a.cmp(&b)));
+    for group in docs.chunk_by(|&a, &b| row(a) == row(b)) {
+        if group.len() <= HEAVY {
+            continue;
+        }
+        let first = group[0];
+        for &copy in &group[1..] {
+            if verify(first, copy) {
+                edges.push(pack(first, copy));
+                copies.push(copy);
+            }
+        }
+    }
+}
+
 /// The heavy runs' edges of every key position (packed) reduced to a spanning forest: sorted,
 /// each edge kept only when it joins two groups not yet joined. Each position's runs give
 /// their own edges (up to one per member and position); the forest keeps at most one per
@@ -358,5 +385,32 @@ mod tests {
             |e: &[u64]| connected_components(10, e.iter().map(|&p| crate::pairs::unpack(p)));
         assert_eq!(components(&forest), components(&edges));
         assert!(spanning_forest(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn identical_groups_past_heavy_give_their_copies() {
+        let rows: Vec<[u8; 1]> = (0..200u32)
+            .map(|d| [(d % 3 == 0) as u8 + (d >= 190) as u8 * 2])
+            .collect();
+        let mut docs: Vec<u32> = (0..200).rev().collect();
+        let (mut edges, mut copies) = (Vec::new(), Vec::new());
+        identical_groups(
+            &mut docs,
+            |d| &rows[d as usize][..],
+            &|_, c| c != 4,
+            &mut edges,
+            &mut copies,
+        );
+        // Row 0: 126 documents (3k + 1, 3k + 2 below 190, first 1); row 1: 64 (not past 64).
+        let row0: Vec<u32> = (1..190).filter(|d| d % 3 != 0).collect();
+        assert_eq!(
+            copies,
+            row0[1..]
+                .iter()
+                .copied()
+                .filter(|&c| c != 4)
+                .collect::<Vec<_>>()
+        );
+        assert!(edges.iter().all(|&e| crate::pairs::unpack(e).0 == 1));
     }
 }
