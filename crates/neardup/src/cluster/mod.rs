@@ -5,7 +5,7 @@
 //! Cluster ids are deterministic: clusters are numbered 0, 1, … in the order of their smallest
 //! member, whatever order the pairs arrive in.
 //!
-//! `anchored.rs` cuts the components so that every member is within the threshold of the
+//! `anchored/` cuts the components so that every member is within the threshold of the
 //! document kept for it (`neardup dedup --clusters verified`).
 
 pub mod anchored;
