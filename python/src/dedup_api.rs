@@ -18,7 +18,7 @@ use crate::sketch_api::parse_params;
 
 /// Runs `neardup dedup` and returns `summary.json`'s content.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false, max_pairs=None))]
+#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false, max_pairs=None, html_field=None, extract="main", boilerplate_lines=None, write_text=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
     py: Python<'_>,
@@ -36,7 +36,17 @@ pub fn dedup(
     clusters_format: &str,
     progress: bool,
     max_pairs: Option<u64>,
+    html_field: Option<String>,
+    extract: &str,
+    boilerplate_lines: Option<u32>,
+    write_text: bool,
 ) -> PyResult<String> {
+    if boilerplate_lines.is_some_and(|k| k < 2) {
+        return Err(PyValueError::new_err(
+            "boilerplate_lines must be at least 2",
+        ));
+    }
+    let extract = crate::extract_api::extract_mode(extract)?;
     if max_pairs == Some(0) {
         return Err(PyValueError::new_err("max_pairs must be at least 1"));
     }
@@ -62,6 +72,10 @@ pub fn dedup(
         params: parse_params(params)?,
         text_field,
         id_field,
+        html_field,
+        extract,
+        boilerplate_lines,
+        write_text,
         keep,
         clusters,
         clusters_format,

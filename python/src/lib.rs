@@ -9,6 +9,7 @@
 
 mod dedup_api;
 mod errors;
+mod extract_api;
 mod join_api;
 mod lsh_index_api;
 mod sketch_api;
@@ -28,6 +29,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(sketch_api::algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::dedup, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::expand_inputs, m)?)?;
+    m.add_function(wrap_pyfunction!(extract_api::extract, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::publish_external, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::deduplicated_names, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::write_deduplicated, m)?)?;

@@ -251,7 +251,8 @@ impl StreamKernel {
                 let [file] = files.as_slice() else {
                     anyhow::bail!("{}: one input file expected", path.display());
                 };
-                Ok(sketch_file(file, Some(self.stream.as_ref()), text_field, id_field)?.0)
+                let fields = neardup_dedup::input::Fields::new(text_field, id_field);
+                Ok(sketch_file(file, Some(self.stream.as_ref()), &fields)?.0)
             })
             .map_err(errors::pipeline)?;
         let (width, words, empty) = shard.table.into_parts();

@@ -51,6 +51,7 @@ pub mod progress;
 pub mod temp_files;
 #[cfg(test)]
 mod test_dir;
+pub mod web;
 
 pub use error::{Error, Result};
 pub use pipeline::{DedupOptions, Keep, Stage, run};

@@ -63,6 +63,7 @@ subcommands! {
     BenchReport => bench_report::Args,
     Idf => idf::Args,
     Dedup => dedup::Args,
+    Extract => extract::Args,
     Inspect => inspect::Args,
     Index => index::Args,
     Completions => completions::Args,

@@ -67,6 +67,7 @@ pub(super) fn for_each_block(
         let text = record.get(text_col).unwrap_or("").to_string();
         bytes += text.len();
         block.push(Record {
+            page: None,
             line,
             id: id_col.and_then(|c| record.get(c)).map(str::to_string),
             text: Cow::Owned(text),

@@ -14,6 +14,10 @@ pub enum FileFormat {
     Csv,
     /// Apache Parquet.
     Parquet,
+    /// WARC (ISO 28500) or WET: web pages in records (`.warc`, `.warc.wet`).
+    Warc,
+    /// One HTML page (`.html`, `.htm`, `.xhtml`).
+    Html,
 }
 
 impl FileFormat {
@@ -23,6 +27,8 @@ impl FileFormat {
             FileFormat::Jsonl => "jsonl",
             FileFormat::Csv => "csv",
             FileFormat::Parquet => "parquet",
+            FileFormat::Warc => "warc.gz",
+            FileFormat::Html => "html",
         }
     }
 }
@@ -73,7 +79,7 @@ impl InputFile {
             return Err(Error::file(
                 path,
                 "a stream (standard input, a FIFO, <(…)) is read once, as JSON Lines \
-                 (optionally gzip or zstd): CSV and Parquet need a regular file",
+                 (optionally gzip or zstd): CSV, Parquet, WARC and HTML need a regular file",
             ));
         }
         Ok(InputFile {
@@ -117,10 +123,30 @@ pub fn detect(path: &Path) -> Option<(FileFormat, Compression)> {
         FileFormat::Csv
     } else if stem.ends_with(".parquet") && compression == Compression::None {
         FileFormat::Parquet
+    } else if stem.ends_with(".warc") || stem.ends_with(".wet") {
+        FileFormat::Warc
+    } else if stem.ends_with(".html") || stem.ends_with(".htm") || stem.ends_with(".xhtml") {
+        FileFormat::Html
     } else {
         return None;
     };
     Some((format, compression))
+}
+
+/// The refusal of an ARC file (the Internet Archive's format before WARC), which is not read.
+fn refuse_arc(path: &Path) -> Result<()> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    if name.ends_with(".arc") || name.ends_with(".arc.gz") {
+        return Err(Error::file(
+            path,
+            "an ARC file (the Internet Archive's format before WARC) is not read: convert it to \
+             WARC first, e.g. `warcio recompress FILE.arc.gz FILE.warc.gz`",
+        ));
+    }
+    Ok(())
 }
 
 /// Expands files, directories (recursively, corpus files only) and glob patterns into a
@@ -132,36 +158,19 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
     for input in inputs {
         let text = input.to_string_lossy();
         if !input.exists() && text.contains(['*', '?', '[']) {
-            let matches = glob::glob(&text)
-                .map_err(|e| Error::file(input, format!("not a valid glob pattern: {e}")))?;
-            let mut found: Vec<PathBuf> = matches
-                .filter_map(|m| m.ok())
-                .filter(|p| p.is_file() && detect(p).is_some())
-                .collect();
-            if found.is_empty() {
-                return Err(Error::file(input, "the pattern matches no corpus file"));
-            }
-            found.sort();
-            paths.extend(found);
+            paths.extend(glob_files(input, &text)?);
         } else if input.is_dir() {
-            let mut found = Vec::new();
-            walk(input, &mut found)?;
-            if found.is_empty() {
-                return Err(Error::file(
-                    input,
-                    "the directory holds no corpus file (.jsonl, .json, .csv, .parquet, optionally .gz / .zst)",
-                ));
-            }
-            found.sort();
-            paths.extend(found);
+            paths.extend(directory_files(input)?);
         } else if is_stream(input) {
             streams.push(input.clone());
             paths.push(input.clone());
         } else if input.is_file() {
+            refuse_arc(input)?;
             if detect(input).is_none() {
                 return Err(Error::file(
                     input,
-                    "unknown format: expected .jsonl, .json, .ndjson, .csv (each optionally .gz or .zst) or .parquet",
+                    "unknown format: expected .jsonl, .json, .ndjson, .csv, .warc, .warc.wet, \
+                     .html, .htm (each optionally .gz or .zst) or .parquet",
                 ));
             }
             paths.push(input.clone());
@@ -184,6 +193,9 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
     }
     let mut seen = std::collections::HashSet::new();
     paths.retain(|p| seen.insert(std::fs::canonicalize(p).unwrap_or_else(|_| p.clone())));
+    for path in &paths {
+        refuse_arc(path)?;
+    }
     paths
         .into_iter()
         .map(|path| {
@@ -203,6 +215,36 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<InputFile>> {
         .collect()
 }
 
+/// The corpus files a glob pattern matches, sorted (ARC files too, to be refused by name).
+fn glob_files(input: &Path, pattern: &str) -> Result<Vec<PathBuf>> {
+    let matches = glob::glob(pattern)
+        .map_err(|e| Error::file(input, format!("not a valid glob pattern: {e}")))?;
+    let mut found: Vec<PathBuf> = matches
+        .filter_map(|m| m.ok())
+        .filter(|p| p.is_file() && (detect(p).is_some() || refuse_arc(p).is_err()))
+        .collect();
+    if found.is_empty() {
+        return Err(Error::file(input, "the pattern matches no corpus file"));
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The corpus files below a directory, recursively, sorted.
+fn directory_files(input: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    walk(input, &mut found)?;
+    if found.is_empty() {
+        return Err(Error::file(
+            input,
+            "the directory holds no corpus file (.jsonl, .json, .csv, .parquet, .warc, \
+             .html, optionally .gz / .zst)",
+        ));
+    }
+    found.sort();
+    Ok(found)
+}
+
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
         let path = entry.map_err(|e| Error::io(dir, e))?.path();
@@ -214,7 +256,7 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
             continue;
         } else if path.is_dir() {
             walk(&path, out)?;
-        } else if detect(&path).is_some() {
+        } else if detect(&path).is_some() || refuse_arc(&path).is_err() {
             out.push(path);
         }
     }

@@ -1,11 +1,15 @@
 //! The JSON Lines record decoder of `neardup dedup`'s inputs: only the text and id fields of
 //! a line are decoded (every other value is skipped unparsed), and the text is borrowed from
 //! the line when it holds no escape, so a block of lines is parsed without a copy of its texts.
+//! A record holding a page's HTML (`--html-field`) also gives its `url`, `host` and `date`
+//! fields, which travel with the page (its host groups its template lines).
 
 use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
+
+use super::record::{PageInfo, host_of};
 
 /// The id and text of a JSONL record.
 #[derive(Debug)]
@@ -14,6 +18,8 @@ pub struct JsonFields<'a> {
     pub id: Option<String>,
     /// The text (`null` is the empty text).
     pub text: Cow<'a, str>,
+    /// A page's `url`, `host` and `date` fields (read by [`parse_json_page_line`] only).
+    pub page: Option<PageInfo>,
 }
 
 /// Decodes the id and text fields of one JSONL line; every other field is skipped unparsed
@@ -23,10 +29,30 @@ pub fn parse_json_line<'a>(
     text_field: &str,
     id_field: &str,
 ) -> std::result::Result<JsonFields<'a>, String> {
+    parse(line, text_field, id_field, false)
+}
+
+/// Decodes a record holding a page's HTML in `html_field`: its id, the HTML, and its `url`,
+/// `host` (else the URL's) and `date` fields where present (strings; other types ignored).
+pub fn parse_json_page_line<'a>(
+    line: &'a [u8],
+    html_field: &str,
+    id_field: &str,
+) -> std::result::Result<JsonFields<'a>, String> {
+    parse(line, html_field, id_field, true)
+}
+
+fn parse<'a>(
+    line: &'a [u8],
+    text_field: &str,
+    id_field: &str,
+    page: bool,
+) -> std::result::Result<JsonFields<'a>, String> {
     let mut de = serde_json::Deserializer::from_slice(line);
-    let (id, text) = RecordSeed {
+    let parsed = RecordSeed {
         text: text_field,
         id: id_field,
+        page,
     }
     .deserialize(&mut de)
     .map_err(|e| {
@@ -44,16 +70,36 @@ pub fn parse_json_line<'a>(
         }
     })?;
     de.end().map_err(|e| format!("malformed JSON: {e}"))?;
-    let text = text.ok_or_else(|| format!("missing text field `{text_field}`"))?;
-    Ok(JsonFields { id, text })
+    let text = parsed
+        .text
+        .ok_or_else(|| format!("missing text field `{text_field}`"))?;
+    let page = page.then(|| {
+        let mut info = parsed.page;
+        if info.host.is_none() {
+            info.host = info.url.as_deref().and_then(host_of);
+        }
+        info
+    });
+    Ok(JsonFields {
+        id: parsed.id,
+        text,
+        page,
+    })
 }
 
 struct RecordSeed<'f> {
     text: &'f str,
     id: &'f str,
+    /// Whether the page fields (`url`, `host`, `date`) are read too.
+    page: bool,
 }
 
-type Parsed<'de> = (Option<String>, Option<Cow<'de, str>>);
+#[derive(Default)]
+struct Parsed<'de> {
+    id: Option<String>,
+    text: Option<Cow<'de, str>>,
+    page: PageInfo,
+}
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
     type Value = Parsed<'de>;
@@ -72,23 +118,36 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         mut map: A,
     ) -> std::result::Result<Self::Value, A::Error> {
         use serde::de::Error as _;
-        let (mut id, mut text) = (None, None);
+        let mut parsed = Parsed::default();
         while let Some(key) = map.next_key::<Key<'de>>()? {
             if key.0 == self.text {
-                text = Some(map.next_value::<TextValue<'de>>()?.0);
+                parsed.text = Some(map.next_value::<TextValue<'de>>()?.0);
             } else if key.0 == self.id {
                 let v: serde_json::Value = map.next_value()?;
-                id = Some(id_string(&v).ok_or_else(|| {
+                parsed.id = Some(id_string(&v).ok_or_else(|| {
                     A::Error::custom(format!(
                         "id field `{}` must be a string or integer, not {v}",
                         self.id
                     ))
                 })?);
+            } else if let (true, Some(slot)) = (self.page, page_slot(&mut parsed.page, &key.0)) {
+                let v: serde_json::Value = map.next_value()?;
+                *slot = v.as_str().map(str::to_string).filter(|s| !s.is_empty());
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
         }
-        Ok((id, text))
+        Ok(parsed)
+    }
+}
+
+/// Where a page field of that name goes (`host` lowercased later by its reader).
+fn page_slot<'p>(page: &'p mut PageInfo, key: &str) -> Option<&'p mut Option<String>> {
+    match key {
+        "url" => Some(&mut page.url),
+        "host" => Some(&mut page.host),
+        "date" => Some(&mut page.date),
+        _ => None,
     }
 }
 
@@ -189,5 +248,29 @@ mod tests {
             let e = parse_json_line(line, "text", "id").unwrap_err();
             assert!(e.contains(want), "{}: {e}", String::from_utf8_lossy(line));
         }
+    }
+
+    #[test]
+    fn page_records_carry_their_url_host_and_date() {
+        let line =
+            br#"{"id": 3, "url": "https://www.Example.com/a", "date": "2026", "html": "<p>x</p>"}"#;
+        let f = parse_json_page_line(line, "html", "id").unwrap();
+        let page = f.page.unwrap();
+        assert_eq!((f.id.as_deref(), f.text.as_ref()), (Some("3"), "<p>x</p>"));
+        assert_eq!(page.url.as_deref(), Some("https://www.Example.com/a"));
+        assert_eq!(
+            page.host.as_deref(),
+            Some("example.com"),
+            "the URL's host when none is given"
+        );
+        assert_eq!(page.date.as_deref(), Some("2026"));
+        let given = br#"{"html": "", "host": "site name", "url": null}"#;
+        let page = parse_json_page_line(given, "html", "id")
+            .unwrap()
+            .page
+            .unwrap();
+        assert_eq!((page.host.as_deref(), page.url), (Some("site name"), None));
+        // A text record reads no page fields.
+        assert!(parse_json_line(line, "html", "id").unwrap().page.is_none());
     }
 }

@@ -267,6 +267,7 @@ pub(super) fn for_each_block(
             .enumerate()
             .skip(skip)
             .map(|(row, text)| Record {
+                page: None,
                 line: group_first + row as u64 + 1,
                 id: ids.as_mut().and_then(|i| i.next().flatten()),
                 text: Cow::Owned(text.unwrap_or_default()),

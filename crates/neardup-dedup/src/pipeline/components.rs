@@ -31,6 +31,7 @@ impl Run<'_> {
         let out = &self.options.output;
         let nodes = self.all_documents(docs);
         let (files, options, detector) = (&self.files, self.options, &self.detector);
+        let fields = &self.fields;
         let (stream, cut) = (&self.stream, self.cluster_mode == ClusterMode::Verified);
         let indexed = &mut self.indexed;
         let clusters = run_stage(
@@ -50,7 +51,13 @@ impl Run<'_> {
                 let components = Components::new(&labels, unpacked());
                 drop((labels, pairs));
                 let comparer_index = match (stream, built) {
-                    (None, None) => Some(build_in_memory(files, options, docs, detector.as_ref())?),
+                    (None, None) => Some(build_in_memory(
+                        files,
+                        options,
+                        fields,
+                        docs,
+                        detector.as_ref(),
+                    )?),
                     (_, built) => built,
                 };
                 let comparer = match (stream, indexed) {

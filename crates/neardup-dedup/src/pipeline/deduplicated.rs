@@ -28,7 +28,13 @@ pub fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
                 .strip_suffix(".gz")
                 .or_else(|| name.strip_suffix(".zst"))
                 .unwrap_or(&name);
-            format!("deduplicated/{i:05}-{name}")
+            // A WARC's kept records are written gzipped, a record a member.
+            let gz = if f.format == FileFormat::Warc {
+                ".gz"
+            } else {
+                ""
+            };
+            format!("deduplicated/{i:05}-{name}{gz}")
         })
         .collect()
 }
@@ -85,8 +91,41 @@ fn write_kept(file: &InputFile, target: &Path, removed: &[u64], past_cache: bool
             keep_error(copy_jsonl_blocks(file, &mut out, &mut is_removed, target))?;
             out.finish().map(|_| ())
         }),
+        FileFormat::Warc => {
+            fsutil::write_atomic(target, |w| keep_error(copy_warc(file, w, &mut is_removed)))
+        }
+        // One page: its file, inflated, unless removed (then no file).
+        FileFormat::Html if is_removed(1) => Ok(()),
+        FileFormat::Html => fsutil::write_atomic(target, |w| {
+            let mut page = input::open(file).map_err(std::io::Error::other)?;
+            std::io::copy(&mut page, w).map(|_| ())
+        }),
     };
     failure.map_or(result, Err)
+}
+
+/// A WARC file's kept records, each byte for byte as inflated and gzipped as its own member:
+/// every record but the removed pages and the records concurrent to them (their `request`
+/// and `metadata` records, by `WARC-Concurrent-To`).
+fn copy_warc(
+    file: &InputFile,
+    w: &mut dyn Write,
+    is_removed: &mut dyn FnMut(u64) -> bool,
+) -> Result<()> {
+    let (spans, length) = crate::web::warc::record_spans(file)?;
+    let removed_ids: std::collections::HashSet<&str> = spans
+        .iter()
+        .filter(|s| is_removed(s.record))
+        .map(|s| s.id.as_str())
+        .collect();
+    let gone = |s: &crate::web::warc::RecordSpan| {
+        removed_ids.contains(s.id.as_str())
+            || s.concurrent_to
+                .iter()
+                .any(|c| removed_ids.contains(c.as_str()))
+    };
+    crate::web::warc::copy_records(file, &spans, length, |s| !gone(s), w)?;
+    Ok(())
 }
 
 /// A compressed JSONL file's kept lines, inflated block by block.

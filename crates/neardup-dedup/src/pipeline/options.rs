@@ -219,6 +219,16 @@ pub struct DedupOptions {
     pub text_field: String,
     /// The id field or column (optional in the data: row numbers when absent).
     pub id_field: String,
+    /// A field or column holding a page's HTML (`--html-field`), read instead of the text.
+    pub html_field: Option<String>,
+    /// Which text of a web page is compared (`--extract`; WARC, HTML, `html_field`).
+    pub extract: crate::web::extract::Extract,
+    /// Drop from pages' text the lines found on at least this many pages of their host
+    /// (`--boilerplate-lines`; site templates).
+    pub boilerplate_lines: Option<u32>,
+    /// Also write the kept records' text as compared (`kept-text.jsonl`: for web pages their
+    /// extracted text with URL, host, date, charset and title).
+    pub write_text: bool,
     /// Which member of a cluster is kept.
     pub keep: Keep,
     /// How verified pairs become clusters (`None`: verified when the algorithm can compare
@@ -239,6 +249,17 @@ pub struct DedupOptions {
     /// Text bytes of an input file the sketch stage reads between two checkpoints (a killed
     /// run resumes inside the file from the last one).
     pub checkpoint_bytes: u64,
+}
+
+impl DedupOptions {
+    /// What is read of each record (a fresh tally of pages).
+    pub fn fields(&self) -> crate::input::Fields {
+        crate::input::Fields {
+            html: self.html_field.clone(),
+            extract: self.extract,
+            ..crate::input::Fields::new(&self.text_field, &self.id_field)
+        }
+    }
 }
 
 /// The default of `--checkpoint-every`: about a second or two of sketching per core, one

@@ -10,7 +10,9 @@
 //! * `removed.txt` — the id of every removed document, one per line, in input order;
 //! * the deduplicated corpus in the input's format with every field as it was: one input →
 //!   `deduplicated.<jsonl|csv|parquet>`; several → `deduplicated/NNNNN-<name>` per input
-//!   (compressed inputs are written uncompressed);
+//!   (compressed inputs are written uncompressed; a WARC as `.warc.gz`, a record a member);
+//! * `kept-text.jsonl` (`--write-text`) — each kept record's text as compared, with a web
+//!   page's `url`, `host`, `date`, `charset` and `title`;
 //! * `summary.json` and `README.md` — counts, the cluster sizes and the largest clusters, time
 //!   per stage, peak memory.
 //!
@@ -156,7 +158,18 @@ impl Run<'_> {
     ) -> Result<Summary> {
         let output = &self.options.output;
         let format = self.options.clusters_format;
-        let deduplicated = deduplicated_names(&self.files);
+        let mut deduplicated = deduplicated_names(&self.files);
+        if self.options.write_text {
+            deduplicated.push(KEPT_TEXT.to_string());
+        }
+        let text_fields = match self.options.write_text {
+            true => Some(super::verify::texts_fields(
+                &self.files,
+                self.options,
+                &self.fields,
+            )?),
+            false => None,
+        };
         let stage_key = key(&("outputs", components_key, format, &deduplicated));
         let decisions = Decisions::new(docs, clusters);
         let staged = publish::staged_dir(output);
@@ -197,6 +210,7 @@ impl Run<'_> {
                     clusters,
                     decisions: &decisions,
                     verified: verified.as_ref(),
+                    text_fields: text_fields.as_ref(),
                 };
                 written.write(files, &deduplicated)?;
                 Ok(((), decisions.removed()))
@@ -240,6 +254,11 @@ impl Run<'_> {
                 .collect(),
             text_field: self.options.text_field.clone(),
             id_field: self.options.id_field.clone(),
+            html_field: self.options.html_field.clone(),
+            extract: self
+                .reads_any_pages()
+                .then(|| self.options.extract.name().to_string()),
+            pages: self.fields.tally.counts(),
             algorithm: self.detector.name().to_string(),
             params: self.detector.resolved_params(),
             streamed: self.stream.is_some(),
@@ -311,7 +330,12 @@ struct Written<'a> {
     decisions: &'a Decisions,
     /// The verified pairs and their scores, when already read (`--index`).
     verified: Option<&'a (Vec<u64>, Option<Vec<f64>>)>,
+    /// How records are read again for `kept-text.jsonl` (`--write-text`).
+    text_fields: Option<&'a crate::input::Fields>,
 }
+
+/// The kept records' text (`--write-text`), beside the deduplicated corpus.
+pub const KEPT_TEXT: &str = "kept-text.jsonl";
 
 impl Written<'_> {
     /// The audit tables and `removed.txt` while the deduplicated corpus is copied (the tables
@@ -366,7 +390,37 @@ impl Written<'_> {
                 write_deduplicated(file, &target, &removed)?;
             }
         }
+        if let Some(fields) = self.text_fields {
+            self.write_kept_text(files, fields, &staged.join(KEPT_TEXT))?;
+        }
         Ok(())
+    }
+
+    /// `kept-text.jsonl`: every kept record's text as compared, read again with the run's
+    /// fields (web pages extracted again, template lines dropped), a block at a time.
+    fn write_kept_text(
+        &self,
+        files: &[InputFile],
+        fields: &crate::input::Fields,
+        path: &Path,
+    ) -> Result<()> {
+        let (docs, kept) = (self.ids.docs, &self.decisions.kept);
+        fsutil::write_atomic(path, |w| {
+            for (f, file) in files.iter().enumerate() {
+                let lines = &docs.shards[f].lines;
+                let is_kept = |line: u64| {
+                    lines
+                        .binary_search(&line)
+                        .is_ok_and(|i| kept[docs.offsets[f] + i])
+                };
+                crate::input::for_each_record_block(file, fields, |block| {
+                    let block: Vec<_> = block.into_iter().filter(|r| is_kept(r.line)).collect();
+                    crate::web::export::write_jsonl(w, &block).map_err(|e| Error::io(path, e))
+                })
+                .map_err(std::io::Error::other)?;
+            }
+            Ok(())
+        })
     }
 
     /// `clusters.*`: one row per new document, in input order.

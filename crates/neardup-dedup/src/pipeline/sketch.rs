@@ -62,7 +62,18 @@ impl Run<'_> {
             .filter(|&i| done[i].is_none())
             .map(|i| (i, resumable.remove(&i)))
             .collect();
+        let pages = self.reads_any_pages();
+        if let (Some(k), false, true) = (self.options.boilerplate_lines, todo.is_empty(), pages) {
+            // Every file's pages, even with --shard: a host's template spans files.
+            let template =
+                crate::web::host_templates::count_boilerplate(&self.files, &self.fields, k)?;
+            self.fields.boilerplate = Some(std::sync::Arc::new(template));
+        }
         let sketched = self.sketch_files(&dir, &params_keys, todo)?;
+        let pages = self.fields.tally.lines();
+        if !pages.is_empty() {
+            crate::progress::say(format_args!("web pages read:\n{}", pages.join("\n")));
+        }
         let reused = sketched.is_empty();
         let mut rows = 0;
         for (i, marker, kept) in sketched {
@@ -109,6 +120,7 @@ impl Run<'_> {
             dir,
             keys: params_keys,
             options: self.options,
+            fields: &self.fields,
             stream: self.stream.as_deref(),
             width: self.width(),
             keep: self
@@ -142,9 +154,26 @@ impl Run<'_> {
                     &self.options.text_field,
                     &self.options.id_field,
                     format!("{:?} {:?}", f.format, f.compression),
+                    // What a page's text is: only where there are pages, so that the keys of
+                    // text corpora, and the shards they name, stay as they were.
+                    self.reads_pages(f).then(|| {
+                        let o = self.options;
+                        (&o.html_field, o.extract.name(), o.boilerplate_lines)
+                    }),
                 ))
             })
             .collect()
+    }
+
+    /// Whether `file`'s records are web pages (their text is what extraction takes).
+    fn reads_pages(&self, file: &InputFile) -> bool {
+        matches!(file.format, FileFormat::Warc | FileFormat::Html)
+            || self.options.html_field.is_some()
+    }
+
+    /// Whether any input's records are web pages.
+    pub(super) fn reads_any_pages(&self) -> bool {
+        self.files.iter().any(|f| self.reads_pages(f))
     }
 
     /// Every file's finished sketch, or an error naming the files not sketched yet.
@@ -328,6 +357,7 @@ struct SketchJob<'a> {
     dir: &'a Path,
     keys: &'a [String],
     options: &'a DedupOptions,
+    fields: &'a input::Fields,
     stream: Option<&'a dyn StreamingDetector>,
     width: usize,
     /// Whether the files' documents are kept for the join (else it reads them back), and
@@ -386,8 +416,7 @@ impl SketchJob<'_> {
         let read = sketch_file_parts(
             file,
             self.stream,
-            &self.options.text_field,
-            &self.options.id_field,
+            self.fields,
             (read_from, self.options.checkpoint_bytes),
             |bytes| {
                 inflated.write(bytes);

@@ -8,22 +8,20 @@ use rayon::prelude::*;
 
 use super::stage_files::{SKETCH_ROWS_PER_GROUP, SketchShard};
 use crate::error::Result;
-use crate::input::{self, InputFile, ReadFrom, ReadPosition, Record};
+use crate::input::{self, Fields, InputFile, ReadFrom, ReadPosition, Record};
 
 /// Sketches one input file: its documents' places, ids, lengths and signatures, and the text
 /// bytes read. (Also what the Python package's Ray pipeline runs per file.)
 pub fn sketch_file(
     file: &InputFile,
     stream: Option<&dyn StreamingDetector>,
-    text_field: &str,
-    id_field: &str,
+    fields: &Fields,
 ) -> Result<(SketchShard, u64)> {
     let mut shard = SketchShard::new(stream.map_or(0, |s| s.width()));
     let text_bytes = sketch_file_parts(
         file,
         stream,
-        text_field,
-        id_field,
+        fields,
         (ReadFrom::start(), u64::MAX),
         |_| {},
         |part, _| {
@@ -55,8 +53,7 @@ pub struct Checkpoint {
 pub fn sketch_file_parts(
     file: &InputFile,
     stream: Option<&dyn StreamingDetector>,
-    text_field: &str,
-    id_field: &str,
+    fields: &Fields,
     (mut from, every): (ReadFrom, u64),
     bytes: impl FnMut(&[u8]),
     mut sink: impl FnMut(SketchShard, Option<Checkpoint>) -> Result<()>,
@@ -99,7 +96,7 @@ pub fn sketch_file_parts(
     };
     // Blocks no larger than the checkpoint interval, so that checkpoints can be that close.
     from.block = from.block.min(every.try_into().unwrap_or(usize::MAX));
-    input::for_each_record_block_and_bytes(file, &from, text_field, id_field, bytes, read)?;
+    input::for_each_record_block_and_bytes(file, &from, fields, bytes, read)?;
     tail(&mut part, previous.take())?;
     if !part.is_empty() {
         sink(part, None)?;

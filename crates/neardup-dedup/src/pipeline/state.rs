@@ -32,6 +32,8 @@ pub(super) struct Run<'a> {
     pub(super) indexed: Option<Indexed>,
     /// How verified pairs become clusters (`--clusters`, its default resolved).
     pub(super) cluster_mode: ClusterMode,
+    /// What is read of each record, with the count of what happened to web pages.
+    pub(super) fields: crate::input::Fields,
 }
 
 /// The index of an `--index` run and what this run reads from it.
@@ -96,6 +98,7 @@ impl<'a> Run<'a> {
             fresh: Default::default(),
             indexed: None,
             cluster_mode,
+            fields: options.fields(),
         })
     }
 

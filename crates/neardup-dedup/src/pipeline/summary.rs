@@ -17,6 +17,17 @@ pub struct Summary {
     pub text_field: String,
     /// See `text_field`.
     pub id_field: String,
+    /// The field holding pages' HTML (`--html-field`), if one was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub html_field: Option<String>,
+    /// Which text of web pages was compared (`main`, `visible`, `none`), when the inputs held
+    /// pages (WARC, HTML, an HTML field).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extract: Option<String>,
+    /// What happened to web pages in this run's sketch: records skipped by reason, and each
+    /// extraction outcome.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub pages: std::collections::BTreeMap<String, u64>,
     /// Algorithm name.
     pub algorithm: String,
     /// Its build and query parameters as they ran: defaults filled in and resolved (the

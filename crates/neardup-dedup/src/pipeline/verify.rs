@@ -12,7 +12,7 @@ use super::stage::{pairs_path, run_stage};
 use super::stage_files;
 use super::state::Run;
 use crate::error::{Error, Result};
-use crate::input::{self, InputFile};
+use crate::input::{self, Fields, FileFormat, InputFile};
 
 /// The verified pairs (packed) and, for an algorithm that runs in memory, its built index.
 pub(super) type Verified = (Vec<u64>, Option<Box<dyn Index>>);
@@ -30,6 +30,7 @@ impl Run<'_> {
     ) -> Result<Option<Verified>> {
         let (out, stream) = (&self.options.output, &self.stream);
         let (files, options, detector) = (&self.files, self.options, &self.detector);
+        let fields = &self.fields;
         let indexed = &mut self.indexed;
         run_stage(
             out,
@@ -64,7 +65,8 @@ impl Run<'_> {
                         }
                     }
                     None => {
-                        let index = build_in_memory(files, options, docs, detector.as_ref())?;
+                        let index =
+                            build_in_memory(files, options, fields, docs, detector.as_ref())?;
                         // Connectivity is what the components stage needs: a heavy
                         // cluster's runs connected, not enumerated (`neardup::heavy`).
                         let pairs = index
@@ -88,23 +90,49 @@ impl Run<'_> {
 pub(super) fn build_in_memory(
     files: &[InputFile],
     options: &DedupOptions,
+    fields: &Fields,
     docs: &Documents,
     detector: &dyn Detector,
 ) -> Result<Box<dyn Index>> {
-    let texts = read_texts(files, options, docs)?;
+    let texts = read_texts(files, options, &texts_fields(files, options, fields)?, docs)?;
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     Ok(detector.build(&refs)?)
+}
+
+/// What the texts are read with again: the run's fields with the template lines counted (a
+/// run that reused the sketch has not counted them) and a tally of their own (the sketch
+/// counted the pages).
+pub(super) fn texts_fields(
+    files: &[InputFile],
+    options: &DedupOptions,
+    fields: &Fields,
+) -> Result<Fields> {
+    let mut fields = Fields {
+        tally: Default::default(),
+        ..fields.clone()
+    };
+    let pages = fields.html.is_some()
+        || files
+            .iter()
+            .any(|f| matches!(f.format, FileFormat::Warc | FileFormat::Html));
+    if let (Some(k), None, true) = (options.boilerplate_lines, &fields.boilerplate, pages) {
+        fields.boilerplate = Some(std::sync::Arc::new(
+            crate::web::host_templates::count_boilerplate(files, &fields, k)?,
+        ));
+    }
+    Ok(fields)
 }
 
 /// Every document's text, in document order (algorithms that run in memory).
 fn read_texts(
     files: &[InputFile],
     options: &DedupOptions,
+    fields: &Fields,
     docs: &Documents,
 ) -> Result<Vec<String>> {
     let mut texts = Vec::with_capacity(docs.len());
     for file in files {
-        input::for_each_record_block(file, &options.text_field, &options.id_field, |block| {
+        input::for_each_record_block(file, fields, |block| {
             texts.extend(block.into_iter().map(|r| r.text.into_owned()));
             Ok(())
         })?;

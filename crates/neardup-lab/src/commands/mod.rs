@@ -14,6 +14,7 @@ pub mod datasets;
 pub mod dedup;
 pub mod edit;
 pub mod eval;
+pub mod extract;
 pub mod hamming;
 pub mod idf;
 pub mod index;

@@ -19,6 +19,8 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use neardup_dedup::input::Fields;
+use neardup_dedup::web::extract::Extract;
 use serde::Serialize;
 
 use tables::{ClusterRow, PairRow};
@@ -173,10 +175,17 @@ pub fn inspect(dir: &Path, sampling: Sampling) -> Result<Inspection> {
                 .collect()
         })
         .unwrap_or_default();
-    let text_field = summary["text_field"].as_str().unwrap_or("text");
-    let id_field = summary["id_field"].as_str().unwrap_or("id");
+    let mut fields = Fields::new(
+        summary["text_field"].as_str().unwrap_or("text"),
+        summary["id_field"].as_str().unwrap_or("id"),
+    );
+    // Web pages are shown as the run compared them: the same field, the same extraction.
+    fields.html = summary["html_field"].as_str().map(String::from);
+    if let Some(extract) = summary["extract"].as_str().and_then(Extract::parse) {
+        fields.extract = extract;
+    }
     assemble(found, sampling, |wanted| {
-        texts::collect(&inputs, text_field, id_field, wanted)
+        texts::collect(&inputs, &fields, wanted)
     })
 }
 

@@ -7,13 +7,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use anyhow::Result;
-use neardup_dedup::input::{expand, for_each_record_block};
+use neardup_dedup::input::{Fields, expand, for_each_record_block};
 
 /// id → text of every document of `inputs` (in order) whose id is in `wanted`.
 pub fn collect(
     inputs: &[String],
-    text_field: &str,
-    id_field: &str,
+    fields: &Fields,
     wanted: &HashSet<&str>,
 ) -> Result<HashMap<String, String>> {
     let mut found = HashMap::new();
@@ -23,7 +22,7 @@ pub fn collect(
     let paths: Vec<PathBuf> = inputs.iter().map(PathBuf::from).collect();
     let mut number = 0u64;
     for file in expand(&paths)? {
-        for_each_record_block(&file, text_field, id_field, |block| {
+        for_each_record_block(&file, fields, |block| {
             for r in block {
                 let id = r.id.unwrap_or_else(|| number.to_string());
                 number += 1;

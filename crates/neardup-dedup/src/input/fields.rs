@@ -1,0 +1,44 @@
+//! Which parts of a record are read and how: the text and id fields, or the field holding a
+//! page's HTML and the text its extraction takes.
+
+use std::sync::Arc;
+
+use crate::web::boilerplate::Boilerplate;
+use crate::web::extract::Extract;
+use crate::web::tally::PageTally;
+
+/// What is read of each record.
+#[derive(Debug, Clone)]
+pub struct Fields {
+    /// The text field (JSONL, CSV, Parquet).
+    pub text: String,
+    /// The id field.
+    pub id: String,
+    /// A field holding a page's HTML (`--html-field`): read instead of `text`, and extracted.
+    pub html: Option<String>,
+    /// Which text of a web page is compared (WARC, HTML files, `html`).
+    pub extract: Extract,
+    /// What happened to web pages (skipped records, extraction outcomes).
+    pub tally: PageTally,
+    /// Template lines dropped from pages' text (`--boilerplate-lines`), once counted.
+    pub boilerplate: Option<Arc<Boilerplate>>,
+}
+
+impl Fields {
+    /// Text and id fields, no HTML field, pages' main content.
+    pub fn new(text: &str, id: &str) -> Fields {
+        Fields {
+            text: text.to_string(),
+            id: id.to_string(),
+            html: None,
+            extract: Extract::Main,
+            tally: PageTally::default(),
+            boilerplate: None,
+        }
+    }
+
+    /// The field the record's text (or HTML) is read from.
+    pub fn text_source(&self) -> &str {
+        self.html.as_deref().unwrap_or(&self.text)
+    }
+}
