@@ -181,6 +181,10 @@ def dedup(
     clusters: Optional[str] = None,
     progress: bool = False,
     max_pairs: Optional[int] = None,
+    html_column: Optional[str] = None,
+    extract: str = "main",
+    boilerplate_lines: Optional[int] = None,
+    write_text: bool = False,
     **params: Any,
 ) -> DedupResult:
     """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline.
@@ -193,8 +197,14 @@ def dedup(
     in the name of a kept one within the threshold; the default when the algorithm can
     compare any two documents) or ``"connected"`` (connected components).
 
-    ``data``: JSONL (.jsonl/.json/.ndjson, optionally .gz/.zst), CSV or Parquet files,
-    directories or globs, or a ``pyarrow.Table``. ``output``: the directory that receives
+    ``data``: JSONL (.jsonl/.json/.ndjson, optionally .gz/.zst), CSV or Parquet files, WARC
+    or WET files (.warc, .warc.gz, .warc.zst), HTML files (.html/.htm), directories or globs,
+    or a ``pyarrow.Table``. Web pages are compared by the text ``extract`` takes of them
+    (``"main"``: the article or main content, the default; ``"visible"``: all visible text;
+    ``"none"``: the markup as it is); ``html_column`` names a column holding pages' HTML (its
+    record's ``url``, ``host`` and ``date`` travel with it); ``boilerplate_lines=K`` drops the
+    lines found on K or more pages of one host (site templates); ``write_text`` also writes
+    ``kept-text.jsonl``, the kept records' text as compared (``neardup dedup --write-text``). ``output``: the directory that receives
     ``neardup dedup``'s layout (``neardup.outputs``: the tables, ``removed.txt``, the
     deduplicated corpus, ``summary.json``, ``README.md`` and the resumable ``stages/``); a
     temporary directory, removed afterwards, when omitted. Ids come from ``id_column`` when
@@ -229,7 +239,8 @@ def dedup(
         _native.dedup(inputs, out, algorithm, _params(params), text_column, id_column, keep,
                       memory, None if index is None else os.fspath(index),
                       bool(inflated_copy), clusters, progress=bool(progress),
-                      max_pairs=max_pairs)
+                      max_pairs=max_pairs, html_field=html_column, extract=extract,
+                      boilerplate_lines=boilerplate_lines, write_text=bool(write_text))
         if table is not None:
             # The temporary file is not an input the user can find again: say what it was.
             _rename_table_input(out)
@@ -240,6 +251,47 @@ def dedup(
         if output is None:
             result.output = None
         return result
+
+
+def extract(
+    data: Union[PathLike, Sequence[PathLike]],
+    output: Optional[PathLike] = None,
+    extract: str = "main",
+    html_column: Optional[str] = None,
+    text_column: str = "text",
+    id_column: str = "id",
+    boilerplate_lines: Optional[int] = None,
+) -> Any:
+    """The text of web pages, one row per page, as ``neardup extract`` writes it.
+
+    ``data``: WARC/WET files (.warc, .warc.gz, .warc.zst), HTML files, directories or globs,
+    or JSONL/CSV/Parquet files with the pages' HTML in ``html_column``. ``extract``:
+    ``"main"`` (the article or main content), ``"visible"`` (all text a reader sees) or
+    ``"none"``. ``boilerplate_lines=K`` drops the lines found on K or more pages of one host.
+    Returns a ``pyarrow.Table`` with ``id`` (``WARC-Record-ID``, the file's path, or the
+    record's id), ``url``, ``host``, ``date``, ``charset``, ``title`` and ``text``; with
+    ``output`` (``.parquet``, or ``.jsonl`` optionally ``.gz``/``.zst``), the file is written
+    (atomically) and read back. What happened to every record is in the table's schema
+    metadata, ``b"neardup"``: JSON with ``pages``, ``seconds`` and ``counts`` by reason.
+    """
+    import pyarrow.json as pj
+    import pyarrow.parquet as pq
+
+    inputs = [os.fspath(data)] if isinstance(data, (str, os.PathLike)) else [os.fspath(p) for p in data]
+    with tempfile.TemporaryDirectory(prefix="neardup-") as scratch:
+        out = os.fspath(output) if output is not None else os.path.join(scratch, "pages.parquet")
+        done = _native.extract(inputs, out, extract, html_column, text_column, id_column,
+                               boilerplate_lines)
+        if out.endswith(".parquet"):
+            table = pq.read_table(out)
+        else:
+            import pyarrow as pa
+
+            columns = ["id", "url", "host", "date", "charset", "title", "text"]
+            schema = pa.schema([(c, pa.string()) for c in columns])
+            with pa.input_stream(out, compression="detect") as stream:
+                table = pj.read_json(stream, parse_options=pj.ParseOptions(explicit_schema=schema))
+        return table.replace_schema_metadata({b"neardup": done.encode()})
 
 
 def _rename_table_input(output: str) -> None:

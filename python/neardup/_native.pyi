@@ -30,6 +30,19 @@ def dedup(
     clusters_format: str = "parquet",
     progress: bool = False,
     max_pairs: Optional[int] = None,
+    html_field: Optional[str] = None,
+    extract: str = "main",
+    boilerplate_lines: Optional[int] = None,
+    write_text: bool = False,
+) -> str: ...
+def extract(
+    inputs: Sequence[str],
+    output: str,
+    extract: str = "main",
+    html_field: Optional[str] = None,
+    text_field: str = "text",
+    id_field: str = "id",
+    boilerplate_lines: Optional[int] = None,
 ) -> str: ...
 def publish_external(output: str, run: str) -> str: ...
 def deduplicated_names(inputs: Sequence[str]) -> List[str]: ...
