@@ -10,11 +10,13 @@ An output directory holds, whichever of the three wrote it:
   kept document that removed a document without one (``stage`` = ``clusters``);
 * ``removed.txt`` — the removed documents' ids, one per line, in input order;
 * the deduplicated corpus: ``deduplicated.<ext>`` for one input, else
-  ``deduplicated/NNNNN-<name>`` per input;
+  ``deduplicated/NNNNN-<name>`` per input (a WARC as ``.warc.gz``); ``kept-text.jsonl``
+  with ``write_text``;
 * ``README.md`` and ``summary.json`` (written last: its presence means the set is whole);
 * ``stages/`` — the engine's working files (resumable stages in one process, shards on Ray).
 
-:func:`read_summary` checks ``summary.json`` against :data:`SUMMARY_SCHEMA`;
+:func:`read_summary` checks ``summary.json`` against :data:`SUMMARY_SCHEMA` (and
+:data:`SUMMARY_OPTIONAL`, the keys of runs over web pages);
 :func:`read_output` reads the tables beside it.
 """
 
@@ -37,6 +39,10 @@ SUMMARY_SCHEMA: Dict[str, Tuple[type, ...]] = {
     "seconds": (float, int), "peak_rss_bytes": (int, type(None)), "threads": (int,),
     "tables": (list,), "deduplicated": (list,), "engine": (dict,),
 }
+#: Keys present only when the inputs held web pages (WARC, HTML files, an HTML column).
+SUMMARY_OPTIONAL: Dict[str, Tuple[type, ...]] = {
+    "html_field": (str,), "extract": (str,), "pages": (dict,),
+}
 _ENGINE_SCHEMA = {"name": (str,), "partitions": (int, type(None)),
                   "component_rounds": (int, type(None)),
                   "broadcast_candidate_documents": (int, type(None))}
@@ -50,20 +56,23 @@ def read_summary(output: "os.PathLike[str] | str") -> Dict[str, Any]:
     path = os.path.join(os.fspath(output), "summary.json")
     with open(path, encoding="utf-8") as f:
         summary = json.load(f)
-    _check(path, "", summary, SUMMARY_SCHEMA)
+    _check(path, "", summary, SUMMARY_SCHEMA, SUMMARY_OPTIONAL)
     _check(path, "engine.", summary["engine"], _ENGINE_SCHEMA)
     for i, stage in enumerate(summary["stages"]):
         _check(path, f"stages[{i}].", stage, _STAGE_SCHEMA)
     return summary
 
 
-def _check(path: str, prefix: str, value: Any, schema: Dict[str, Tuple[type, ...]]) -> None:
+def _check(path: str, prefix: str, value: Any, schema: Dict[str, Tuple[type, ...]],
+           optional: Optional[Dict[str, Tuple[type, ...]]] = None) -> None:
     if not isinstance(value, dict):
         raise ValueError(f"{path}: {prefix or 'the summary'} is not an object")
-    for key in sorted(set(schema) ^ set(value)):
+    optional = optional or {}
+    for key in sorted((set(schema) ^ set(value)) - set(optional)):
         what = "missing" if key in schema else "not in the schema"
         raise ValueError(f"{path}: key {prefix}{key} {what}")
-    for key, types in schema.items():
+    present = {k: t for k, t in optional.items() if k in value}
+    for key, types in {**schema, **present}.items():
         v = value[key]
         # JSON has no bool/int distinction in Python's eyes: True is an int, never a count.
         if not isinstance(v, types) or (isinstance(v, bool) and bool not in types):
