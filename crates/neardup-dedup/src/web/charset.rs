@@ -100,7 +100,7 @@ pub fn choose(
         let consistent = if declared == UTF_8 {
             utf8
         } else if is_single_byte(declared) {
-            !(utf8 && !bytes.is_ascii())
+            !utf8 || bytes.is_ascii()
         } else {
             declared
                 .decode_without_bom_handling_and_without_replacement(bytes)
@@ -140,10 +140,8 @@ pub fn meta_charset(bytes: &[u8]) -> Option<&'static Encoding> {
             .iter()
             .position(|&b| b == b'>')
             .map_or(head.len(), |e| start + e);
-        if let Some(label) = charset_in(&head[start..end]) {
-            if let Some(encoding) = Encoding::for_label(label) {
-                return Some(encoding);
-            }
+        if let Some(encoding) = charset_in(&head[start..end]).and_then(Encoding::for_label) {
+            return Some(encoding);
         }
         from = end;
     }

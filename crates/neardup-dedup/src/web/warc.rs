@@ -220,10 +220,10 @@ fn page_of(
     if bytes.len() > MAX_PAGE_BYTES {
         return skip(tally, "payload larger than 16 MiB");
     }
-    if body == Body::Html {
-        if let Some(reason) = not_html(content_type.as_deref(), &bytes) {
-            return skip(tally, reason);
-        }
+    if body == Body::Html
+        && let Some(reason) = not_html(content_type.as_deref(), &bytes)
+    {
+        return skip(tally, reason);
     }
     Ok(Some(RawPage {
         record: number,
