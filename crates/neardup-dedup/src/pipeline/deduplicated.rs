@@ -12,13 +12,24 @@ use crate::input::{self, Compression, FileFormat, InputFile};
 
 /// Names of the deduplicated files, relative to the output directory.
 pub fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
+    deduplicated_targets(files).into_iter().flatten().collect()
+}
+
+/// Each input's deduplicated file, relative to the output directory; `None` for an HTML file
+/// (one page: `removed.txt` names it when it is removed, and a crawl's pages are not copied
+/// one by one).
+pub fn deduplicated_targets(files: &[InputFile]) -> Vec<Option<String>> {
     if let [file] = files {
-        return vec![format!("deduplicated.{}", file.format.extension())];
+        let name = format!("deduplicated.{}", file.format.extension());
+        return vec![(file.format != FileFormat::Html).then_some(name)];
     }
     files
         .iter()
         .enumerate()
         .map(|(i, f)| {
+            if f.format == FileFormat::Html {
+                return None;
+            }
             let name = f
                 .path
                 .file_name()
@@ -34,7 +45,7 @@ pub fn deduplicated_names(files: &[InputFile]) -> Vec<String> {
             } else {
                 ""
             };
-            format!("deduplicated/{i:05}-{name}{gz}")
+            Some(format!("deduplicated/{i:05}-{name}{gz}"))
         })
         .collect()
 }
@@ -94,9 +105,12 @@ fn write_kept(file: &InputFile, target: &Path, removed: &[u64], past_cache: bool
         FileFormat::Warc => {
             fsutil::write_atomic(target, |w| keep_error(copy_warc(file, w, &mut is_removed)))
         }
-        // One page: its file, inflated, unless removed (then no file).
-        FileFormat::Html if is_removed(1) => Ok(()),
+        // One page: its file, inflated, unless removed (then an empty file: the Ray
+        // pipeline's per-file copies; `dedup` makes no copy of HTML files).
         FileFormat::Html => fsutil::write_atomic(target, |w| {
+            if is_removed(1) {
+                return Ok(());
+            }
             let mut page = input::open(file).map_err(std::io::Error::other)?;
             std::io::copy(&mut page, w).map(|_| ())
         }),

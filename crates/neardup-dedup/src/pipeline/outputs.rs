@@ -24,7 +24,9 @@ use std::time::Instant;
 
 use super::audit_tables::{CHUNK_ROWS, CLUSTERS_COLUMNS, Column, PAIRS_COLUMNS, write_table};
 use super::clusters::Clusters;
-use super::deduplicated::{deduplicated_names, write_deduplicated, write_deduplicated_from_copy};
+use super::deduplicated::{
+    deduplicated_names, deduplicated_targets, write_deduplicated, write_deduplicated_from_copy,
+};
 use super::documents::Documents;
 use super::options::{Stage, TableFormat};
 use super::publish;
@@ -212,7 +214,7 @@ impl Run<'_> {
                     verified: verified.as_ref(),
                     text_fields: text_fields.as_ref(),
                 };
-                written.write(files, &deduplicated)?;
+                written.write(files)?;
                 Ok(((), decisions.removed()))
             },
         )?;
@@ -340,7 +342,7 @@ pub const KEPT_TEXT: &str = "kept-text.jsonl";
 impl Written<'_> {
     /// The audit tables and `removed.txt` while the deduplicated corpus is copied (the tables
     /// are CPU: ids and compression; the copy I/O).
-    fn write(&self, files: &[InputFile], deduplicated: &[String]) -> Result<()> {
+    fn write(&self, files: &[InputFile]) -> Result<()> {
         let staged = publish::staged_dir(self.output);
         let (tables, corpus) = rayon::join(
             || -> Result<()> {
@@ -358,21 +360,24 @@ impl Written<'_> {
                     Ok(())
                 })
             },
-            || self.write_corpus(files, deduplicated),
+            || self.write_corpus(files, &deduplicated_targets(files)),
         );
         tables?;
         corpus
     }
 
-    fn write_corpus(&self, files: &[InputFile], deduplicated: &[String]) -> Result<()> {
+    fn write_corpus(&self, files: &[InputFile], targets: &[Option<String>]) -> Result<()> {
         let (docs, kept) = (self.ids.docs, &self.decisions.kept);
         let staged = publish::staged_dir(self.output);
         for (f, file) in files.iter().enumerate() {
+            let Some(name) = &targets[f] else {
+                continue;
+            };
             let removed: Vec<u64> = (0..docs.shards[f].len())
                 .filter(|&i| !kept[docs.offsets[f] + i])
                 .map(|i| docs.shards[f].lines[i])
                 .collect();
-            let target = staged.join(&deduplicated[f]);
+            let target = staged.join(name);
             fsutil::check_output(&target, &[file.path.as_path()])?;
             let inflated = stage_files::inflated_copy_path(self.output, f);
             if file.stream && !inflated.is_file() {
