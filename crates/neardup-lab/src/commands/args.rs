@@ -2,6 +2,7 @@
 //! counts, shards and named choices.
 
 use clap::Args;
+use neardup_dedup::web::extract::Extract;
 
 use crate::corpus::{Fields, Format, LoadOptions};
 
@@ -30,6 +31,36 @@ pub struct CorpusArgs {
     /// Read at most this many documents (at least 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
+}
+
+/// How web pages are read (`dedup`, `extract`): the HTML field, the text extracted, the
+/// template lines dropped.
+#[derive(Debug, Clone, Args)]
+pub struct PageArgs {
+    /// A field or column holding a web page's HTML (JSONL, CSV, Parquet): read instead of
+    /// --text-field, its text taken as --extract says.
+    #[arg(long, value_name = "NAME")]
+    pub html_field: Option<String>,
+    /// Which text of a web page (WARC/WET, .html files, --html-field) is used: `main` its
+    /// article or main content, `visible` all text a reader sees (navigation included), `none`
+    /// the markup as it is. WET records are text already and taken as they are.
+    #[arg(long, default_value = "main", value_name = "MODE", value_parser = parse_extract)]
+    pub extract: Extract,
+    /// Drop from each page's text the lines found on K or more pages of its host (site
+    /// templates: menus, footers, "related stories"; digits normalised), CCNet-style. Costs
+    /// one more pass over the pages (each is extracted twice).
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(2..))]
+    pub boilerplate_lines: Option<u32>,
+}
+
+/// `--extract`'s value.
+pub fn parse_extract(name: &str) -> Result<Extract, String> {
+    Extract::parse(name).ok_or_else(|| {
+        format!(
+            "unknown extraction `{name}`: expected one of {}",
+            Extract::NAMES.join(", ")
+        )
+    })
 }
 
 /// Input formats on the command line.

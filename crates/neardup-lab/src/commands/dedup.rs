@@ -6,10 +6,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use neardup_dedup::pipeline::{ClusterMode, TableFormat};
 use neardup_dedup::pipeline::{DedupOptions, run as run_stages};
-use neardup_dedup::web::extract::Extract;
 use neardup_dedup::{Keep, Stage};
 
-use super::args::{named_choice, parse_shard, parse_size};
+use super::args::{PageArgs, named_choice, parse_shard, parse_size};
 use super::invocation::{Invocation, Run};
 
 /// Runs `neardup dedup` and prints the summary (or what a partial run did).
@@ -79,20 +78,9 @@ pub struct Args {
     /// Id field or column (document numbers when a record has none).
     #[arg(long, default_value = "id")]
     pub id_field: String,
-    /// A field or column holding a web page's HTML (JSONL, CSV, Parquet): read instead of
-    /// --text-field, its text taken as --extract says.
-    #[arg(long, value_name = "NAME")]
-    pub html_field: Option<String>,
-    /// Which text of a web page (WARC/WET, .html files, --html-field) is compared: `main` its
-    /// article or main content, `visible` all text a reader sees (navigation included), `none`
-    /// the markup as it is. WET records are text already and taken as they are.
-    #[arg(long, default_value = "main", value_name = "MODE", value_parser = parse_extract)]
-    pub extract: Extract,
-    /// Drop from each page's text the lines found on K or more pages of its host (site
-    /// templates: menus, footers, "related stories"; digits normalised), CCNet-style. Costs
-    /// one more pass over the pages (each is extracted twice).
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(2..))]
-    pub boilerplate_lines: Option<u32>,
+    /// How web pages are read.
+    #[command(flatten)]
+    pub pages: PageArgs,
     /// Also write `kept-text.jsonl`: each kept record's text as it was compared (for web pages
     /// the extracted text, with `url`, `host`, `date`, `charset` and `title`), for tools that
     /// want text rather than the input's format.
@@ -141,16 +129,6 @@ pub struct Args {
     pub checkpoint_every: u64,
 }
 
-/// `--extract`'s value.
-pub fn parse_extract(name: &str) -> std::result::Result<Extract, String> {
-    Extract::parse(name).ok_or_else(|| {
-        format!(
-            "unknown extraction `{name}`: expected one of {}",
-            Extract::NAMES.join(", ")
-        )
-    })
-}
-
 impl Args {
     /// The options of `neardup_dedup::run` (parameters parsed).
     pub fn options(self) -> anyhow::Result<DedupOptions> {
@@ -161,9 +139,9 @@ impl Args {
             params: crate::params::parse_params(&self.params)?,
             text_field: self.text_field,
             id_field: self.id_field,
-            html_field: self.html_field,
-            extract: self.extract,
-            boilerplate_lines: self.boilerplate_lines,
+            html_field: self.pages.html_field,
+            extract: self.pages.extract,
+            boilerplate_lines: self.pages.boilerplate_lines,
             write_text: self.write_text,
             keep: self.keep,
             clusters: self.clusters,

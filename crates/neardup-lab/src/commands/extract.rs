@@ -5,9 +5,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use neardup_dedup::input::Fields;
 use neardup_dedup::web::export::extract_to;
-use neardup_dedup::web::extract::Extract;
 
-use super::dedup::parse_extract;
+use super::args::PageArgs;
 use super::invocation::{Invocation, Run};
 
 /// Write the text of web pages — WARC/WET files, .html files, or a JSONL/CSV/Parquet field
@@ -23,32 +22,30 @@ pub struct Args {
     /// Output file: .jsonl (optionally .gz or .zst) or .parquet.
     #[arg(long, short)]
     pub output: PathBuf,
-    /// Which text of a page: `main` (its article or main content), `visible` (all text a
-    /// reader sees), `none` (the markup as it is).
-    #[arg(long, default_value = "main", value_name = "MODE", value_parser = parse_extract)]
-    pub extract: Extract,
-    /// A field or column holding a page's HTML (JSONL, CSV, Parquet inputs).
-    #[arg(long, value_name = "NAME")]
-    pub html_field: Option<String>,
+    /// How web pages are read.
+    #[command(flatten)]
+    pub pages: PageArgs,
     /// Text field (JSONL) or column (CSV, Parquet), for inputs that are text already.
     #[arg(long, default_value = "text")]
     pub text_field: String,
     /// Id field or column.
     #[arg(long, default_value = "id")]
     pub id_field: String,
-    /// Drop the lines found on K or more pages of a host (site templates), as `dedup` does.
-    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u32).range(2..))]
-    pub boilerplate_lines: Option<u32>,
 }
 
 impl Run for Args {
     fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
         let fields = Fields {
-            html: self.html_field,
-            extract: self.extract,
+            html: self.pages.html_field,
+            extract: self.pages.extract,
             ..Fields::new(&self.text_field, &self.id_field)
         };
-        let done = extract_to(&self.inputs, &fields, self.boilerplate_lines, &self.output)?;
+        let done = extract_to(
+            &self.inputs,
+            &fields,
+            self.pages.boilerplate_lines,
+            &self.output,
+        )?;
         let counts = fields.tally.lines();
         if !counts.is_empty() {
             eprintln!("neardup: web pages read:\n{}", counts.join("\n"));
