@@ -623,8 +623,13 @@ fn a_directory_of_html_pages_is_deduplicated_by_path() {
     let site = tmp.join("site");
     std::fs::create_dir_all(&site).unwrap();
     let story = |seed: usize| -> String {
-        let words: Vec<String> = (0..300).map(|i| format!("w{}", (i * 7919 + seed * 104729) % 5003)).collect();
-        format!("<html><body><nav><a href=/>Home</a></nav><article><h1>Story {seed}</h1><p>{}</p></article></body></html>", words.join(" "))
+        let words: Vec<String> = (0..300)
+            .map(|i| format!("w{}", (i * 7919 + seed * 104729) % 5003))
+            .collect();
+        format!(
+            "<html><body><nav><a href=/>Home</a></nav><article><h1>Story {seed}</h1><p>{}</p></article></body></html>",
+            words.join(" ")
+        )
     };
     std::fs::write(site.join("a.html"), story(1)).unwrap();
     std::fs::write(site.join("b.html"), story(2)).unwrap();
@@ -633,8 +638,14 @@ fn a_directory_of_html_pages_is_deduplicated_by_path() {
     ok(&["dedup", site.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     let gone = removed(&out);
     assert_eq!(gone.len(), 1, "{gone:?}");
-    assert!(gone.iter().next().unwrap().ends_with("copy-of-a.html"), "{gone:?}");
-    assert!(!out.join("deduplicated").exists(), "HTML pages are not copied");
+    assert!(
+        gone.iter().next().unwrap().ends_with("copy-of-a.html"),
+        "{gone:?}"
+    );
+    assert!(
+        !out.join("deduplicated").exists(),
+        "HTML pages are not copied"
+    );
 }
 
 /// The encoder for a label (`encoding_rs`, as the product crate re-exports it).
