@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::input::files::{FileFormat, InputFile};
 use crate::web::boilerplate::Boilerplate;
 use crate::web::extract::Extract;
 use crate::web::tally::PageTally;
@@ -35,6 +36,12 @@ impl Fields {
             tally: PageTally::default(),
             boilerplate: None,
         }
+    }
+
+    /// Whether `file`'s records are web pages: their text is what extraction takes (WARC and
+    /// HTML files, or any file read through an HTML field).
+    pub fn reads_pages(&self, file: &InputFile) -> bool {
+        matches!(file.format, FileFormat::Warc | FileFormat::Html) || self.html.is_some()
     }
 
     /// The field the record's text (or HTML) is read from.

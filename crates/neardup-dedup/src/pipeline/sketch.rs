@@ -156,7 +156,7 @@ impl Run<'_> {
                     format!("{:?} {:?}", f.format, f.compression),
                     // What a page's text is: only where there are pages, so that the keys of
                     // text corpora, and the shards they name, stay as they were.
-                    self.reads_pages(f).then(|| {
+                    self.fields.reads_pages(f).then(|| {
                         let o = self.options;
                         (&o.html_field, o.extract.name(), o.boilerplate_lines)
                     }),
@@ -165,15 +165,9 @@ impl Run<'_> {
             .collect()
     }
 
-    /// Whether `file`'s records are web pages (their text is what extraction takes).
-    fn reads_pages(&self, file: &InputFile) -> bool {
-        matches!(file.format, FileFormat::Warc | FileFormat::Html)
-            || self.options.html_field.is_some()
-    }
-
     /// Whether any input's records are web pages.
     pub(super) fn reads_any_pages(&self) -> bool {
-        self.files.iter().any(|f| self.reads_pages(f))
+        self.files.iter().any(|f| self.fields.reads_pages(f))
     }
 
     /// Every file's finished sketch, or an error naming the files not sketched yet.

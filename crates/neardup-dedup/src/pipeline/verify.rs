@@ -12,7 +12,7 @@ use super::stage::{pairs_path, run_stage};
 use super::stage_files;
 use super::state::Run;
 use crate::error::{Error, Result};
-use crate::input::{self, Fields, FileFormat, InputFile};
+use crate::input::{self, Fields, InputFile};
 
 /// The verified pairs (packed) and, for an algorithm that runs in memory, its built index.
 pub(super) type Verified = (Vec<u64>, Option<Box<dyn Index>>);
@@ -111,10 +111,7 @@ pub(super) fn texts_fields(
         tally: Default::default(),
         ..fields.clone()
     };
-    let pages = fields.html.is_some()
-        || files
-            .iter()
-            .any(|f| matches!(f.format, FileFormat::Warc | FileFormat::Html));
+    let pages = files.iter().any(|f| fields.reads_pages(f));
     if let (Some(k), None, true) = (options.boilerplate_lines, &fields.boilerplate, pages) {
         fields.boilerplate = Some(std::sync::Arc::new(
             crate::web::host_templates::count_boilerplate(files, &fields, k)?,

@@ -17,7 +17,6 @@ use xxhash_rust::xxh3::xxh3_64;
 #[derive(Debug, Clone, Default)]
 pub struct Boilerplate {
     lines: HashSet<u64>,
-    min_pages: u32,
 }
 
 /// Counts of pages per (host, line), built page by page.
@@ -43,13 +42,6 @@ impl LineCounts {
         }
     }
 
-    /// Adds another count's pages (counts taken in parallel, merged in order).
-    pub fn merge(&mut self, other: LineCounts) {
-        for (key, n) in other.pages {
-            *self.pages.entry(key).or_default() += n;
-        }
-    }
-
     /// The lines on at least `min_pages` pages of their host.
     pub fn boilerplate(self, min_pages: u32) -> Boilerplate {
         Boilerplate {
@@ -59,7 +51,6 @@ impl LineCounts {
                 .filter(|&(_, n)| n >= min_pages)
                 .map(|(key, _)| key)
                 .collect(),
-            min_pages,
         }
     }
 }
@@ -73,11 +64,6 @@ impl Boilerplate {
     /// Whether no line is a template line.
     pub fn is_empty(&self) -> bool {
         self.lines.is_empty()
-    }
-
-    /// The K it was built with.
-    pub fn min_pages(&self) -> u32 {
-        self.min_pages
     }
 
     /// `text` without its host's template lines.

@@ -99,7 +99,7 @@ pub fn choose(
         };
         let consistent = if declared == UTF_8 {
             utf8
-        } else if is_single_byte(declared) {
+        } else if declared.is_single_byte() {
             !utf8 || bytes.is_ascii()
         } else {
             declared
@@ -122,11 +122,6 @@ fn detect(bytes: &[u8], host: Option<&str>) -> &'static Encoding {
     detector.feed(bytes, true);
     let tld = host.and_then(|h| h.rsplit('.').next()).map(str::as_bytes);
     detector.guess(tld, chardetng::Utf8Detection::Deny)
-}
-
-/// Whether every character of `encoding` is one byte (windows-125x, ISO-8859-x, KOI8…).
-fn is_single_byte(encoding: &'static Encoding) -> bool {
-    encoding.is_single_byte()
 }
 
 /// The charset a `<meta>` tag in the page's first bytes declares: `<meta charset="X">` or

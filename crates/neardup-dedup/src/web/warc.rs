@@ -90,12 +90,14 @@ fn open_inflated(file: &InputFile, from: u64) -> Result<Box<dyn WarcRead>> {
     Ok(reader)
 }
 
-fn archive(reader: Box<dyn WarcRead>) -> ArchiveIterator {
+/// fastwarc's records of an inflated stream; with `parse_http`, each HTTP payload decoded
+/// (transfer and content encodings) for reading, else only the WARC headers (record spans).
+fn archive(reader: Box<dyn WarcRead>, parse_http: bool) -> ArchiveIterator {
     ArchiveIterator::with_options(
         reader,
         ArchiveIteratorOptions {
             stream_detect: false,
-            parse_http: true,
+            parse_http,
             decode_http_payload: AutoDecode::All,
             ..ArchiveIteratorOptions::default()
         },
@@ -137,7 +139,7 @@ pub fn for_each_page_block(
     tally: &PageTally,
     mut each: impl FnMut(Vec<RawPage>, ReadPosition) -> Result<()>,
 ) -> Result<()> {
-    let mut records = archive(open_inflated(file, from.byte)?);
+    let mut records = archive(open_inflated(file, from.byte)?, true);
     let (mut number, mut pages) = (from.line.max(1) - 1, from.records);
     let mut block: Vec<RawPage> = Vec::new();
     let mut bytes = 0usize;
@@ -319,10 +321,8 @@ pub fn sniffs_as_html(head: &[u8]) -> bool {
 
 /// Every record's span in `file`, in order, and the inflated stream's length.
 pub fn record_spans(file: &InputFile) -> Result<(Vec<RecordSpan>, u64)> {
-    let mut reader = open_inflated(file, 0)?;
-    // fastwarc reads the reader to its end; its length is where the last record ends.
     let mut spans = Vec::new();
-    let mut records = archive_without_http(&mut reader);
+    let mut records = archive(open_inflated(file, 0)?, false);
     let mut number = 0;
     // Spans stop where reading stops (see `cut_short`); the damaged bytes after the last good
     // record travel with it.
@@ -355,21 +355,6 @@ fn readable_length(mut inflated: Box<dyn WarcRead>) -> u64 {
         length += n as u64;
     }
     length
-}
-
-fn archive_without_http(reader: &mut Box<dyn WarcRead>) -> ArchiveIterator {
-    let taken = std::mem::replace(
-        reader,
-        RawReaderAdapter::new(std::io::Cursor::new(Vec::new())).into_warc_reader(),
-    );
-    ArchiveIterator::with_options(
-        taken,
-        ArchiveIteratorOptions {
-            stream_detect: false,
-            parse_http: false,
-            ..ArchiveIteratorOptions::default()
-        },
-    )
 }
 
 /// Writes `file`'s records whose numbers `keep` accepts to `out`, each record's inflated
