@@ -12,6 +12,7 @@
 pub mod csv_file;
 pub mod jsonl;
 pub mod manifest;
+pub mod pages;
 pub mod pairs;
 pub mod parquet;
 pub mod synthetic;

@@ -166,6 +166,12 @@ impl EditModel {
         Ok(EditModel { steps })
     }
 
+    /// The model of no edit: a copy is its source (the page corpora's unedited copies, which
+    /// differ from their source only by the page around them).
+    pub fn identity() -> Self {
+        EditModel { steps: Vec::new() }
+    }
+
     /// A model of one step.
     pub fn single(name: &str, rate: f64) -> Result<Self, String> {
         Ok(EditModel {

@@ -1,6 +1,7 @@
 //! The corpora of an experiment: each (dataset, edit model, seed) becomes one labelled
 //! corpus, and its ground truth is stored once per corpus checksum.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use neardup::pairs::pack;
@@ -8,6 +9,8 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::config::{DatasetSpec, EditSpec, TruthSpec};
+use crate::corpus::pages::reading::{self, ReadingStats};
+use crate::corpus::pages::{PageSource, Pages};
 use crate::corpus::synthetic::{SyntheticSpec, generate};
 use crate::corpus::{Corpus, manifest};
 use crate::edits::derive::{DeriveOptions, derive, to_corpus};
@@ -88,10 +91,66 @@ pub struct Unavailable {
     pub reason: String,
 }
 
-/// Loads a dataset's base corpus: the embedded generator, a user's file (`path`), or a
-/// manifest's file in `data_dir`.
+/// What a dataset's corpora are made from.
+#[derive(Debug)]
+pub enum Base {
+    /// A text corpus (edit models derive from it).
+    Texts(Corpus),
+    /// A page set (edit models derive from its articles, pages are generated and read).
+    Pages(PageSource),
+}
+
+/// One (dataset, edit model, seed) made, before a page corpus is read.
+#[derive(Debug)]
+pub enum Made {
+    /// The edited text corpus.
+    Texts(Corpus),
+    /// The generated pages.
+    Pages(Pages),
+}
+
+/// A corpus and, for a page corpus, how its reading did.
+pub type ReadCorpus<'m> = (Cow<'m, Corpus>, Option<ReadingStats>);
+
+impl Made {
+    /// The corpus `dataset` runs on: the text corpus, or the pages read its way.
+    pub fn corpus(&self, dataset: &DatasetSpec) -> Result<ReadCorpus<'_>> {
+        match (self, dataset.pages) {
+            (Made::Texts(c), _) => Ok((Cow::Borrowed(c), None)),
+            (Made::Pages(pages), Some(p)) => {
+                let (corpus, stats) = reading::read(pages, p.reading, &dataset.name)?;
+                Ok((Cow::Owned(corpus), Some(stats)))
+            }
+            (Made::Pages(_), None) => unreachable!("pages are made for page datasets only"),
+        }
+    }
+}
+
+/// Loads a dataset's base: the embedded generator, a user's file (`path`), a manifest's file
+/// in `data_dir`, or a page set.
 /// A missing file is `Ok(Err(..))` (skipped and reported); a corrupt one is an error.
 pub fn base_corpus(
+    spec: &DatasetSpec,
+    data_dir: &Path,
+) -> Result<std::result::Result<Base, Unavailable>> {
+    if let Some(p) = spec.pages {
+        return Ok(match PageSource::load(p.set, data_dir, spec.docs)? {
+            Some(source) => Ok(Base::Pages(source)),
+            None => Err(Unavailable {
+                dataset: spec.label.clone(),
+                reason: format!(
+                    "the page benchmark needs {} under {}",
+                    p.set.needs(),
+                    data_dir.display()
+                ),
+            }),
+        });
+    }
+    Ok(text_corpus(spec, data_dir)?.map(Base::Texts))
+}
+
+/// A text dataset's corpus.
+fn text_corpus(
     spec: &DatasetSpec,
     data_dir: &Path,
 ) -> Result<std::result::Result<Corpus, Unavailable>> {
@@ -147,22 +206,35 @@ fn take_first(c: &Corpus, n: usize) -> Result<Corpus> {
     )
 }
 
-/// Applies an edit model (if any) to a base corpus.
-pub fn edited(base: &Corpus, dataset: &DatasetSpec, edit: &EditSpec, seed: u64) -> Result<Corpus> {
+/// Makes one (dataset, edit model, seed) of a base: the edited text corpus, or the pages.
+pub fn make(base: &Base, dataset: &DatasetSpec, edit: &EditSpec, seed: u64) -> Result<Made> {
+    let opts = DeriveOptions {
+        copies: dataset.copies,
+        fraction: dataset.fraction,
+        seed,
+        chain: dataset.chain,
+    };
+    match base {
+        Base::Texts(corpus) => Ok(Made::Texts(edited_texts(corpus, edit, opts)?)),
+        Base::Pages(source) => Ok(Made::Pages(source.generate(edit.model.as_ref(), opts)?)),
+    }
+}
+
+/// Applies an edit model (if any) to a text corpus.
+fn edited_texts(base: &Corpus, edit: &EditSpec, opts: DeriveOptions) -> Result<Corpus> {
     match &edit.model {
         None => Ok(base.clone()),
         Some(model) => {
-            let opts = DeriveOptions {
-                copies: dataset.copies,
-                fraction: dataset.fraction,
-                seed,
-                chain: dataset.chain,
-            };
             let records = derive(base, model, opts)?;
             to_corpus(
                 &records,
                 &base.name,
-                &format!("{} edited with {} (seed {seed})", base.source, model.spec()),
+                &format!(
+                    "{} edited with {} (seed {})",
+                    base.source,
+                    model.spec(),
+                    opts.seed
+                ),
             )
         }
     }

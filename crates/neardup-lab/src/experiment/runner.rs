@@ -13,8 +13,9 @@ use serde::Serialize;
 use super::cells::{Cache, CellResult, Limits, PairColumns, QueryResult, key};
 use super::clustering;
 use super::config::{AlgorithmGrid, DatasetSpec, EditSpec, Experiment};
-use super::corpora::{CorpusTruth, Unavailable, base_corpus, edited, exact_jaccard, shingle_sets};
+use super::corpora::{CorpusTruth, Unavailable, base_corpus, exact_jaccard, make, shingle_sets};
 use crate::corpus::Corpus;
+use crate::corpus::pages::reading::ReadingStats;
 use crate::eval::auc_sample;
 use crate::harness;
 use crate::truth::Truth;
@@ -75,6 +76,25 @@ pub struct RunOutcome {
     pub warnings: Vec<(String, usize)>,
     /// Datasets that could not be used.
     pub unavailable: Vec<Unavailable>,
+    /// How each page corpus was read (page datasets only), in plan order.
+    pub readings: Vec<ReadingRow>,
+}
+
+/// How one page corpus (dataset, edit model, seed) was read.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct ReadingRow {
+    /// Dataset label (the page set and its reading).
+    pub dataset: String,
+    /// The reading's name.
+    pub reading: String,
+    /// The `neardup dedup` flags of that reading.
+    pub flags: String,
+    /// Edit model spec.
+    pub edit: String,
+    /// Seed.
+    pub seed: u64,
+    /// What the reading recovered, and how fast.
+    pub stats: ReadingStats,
 }
 
 /// Runs every cell that is not cached (all of them with `force`).
@@ -99,25 +119,62 @@ pub fn run(exp: &Experiment, opts: &RunOptions) -> anyhow::Result<RunOutcome> {
         ),
         outcome: RunOutcome::default(),
     };
-    for dataset in &exp.datasets {
-        let base = match base_corpus(dataset, &opts.data_dir)? {
+    for group in generation_groups(&exp.datasets) {
+        let base = match base_corpus(&group[0], &opts.data_dir)? {
             Ok(c) => c,
             Err(unavailable) => {
-                runner.bar.inc(per_dataset(dataset));
-                runner.outcome.unavailable.push(unavailable);
+                for dataset in group {
+                    runner.bar.inc(per_dataset(dataset));
+                    runner.outcome.unavailable.push(Unavailable {
+                        dataset: dataset.label.clone(),
+                        ..unavailable.clone()
+                    });
+                }
                 continue;
             }
         };
-        for edit in dataset.edit_models(&exp.edits) {
+        for edit in group[0].edit_models(&exp.edits) {
             // An unedited dataset is the same corpus under every seed: its cells still get
             // one row per seed (seeds also drive the AUC sample), keyed by seed.
             for &seed in &exp.seeds {
-                runner.corpus(dataset, edit, seed, &base)?;
+                // Pages are generated once for every reading of them.
+                let made = make(&base, &group[0], edit, seed)?;
+                for dataset in group {
+                    let (corpus, stats) = made.corpus(dataset)?;
+                    if let (Some(stats), Some(p)) = (stats, dataset.pages) {
+                        runner.outcome.readings.push(ReadingRow {
+                            dataset: dataset.label.clone(),
+                            reading: p.reading.name(),
+                            flags: p.reading.flags(),
+                            edit: edit.spec(),
+                            seed,
+                            stats,
+                        });
+                    }
+                    runner.corpus(dataset, edit, seed, &corpus)?;
+                }
             }
         }
     }
     runner.bar.finish_and_clear();
     Ok(runner.outcome)
+}
+
+/// The datasets in runs that share one making: adjacent readings of one page corpus, or a
+/// dataset alone.
+fn generation_groups(datasets: &[DatasetSpec]) -> Vec<&[DatasetSpec]> {
+    let mut groups = Vec::new();
+    let mut start = 0;
+    for i in 1..=datasets.len() {
+        let same = i < datasets.len()
+            && datasets[i].generation_key().is_some()
+            && datasets[i].generation_key() == datasets[start].generation_key();
+        if !same {
+            groups.push(&datasets[start..i]);
+            start = i;
+        }
+    }
+    groups
 }
 
 /// One run of an experiment's cells.
@@ -150,13 +207,12 @@ impl Runner<'_> {
         dataset: &DatasetSpec,
         edit: &EditSpec,
         seed: u64,
-        base: &Corpus,
+        corpus: &Corpus,
     ) -> anyhow::Result<()> {
-        let corpus = edited(base, dataset, edit, seed)?;
         let truth = match self.cache.corpus(&corpus.sha256, &self.exp.truth) {
             Some(t) if !self.opts.force => t,
             _ => {
-                let t = CorpusTruth::compute(&corpus, &self.exp.truth);
+                let t = CorpusTruth::compute(corpus, &self.exp.truth);
                 self.cache.put_corpus(&t)?;
                 t
             }
@@ -165,7 +221,7 @@ impl Runner<'_> {
             dataset,
             edit,
             seed,
-            corpus: &corpus,
+            corpus,
             docs: corpus.texts(),
             labels_truth: Truth::from_labels(&truth.labels),
             sets: None,

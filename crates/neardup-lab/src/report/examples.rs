@@ -27,7 +27,7 @@ use anyhow::{Context, Result};
 use crate::corpus::Corpus;
 use crate::experiment::cells::CellResult;
 use crate::experiment::config::{EditSpec, Experiment, TruthSpec};
-use crate::experiment::corpora::{base_corpus, edited, exact_jaccard, shingle_sets_of};
+use crate::experiment::corpora::{Made, base_corpus, exact_jaccard, make, shingle_sets_of};
 use crate::experiment::results::{ResultRow, Results, best_points};
 use crate::experiment::runner::PlannedCell;
 use crate::inspect::diff::{Segment, Side, by_characters, segments};
@@ -42,6 +42,9 @@ const CONTEXT_WORDS: usize = 12;
 const CONTEXT_CHARS: usize = 30;
 /// Units (words or characters) shown of one text at most.
 const MAX_UNITS: usize = 260;
+/// Bytes of each text compared at most: a diff is quadratic at worst, and a page read as HTML
+/// is hundreds of kilobytes of which [`MAX_UNITS`] units are shown.
+const MAX_DIFF_BYTES: usize = 12_000;
 
 /// Why a pair is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,8 +110,9 @@ pub fn write(dir: &Path, exp: &Experiment, results: &Results, data_dir: &Path) -
     );
     // (label, corpus) → its block; corpora rebuilt one at a time.
     let mut blocks: BTreeMap<(usize, usize), String> = BTreeMap::new();
+    let mut pages = PagesMade::default();
     for (ci, planned) in corpora.iter().enumerate() {
-        let corpus = rebuild(exp, planned, data_dir)?;
+        let corpus = rebuild(exp, planned, data_dir, &mut pages)?;
         let positives: Vec<(u32, u32)> = crate::truth::positive_pairs(corpus.labels())
             .into_iter()
             .map(neardup::pairs::unpack)
@@ -149,14 +153,25 @@ fn labels_in_order(exp: &Experiment) -> Vec<String> {
 }
 
 /// One corpus per dataset and edit kind (composite models each their own), of the first
-/// seed; where a kind runs at several rates, the middle rate of its sweep.
+/// seed; where a kind runs at several rates, the middle rate of its sweep. A page dataset
+/// shows its first edit model only: its examples are about how pages are read (every index is
+/// built again per corpus shown, and a page corpus read as HTML is large).
 fn chosen_corpora<'r>(rows: &'r [ResultRow], exp: &Experiment) -> Vec<&'r PlannedCell> {
     let first_seed = exp.seeds.first().copied().unwrap_or(1);
+    let first_edit_of_pages = |c: &PlannedCell| {
+        let Some(d) = exp.datasets.iter().find(|d| d.label == c.dataset) else {
+            return true;
+        };
+        d.pages.is_none()
+            || d.edit_models(&exp.edits)
+                .first()
+                .is_some_and(|e| e.spec() == c.edit_spec)
+    };
     let mut groups: Vec<((&str, &str), Vec<&PlannedCell>)> = Vec::new();
     for c in rows
         .iter()
         .map(|r| &r.cell)
-        .filter(|c| c.seed == first_seed)
+        .filter(|c| c.seed == first_seed && first_edit_of_pages(c))
     {
         let kind = if c.edit == "composite" {
             c.edit_spec.as_str()
@@ -285,8 +300,17 @@ fn highest_scored(
     Ok(best)
 }
 
+/// Page corpora made so far, by generation key, edit model and seed: the readings of one
+/// page corpus are made once, as the runner makes them.
+type PagesMade = std::collections::HashMap<(String, String, u64), Made>;
+
 /// The corpus a cell ran on, built again as the runner built it.
-fn rebuild(exp: &Experiment, planned: &PlannedCell, data_dir: &Path) -> Result<Corpus> {
+fn rebuild(
+    exp: &Experiment,
+    planned: &PlannedCell,
+    data_dir: &Path,
+    pages: &mut PagesMade,
+) -> Result<Corpus> {
     let dataset = exp
         .datasets
         .iter()
@@ -297,9 +321,22 @@ fn rebuild(exp: &Experiment, planned: &PlannedCell, data_dir: &Path) -> Result<C
         .iter()
         .find(|e| e.kind == planned.edit && e.rate == planned.rate && e.spec() == planned.edit_spec)
         .with_context(|| format!("examples: no edit model {}", planned.edit_spec))?;
-    let base = base_corpus(dataset, data_dir)?
-        .map_err(|u| anyhow::anyhow!("examples: {} is not available ({})", u.dataset, u.reason))?;
-    let corpus = edited(&base, dataset, edit, planned.seed)?;
+    let make_it = || -> Result<Made> {
+        let base = base_corpus(dataset, data_dir)?.map_err(|u| {
+            anyhow::anyhow!("examples: {} is not available ({})", u.dataset, u.reason)
+        })?;
+        Ok(make(&base, dataset, edit, planned.seed)?)
+    };
+    let corpus = match dataset.generation_key() {
+        Some(key) => {
+            let key = (key, edit.spec(), planned.seed);
+            if !pages.contains_key(&key) {
+                pages.insert(key.clone(), make_it()?);
+            }
+            pages[&key].corpus(dataset)?.0.into_owned()
+        }
+        None => make_it()?.corpus(dataset)?.0.into_owned(),
+    };
     anyhow::ensure!(
         corpus.sha256 == planned.corpus_sha256,
         "examples: {} under {} rebuilt with checksum {}, not the {} its cells ran on",
@@ -327,8 +364,9 @@ fn page(
          lowest score the best configuration reports, as in the histogram chart. Score: the algorithm's \
          own (– where it cannot score a pair); exact: the Jaccard similarity of the truth's features. \
          Removed words are <del>struck</del> in the first text, added words <ins>marked</ins> in the \
-         second; long equal runs are elided. Where a kind of edit ran at several rates, the middle rate \
-         is shown.\n\n",
+         second; long equal runs are elided, and texts are compared over their first 12,000 bytes \
+         (a page read as HTML is far longer). Where a kind of edit ran at several rates, the middle \
+         rate is shown; a page corpus shows its first edit model.\n\n",
         exp.title
     );
     for (li, label) in labels.iter().enumerate() {
@@ -410,13 +448,28 @@ fn card(s: &mut String, p: &Pick, cut: Option<f64>, corpus: &Corpus, truth: &Tru
         if below { " class=\"below\"" } else { "" },
         p.score.map_or("–".into(), |x| format!("{x:.3}")),
     );
-    let diff = clip(&segments(corpus.text(a), corpus.text(b)));
+    let diff = clip(&segments(
+        head(corpus.text(a), MAX_DIFF_BYTES),
+        head(corpus.text(b), MAX_DIFF_BYTES),
+    ));
     for (first, d) in [(true, a), (false, b)] {
         let _ = write!(s, "<div class=\"text\"><h4>{}</h4>", esc(corpus.id(d)));
         side(s, &diff, first);
         s.push_str("</div>");
     }
     s.push_str("</div></div>");
+}
+
+/// The first `max` bytes of `text` (at a character boundary).
+fn head(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
 }
 
 /// A segment of the clipped diff: text, or an elision of `n` units.
@@ -639,7 +692,7 @@ query = { min_similarity = [0.3, 0.5, 0.7] }
         let best = best_points(&results.rows);
         let row = results.rows.iter().find(|r| best.includes(r)).unwrap();
         let cell = &results.cells[&row.cell.key];
-        let corpus = rebuild(&exp, &row.cell, &opts.data_dir).unwrap();
+        let corpus = rebuild(&exp, &row.cell, &opts.data_dir, &mut PagesMade::default()).unwrap();
         let positives: Vec<(u32, u32)> = crate::truth::positive_pairs(corpus.labels())
             .into_iter()
             .map(neardup::pairs::unpack)

@@ -12,6 +12,7 @@ pub mod index;
 pub mod published_report;
 pub mod site;
 pub mod tables;
+pub mod web_pages;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -137,6 +138,9 @@ pub struct ExperimentReport {
     /// Whether EXAMPLES.md (example pairs) sits beside the README.
     #[serde(default)]
     pub examples: bool,
+    /// The page benchmark's claims and extraction table (experiments with page datasets).
+    #[serde(default)]
+    pub pages: Option<web_pages::PagesSection>,
     /// Revision and machine.
     pub run: RunInfo,
 }
@@ -190,6 +194,7 @@ impl ExperimentReport {
             rows: results.rows.len(),
             answer: exp.answer,
             examples: exp.examples,
+            pages: web_pages::section(exp, &outcome.readings, &results.rows),
             run,
         }
     }
@@ -206,6 +211,10 @@ impl ExperimentReport {
     pub fn markdown(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "# {}\n\n**Question.** {}\n", self.title, self.question);
+        // The page benchmark answers its question first, with this run's figures.
+        if let Some(pages) = &self.pages {
+            s.push_str(&pages.markdown());
+        }
         if let Some(d) = &self.description {
             let _ = writeln!(s, "{}\n", d.trim());
         }
@@ -224,6 +233,7 @@ impl ExperimentReport {
                 u.dataset, u.reason
             );
         }
+
         // The charts answer at a glance; the tables behind them follow (the site folds the
         // long ones).
         let quality_charts: Vec<&ChartFile> = self.charts.iter().filter(|c| !c.timing).collect();
@@ -300,7 +310,11 @@ impl ExperimentReport {
             "# {}: timing\n\nWall-clock on {} (revision `{}`). These figures change from run to run.\n\n",
             self.title, self.run.machine, self.run.revision
         );
-        for t in &self.timing_tables {
+        for t in self
+            .timing_tables
+            .iter()
+            .chain(self.pages.as_ref().and_then(|p| p.speed.as_ref()))
+        {
             s.push_str(&t.markdown());
         }
         for c in self.charts.iter().filter(|c| c.timing) {

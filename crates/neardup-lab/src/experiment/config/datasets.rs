@@ -7,6 +7,8 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use super::edits::EditSpec;
+use crate::corpus::pages::PageSet;
+use crate::corpus::pages::reading::Reading;
 use crate::error::{LabError, Result};
 
 /// One `[[datasets]]` table as written.
@@ -37,7 +39,19 @@ pub(super) struct DatasetFileSpec {
     chain: bool,
     #[serde(default)]
     edits: Option<String>,
+    /// Page datasets: how pages are read (`html`, `visible`, `main`, `main+boilerplate`),
+    /// one dataset each.
+    #[serde(default)]
+    read: Option<Vec<String>>,
+    /// Page datasets: K of `main+boilerplate` (`--boilerplate-lines K`).
+    #[serde(default)]
+    boilerplate_lines: Option<u32>,
 }
+
+/// K of `main+boilerplate` when a page dataset does not say: in a page corpus each host has
+/// its own article and a few others' copies, never one article twice, so a line on two of a
+/// host's pages is its template.
+const DEFAULT_BOILERPLATE_LINES: u32 = 2;
 
 fn one() -> usize {
     1
@@ -72,9 +86,35 @@ pub struct DatasetSpec {
     /// This dataset's own edit model, run instead of the experiment's `[edits]` grid.
     #[serde(skip)]
     pub edits: Option<EditSpec>,
+    /// A page dataset (`web-pages`, `web-pages-zh`): its set and how its pages are read.
+    pub pages: Option<PageDataset>,
+}
+
+/// A page corpus read one way (one `[[datasets]]` table with `read = [...]` is one of these
+/// per reading, labelled `<label> (<reading>)`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct PageDataset {
+    /// Which pages.
+    pub set: PageSet,
+    /// How they are read.
+    pub reading: Reading,
 }
 
 impl DatasetSpec {
+    /// What the datasets that share generated pages have in common: adjacent datasets with
+    /// one key are the readings of one page corpus, generated once (`None`: not pages).
+    pub fn generation_key(&self) -> Option<String> {
+        let p = self.pages?;
+        Some(format!(
+            "{:?}|{:?}|{}|{}|{:?}",
+            p.set,
+            self.docs,
+            self.copies,
+            self.fraction,
+            self.edits.as_ref().map(EditSpec::spec)
+        ))
+    }
+
     /// The edit models it runs: its own, or else the experiment's grid.
     pub fn edit_models<'a>(&'a self, grid: &'a [EditSpec]) -> &'a [EditSpec] {
         self.edits.as_ref().map_or(grid, std::slice::from_ref)
@@ -105,23 +145,101 @@ pub(super) fn dataset_specs(
             .map(|n| n.span().start)
             .or(d.path.as_ref().map(|p| p.span().start))
             .unwrap_or(table);
-        let d = dataset_spec(d, start, &manifests, base_dir, at)?;
-        if datasets.iter().any(|x: &DatasetSpec| x.label == d.label) {
-            return Err(at(
-                start,
-                format!(
-                    "two datasets are labelled `{}`: give each a distinct `label`",
-                    d.label
-                ),
-            ));
+        for d in dataset_spec(d, start, &manifests, base_dir, at)? {
+            if datasets.iter().any(|x: &DatasetSpec| x.label == d.label) {
+                return Err(at(
+                    start,
+                    format!(
+                        "two datasets are labelled `{}`: give each a distinct `label`",
+                        d.label
+                    ),
+                ));
+            }
+            datasets.push(d);
         }
-        datasets.push(d);
     }
     Ok(datasets)
 }
 
-/// One `[[datasets]]` table (errors point at offset `start`).
+/// One `[[datasets]]` table: one dataset, or a page dataset per reading (errors point at
+/// offset `start`).
 fn dataset_spec(
+    d: DatasetFileSpec,
+    start: usize,
+    manifests: &[crate::corpus::manifest::Manifest],
+    base_dir: &Path,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Vec<DatasetSpec>> {
+    let readings = page_readings(&d, start, at)?;
+    let one = one_dataset(d, start, manifests, base_dir, at)?;
+    let Some((set, readings)) = readings else {
+        return Ok(vec![one]);
+    };
+    Ok(readings
+        .into_iter()
+        .map(|reading| DatasetSpec {
+            label: format!("{} ({})", one.label, reading.name()),
+            pages: Some(PageDataset { set, reading }),
+            ..one.clone()
+        })
+        .collect())
+}
+
+/// A page dataset's set and readings (`None` for any other dataset, which may not say `read`
+/// or `boilerplate_lines`).
+fn page_readings(
+    d: &DatasetFileSpec,
+    start: usize,
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<Option<(PageSet, Vec<Reading>)>> {
+    let set = d.name.as_ref().and_then(|n| PageSet::named(n.get_ref()));
+    let Some(set) = set else {
+        if d.read.is_some() || d.boilerplate_lines.is_some() {
+            return Err(at(
+                start,
+                format!(
+                    "`read` and `boilerplate_lines` apply to page datasets only ({})",
+                    PageSet::NAMES.join(", ")
+                ),
+            ));
+        }
+        return Ok(None);
+    };
+    let k = d.boilerplate_lines.unwrap_or(DEFAULT_BOILERPLATE_LINES);
+    if k < 2 {
+        return Err(at(
+            start,
+            "boilerplate_lines must be at least 2 (a line on one page is every line)".into(),
+        ));
+    }
+    let names: Vec<String> = match &d.read {
+        Some(names) => names.clone(),
+        None => Reading::NAMES.iter().map(|n| n.to_string()).collect(),
+    };
+    let mut readings = Vec::new();
+    for name in &names {
+        let reading = Reading::parse(name, k).ok_or_else(|| {
+            at(
+                start,
+                format!(
+                    "unknown reading `{name}`; known: {}",
+                    Reading::NAMES.join(", ")
+                ),
+            )
+        })?;
+        readings.push(reading);
+    }
+    if readings.is_empty() {
+        return Err(at(
+            start,
+            "`read` is empty: name at least one reading".into(),
+        ));
+    }
+    Ok(Some((set, readings)))
+}
+
+/// One `[[datasets]]` table as one dataset (errors point at offset `start`).
+fn one_dataset(
     d: DatasetFileSpec,
     start: usize,
     manifests: &[crate::corpus::manifest::Manifest],
@@ -143,20 +261,7 @@ fn dataset_spec(
         }
         (Some(n), None) => {
             let n = n.get_ref().clone();
-            if n != "default" && !manifests.iter().any(|m| m.name == n) {
-                return Err(at(
-                    start,
-                    format!(
-                        "unknown dataset `{n}`; known: default, {} (or give `path` for a \
-                         corpus file)",
-                        manifests
-                            .iter()
-                            .map(|m| m.name.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
+            check_name(&n, start, manifests, at)?;
             if d.text_field.is_some() || d.id_field.is_some() || d.cluster_field.is_some() {
                 return Err(at(
                     start,
@@ -199,7 +304,35 @@ fn dataset_spec(
         fraction: d.fraction,
         chain: d.chain,
         edits,
+        pages: None,
     })
+}
+
+/// A dataset name is `default`, a page set or a manifest's.
+fn check_name(
+    n: &str,
+    start: usize,
+    manifests: &[crate::corpus::manifest::Manifest],
+    at: &dyn Fn(usize, String) -> LabError,
+) -> Result<()> {
+    let known =
+        n == "default" || PageSet::named(n).is_some() || manifests.iter().any(|m| m.name == n);
+    if !known {
+        return Err(at(
+            start,
+            format!(
+                "unknown dataset `{n}`; known: default, {}, {} (or give `path` for a \
+         corpus file)",
+                PageSet::NAMES.join(", "),
+                manifests
+                    .iter()
+                    .map(|m| m.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// A user's corpus file's name in reports: the file name up to its first dot.
