@@ -8,7 +8,7 @@
 //! - Chinese pages are written in UTF-8, GBK and Big5 and read back as such;
 //! - every P/R/F1 row of a page experiment recomputed from its cell's pairs and the truth.
 
-#[allow(dead_code)]
+#[allow(dead_code)] // `err`, `neardup`: the other test files' helpers.
 mod common;
 
 use std::collections::HashMap;
@@ -267,5 +267,57 @@ name = "spotsigs"
         found("main"),
         found("html")
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--html-field` in the commands that read a corpus (here `inspect --corpus`): the pages'
+/// extracted text is what is compared, so two stories of one site's template stop pairing.
+#[test]
+fn inspect_reads_an_html_field_as_dedup_does() {
+    let Some(data) = shared_data("web/web-pages.jsonl.gz") else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("neardup-page-inspect-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let corpus = dir.join("pages.jsonl");
+    let mut jsonl = String::new();
+    let gold = std::io::BufReader::new(flate2::read::GzDecoder::new(
+        std::fs::File::open(data.join("web/web-pages.jsonl.gz")).unwrap(),
+    ));
+    for line in std::io::BufRead::lines(gold).take(40) {
+        let v: serde_json::Value = serde_json::from_str(&line.unwrap()).unwrap();
+        let row = serde_json::json!({"id": v["id"], "page": v["html"], "cluster": v["host"]});
+        jsonl.push_str(&format!("{row}\n"));
+    }
+    std::fs::write(&corpus, jsonl).unwrap();
+    let pairs = |extract: &str| {
+        let c = corpus.to_str().unwrap();
+        let html = dir.join(format!("{extract}.html"));
+        let out = common::ok(&[
+            "inspect",
+            "--corpus",
+            c,
+            "--html-field",
+            "page",
+            "--extract",
+            extract,
+            "--html",
+            html.to_str().unwrap(),
+        ]);
+        let summary = out
+            .lines()
+            .find(|l| l.contains("documents,"))
+            .unwrap()
+            .to_string();
+        (summary, std::fs::read_to_string(html).unwrap())
+    };
+    let (raw, raw_page) = pairs("none");
+    let (main, main_page) = pairs("main");
+    assert!(
+        raw.contains("1 pairs") && main.contains("0 pairs"),
+        "{raw}\n{main}"
+    );
+    // The page shows the text that was compared: markup as text, or the extracted article.
+    assert!(raw_page.contains("&lt;div") && !main_page.contains("&lt;div"));
     let _ = std::fs::remove_dir_all(&dir);
 }

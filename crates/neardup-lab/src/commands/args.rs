@@ -31,6 +31,15 @@ pub struct CorpusArgs {
     /// Read at most this many documents (at least 1).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub limit: Option<u64>,
+    /// A field or column holding a web page's HTML, read instead of --text-field: each
+    /// document is the page's text as --extract takes it, as `neardup dedup --html-field`
+    /// reads it (for a WARC, `neardup extract` writes such a file).
+    #[arg(long, value_name = "NAME", conflicts_with = "text_field")]
+    pub html_field: Option<String>,
+    /// With --html-field: `main` the article or main content, `visible` all text a reader
+    /// sees, `none` the markup as it is.
+    #[arg(long, default_value = "main", value_name = "MODE", value_parser = parse_extract, requires = "html_field")]
+    pub extract: Extract,
 }
 
 /// How web pages are read (`dedup`, `extract`): the HTML field, the text extracted, the
@@ -88,7 +97,10 @@ impl CorpusArgs {
             }),
             fields: Fields {
                 id: self.id_field.clone(),
-                text: self.text_field.clone(),
+                text: self
+                    .html_field
+                    .clone()
+                    .unwrap_or_else(|| self.text_field.clone()),
                 label: if self.no_labels {
                     None
                 } else {
@@ -99,6 +111,7 @@ impl CorpusArgs {
             skip_invalid: self.skip_invalid,
             limit: self.limit.map(|l| l as usize),
             keep: Vec::new(),
+            extract: self.html_field.as_ref().map(|_| self.extract),
         }
     }
 }

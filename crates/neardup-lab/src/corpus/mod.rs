@@ -103,6 +103,9 @@ pub struct LoadOptions {
     /// Keep only records whose field equals the value (JSON Lines: string fields), e.g.
     /// `translation = ChiUn`.
     pub keep: Vec<(String, String)>,
+    /// The text field holds web pages' HTML (`--html-field`): each document is the text this
+    /// extraction takes of its page, as `neardup dedup` reads it (`None`: texts as they are).
+    pub extract: Option<neardup_dedup::web::extract::Extract>,
 }
 
 /// A loaded corpus.
@@ -308,11 +311,15 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
             ));
         }
     };
-    match format {
+    let corpus = match format {
         Format::Jsonl => jsonl::load(path, options),
         Format::Csv => csv_file::load(path, options),
         Format::Parquet => parquet::load(path, options),
         Format::Txt => txt_dir::load(path, options),
+    }?;
+    match options.extract {
+        Some(mode) => pages::reading::extracted(&corpus, mode),
+        None => Ok(corpus),
     }
 }
 

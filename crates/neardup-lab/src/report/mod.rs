@@ -9,6 +9,7 @@
 pub mod cluster_modes;
 pub mod examples;
 pub mod index;
+pub mod published_pages;
 pub mod published_report;
 pub mod site;
 pub mod tables;

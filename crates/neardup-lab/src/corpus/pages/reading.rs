@@ -120,6 +120,33 @@ pub fn read(pages: &Pages, reading: Reading, name: &str) -> Result<(Corpus, Read
     Ok((to_corpus(&records, name, &source)?, stats))
 }
 
+/// `corpus` whose texts are pages' HTML, each replaced by the text `mode` takes of it (ids and
+/// labels kept): what `calibrate`, `label`, `inspect` and `eval` read with `--html-field`.
+pub fn extracted(corpus: &Corpus, mode: Extract) -> Result<Corpus> {
+    use sha2::Digest;
+    let texts: Vec<String> = (0..corpus.len())
+        .into_par_iter()
+        .map(|i| page_text(corpus.text(i), mode).text)
+        .collect();
+    let mut b = crate::corpus::CorpusBuilder::new(std::path::Path::new(&corpus.source));
+    for (i, text) in texts.iter().enumerate() {
+        let label = corpus.label(i).map(|l| corpus.label_name(l).to_string());
+        b.push(i + 1, corpus.id(i).to_string(), text, label.as_deref())?;
+    }
+    let mut sha = sha2::Sha256::new();
+    sha.update(corpus.sha256.as_bytes());
+    sha.update(format!("/extract={}", mode.name()).as_bytes());
+    b.finish(
+        corpus.name.clone(),
+        format!(
+            "{} (pages read with --extract {})",
+            corpus.source,
+            mode.name()
+        ),
+        neardup_dedup::input::checksummed::hex(&sha.finalize()),
+    )
+}
+
 /// Each page's text, and the seconds of one thread it took.
 fn texts(pages: &Pages, reading: Reading) -> (Vec<String>, f64) {
     let timed = |mode: Extract| -> (Vec<String>, f64) {
