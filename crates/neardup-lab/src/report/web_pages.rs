@@ -111,11 +111,9 @@ pub fn section(
     if let Some(tw_visible) = tw(visible) {
         findings.push(format!(
             "**Tianwang's 512-byte visible-text digest (variant 1) is enough: {}** (visible text {tw_visible:.2}, \
-             main content {}; its keyword variant 2 on visible text {}): the first 512 bytes a reader sees are \
-             the site's menu, not the article.",
+             main content {}): the first 512 bytes a reader sees are the site's menu, not the article.",
             yes_no(tw_visible >= 0.8),
             fmt(tw(main)),
-            fmt(f(visible, "tianwang", Some("variant=2")))
         ));
     }
     Some(PagesSection {

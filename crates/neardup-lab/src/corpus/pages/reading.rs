@@ -49,13 +49,14 @@ impl Reading {
         }
     }
 
-    /// Its short name in tables and dataset labels.
+    /// Its short name in tables and dataset labels (`main+bp K`: short enough for a chart
+    /// panel's title beside the build parameters).
     pub fn name(self) -> String {
         match self {
             Reading::Html => "html".into(),
             Reading::Visible => "visible".into(),
             Reading::Main => "main".into(),
-            Reading::MainWithoutTemplate { min_pages } => format!("main+boilerplate {min_pages}"),
+            Reading::MainWithoutTemplate { min_pages } => format!("main+bp {min_pages}"),
         }
     }
 
