@@ -555,7 +555,10 @@ pub fn markdown(exp: &Experiment, results: &Path) -> Result<String> {
 /// `out/published-configs/`.
 pub fn write(out: &Path, exp: &Experiment) -> Result<()> {
     let results = out.join(CONFIG_EXPERIMENT).join("results.csv");
-    let text = markdown(exp, &results)? + "\n" + &super::published_pages::section(out)?;
+    let mut text = markdown(exp, &results)?;
+    // The SpotSigs section goes before the closing revision line.
+    let at = text.rfind("Revision `").unwrap_or(text.len());
+    text.insert_str(at, &super::published_pages::section(out)?);
     let dir = out.join("published");
     std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
     write_bytes(&dir.join("README.md"), text.as_bytes())

@@ -100,7 +100,7 @@ pub fn section(
         findings.push(format!(
             "**I-Match needs extraction: {}** (HTML {}, visible text {}, main content {}, main content without \
              template lines {}): one template word in its lexicon changes the page's signature.",
-            yes_no(im[2].unwrap_or(0.0) > im[0].unwrap_or(0.0) + 0.2),
+            yes_no(im[2].unwrap_or(0.0) > im[0].unwrap_or(0.0) + 0.1),
             fmt(im[0]),
             fmt(im[1]),
             fmt(im[2]),
