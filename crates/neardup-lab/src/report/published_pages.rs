@@ -13,6 +13,8 @@ use crate::error::{LabError, Result};
 
 /// The page benchmark's experiment.
 const PAGES_EXPERIMENT: &str = "web-pages";
+/// Its English page set's label (`label = "pages"` in experiments/web-pages.toml).
+const ENGLISH_LABEL: &str = "pages";
 
 /// The columns of `results.csv` this section reads.
 #[derive(Debug, Deserialize)]
@@ -74,7 +76,7 @@ pub fn section(out: &Path) -> Result<String> {
     let f1 = best_f1(&rows);
     s.push_str("| read as | SpotSigs F1 | best of shingling and I-Match | its F1 | SpotSigs better by | published |\n|---|---:|---|---:|---:|---|\n");
     for reading in ["html", "visible", "main"] {
-        let dataset = format!("{PAGES_EXPERIMENT} ({reading})");
+        let dataset = format!("{ENGLISH_LABEL} ({reading})");
         let Some(&spot) = f1.get(&(dataset.as_str(), "spotsigs")) else {
             continue;
         };
@@ -112,13 +114,13 @@ mod tests {
         let exp = dir.join(PAGES_EXPERIMENT);
         std::fs::create_dir_all(&exp).unwrap();
         let csv = "dataset,edit_spec,label,f1\n\
-                   web-pages (main),none,spotsigs,0.4\n\
-                   web-pages (main),none,spotsigs,0.6\n\
-                   web-pages (main),truncate=0.3,spotsigs,0.4\n\
-                   web-pages (main),none,minhash-lsh,0.4\n\
-                   web-pages (main),truncate=0.3,minhash-lsh,0.4\n\
-                   web-pages (main),none,imatch,0.1\n\
-                   web-pages (main),truncate=0.3,imatch,\n";
+                   pages (main),none,spotsigs,0.4\n\
+                   pages (main),none,spotsigs,0.6\n\
+                   pages (main),truncate=0.3,spotsigs,0.4\n\
+                   pages (main),none,minhash-lsh,0.4\n\
+                   pages (main),truncate=0.3,minhash-lsh,0.4\n\
+                   pages (main),none,imatch,0.1\n\
+                   pages (main),truncate=0.3,imatch,\n";
         std::fs::write(exp.join("results.csv"), csv).unwrap();
         let s = section(&dir).unwrap();
         // SpotSigs: mean(0.6, 0.4) = 0.5 against minhash-lsh 0.4: +25 %.
