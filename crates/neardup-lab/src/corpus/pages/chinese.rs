@@ -10,7 +10,7 @@ use neardup_dedup::web::charset::Encoding;
 use scraper::node::Text;
 use scraper::{Html, Node};
 
-use super::template::{Template, element_with, is_invisible, set_attributes};
+use super::template::{Template, element_with, is_invisible, set_attribute};
 
 /// Navigation and footer words of Chinese sites, in traditional characters (Big5 has no
 /// simplified forms; GBK has both).
@@ -173,16 +173,7 @@ fn declare(doc: &mut Html, charset: PageCharset) {
         doc.tree.get_mut(id).expect("a node").detach();
     }
     if let Some(id) = html {
-        let mut node = doc.tree.get_mut(id).expect("a node");
-        if let Node::Element(e) = node.value() {
-            let mut attrs: Vec<(String, String)> = e
-                .attrs()
-                .filter(|(k, _)| *k != "lang")
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect();
-            attrs.push(("lang".into(), "zh".into()));
-            set_attributes(e, "html", &attrs);
-        }
+        set_attribute(doc, id, "lang", Some("zh"));
     }
     if let Some(id) = head {
         let meta = element_with("meta", &[("charset", charset.label())]);

@@ -98,6 +98,12 @@ impl Template {
 
 /// Marks (or unmarks) the article element of `doc`.
 pub(super) fn set_mark(doc: &mut Html, id: NodeId, on: bool) {
+    set_attribute(doc, id, MARK, on.then_some(""));
+}
+
+/// Sets (`Some`) or removes (`None`) the attribute `key` of the element `id` of `doc`: the
+/// element is replaced by one of the same name with its other attributes.
+pub(super) fn set_attribute(doc: &mut Html, id: NodeId, key: &str, value: Option<&str>) {
     let mut node = doc.tree.get_mut(id).expect("a node of this tree");
     let Node::Element(e) = node.value() else {
         return;
@@ -105,32 +111,22 @@ pub(super) fn set_mark(doc: &mut Html, id: NodeId, on: bool) {
     let name = e.name().to_string();
     let mut attrs: Vec<(String, String)> = e
         .attrs()
-        .filter(|(k, _)| *k != MARK)
+        .filter(|(k, _)| *k != key)
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
-    if on {
-        attrs.push((MARK.into(), String::new()));
+    if let Some(v) = value {
+        attrs.push((key.into(), v.into()));
     }
-    set_attributes(e, &name, &attrs);
-}
-
-/// Replaces an element by one of the same name with `attrs`.
-pub(super) fn set_attributes(e: &mut Element, name: &str, attrs: &[(String, String)]) {
     let borrowed: Vec<(&str, &str)> = attrs
         .iter()
         .map(|(k, v)| (k.as_str(), v.as_str()))
         .collect();
-    *e = element_with(name, &borrowed);
+    *e = element_with(&name, &borrowed);
 }
 
 /// A new HTML element without attributes.
 pub(super) fn element(name: &str) -> Element {
-    // `Element::new` is scraper's tree builder's own constructor (public, hidden from its
-    // docs); the version is pinned with trafilatura's.
-    Element::new(
-        QualName::new(None, ns!(html), LocalName::from(name)),
-        Vec::new(),
-    )
+    element_with(name, &[])
 }
 
 /// A new HTML element with attributes.
@@ -142,6 +138,8 @@ pub(super) fn element_with(name: &str, attrs: &[(&str, &str)]) -> Element {
             value: v.into(),
         })
         .collect();
+    // `Element::new` is scraper's tree builder's own constructor (public, hidden from its
+    // docs); the version is pinned with trafilatura's. It sorts the attributes by name.
     Element::new(QualName::new(None, ns!(html), LocalName::from(name)), attrs)
 }
 
