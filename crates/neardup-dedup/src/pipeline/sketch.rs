@@ -132,13 +132,10 @@ impl Run<'_> {
             join_bytes_per_doc: self.memory.join_bytes_per_doc(),
             bar: &bar,
         };
-        let results: Vec<Result<(usize, Marker, Option<SketchShard>)>> = todo
-            .into_par_iter()
-            .map(|(i, resume)| {
-                let (marker, kept) = job.sketch_input(&self.files[i], i, resume)?;
-                Ok((i, marker, kept))
-            })
-            .collect();
+        let results = one_file_per_thread(todo, |(i, resume)| {
+            let (marker, kept) = job.sketch_input(&self.files[i], i, resume)?;
+            Ok((i, marker, kept))
+        });
         bar.finish_and_clear();
         results.into_iter().collect()
     }
@@ -622,5 +619,95 @@ fn remove_piece_markers_from(dir: &Path, file: usize, piece: usize) -> Result<()
         }
         fsutil::remove_if_present(&path)?;
         p += 1;
+    }
+}
+
+/// Runs `work` on every item, one item at a time on each thread of the current pool, and
+/// returns the results in the items' order.
+///
+/// Not `into_par_iter()`: a file's task waits inside rayon (its blocks are sketched in
+/// parallel), and a waiting worker steals whatever is queued, which there was the next
+/// file's whole task, nested on the same stack. With 1,000 input files the nesting held
+/// every file's buffers at once (2.8 GB) and then overflowed the stack (SIGABRT). A
+/// broadcast runs one loop per worker that takes the next item from a shared counter; no
+/// item is ever queued, so a waiting worker can only steal the leaf jobs of a block.
+fn one_file_per_thread<T: Send, R: Send>(items: Vec<T>, work: impl Fn(T) -> R + Sync) -> Vec<R> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let items: Vec<Mutex<Option<T>>> = items.into_iter().map(|t| Mutex::new(Some(t))).collect();
+    let results: Vec<Mutex<Option<R>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    rayon::broadcast(|_| {
+        loop {
+            let n = next.fetch_add(1, Ordering::Relaxed);
+            let Some(slot) = items.get(n) else { break };
+            let item = slot.lock().unwrap_or_else(|e| e.into_inner()).take();
+            if let Some(item) = item {
+                let result = work(item);
+                *results[n].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+            }
+        }
+    });
+    results
+        .into_iter()
+        .map(|r| {
+            r.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .expect("every item is taken by one loop")
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    thread_local! {
+        /// File tasks open on this thread, one inside another.
+        static DEPTH: Cell<usize> = const { Cell::new(0) };
+    }
+
+    /// A task that waits inside rayon the way a file's task does: a block is sketched in
+    /// parallel while this thread appends the one before it, then it waits for the block.
+    /// `deepest` records the most tasks ever open on one thread at once.
+    fn file_task(n: usize, deepest: &AtomicUsize) -> usize {
+        let depth = DEPTH.with(|d| {
+            d.set(d.get() + 1);
+            d.get()
+        });
+        deepest.fetch_max(depth, Ordering::SeqCst);
+        let mut sum = 0;
+        rayon::in_place_scope(|s| {
+            s.spawn(|_| {
+                sum = (0..8usize)
+                    .into_par_iter()
+                    .map(|x| {
+                        std::thread::sleep(std::time::Duration::from_micros(100));
+                        x * n
+                    })
+                    .sum()
+            });
+            std::thread::sleep(std::time::Duration::from_micros((n * 37 % 5) as u64 * 100));
+        });
+        DEPTH.with(|d| d.set(d.get() - 1));
+        sum
+    }
+
+    #[test]
+    fn files_are_not_nested_on_a_waiting_thread() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(4)
+            .build()
+            .unwrap();
+        let items: Vec<usize> = (0..300).collect();
+        let deepest = AtomicUsize::new(0);
+        let out = pool.install(|| one_file_per_thread(items.clone(), |n| file_task(n, &deepest)));
+        let want: Vec<usize> = items.iter().map(|&n| (0..8).map(|x| x * n).sum()).collect();
+        assert_eq!(out, want, "results in the items' order");
+        // (`into_par_iter()` here nested 2 or 3 tasks on one thread, in three runs of three.)
+        let deepest = deepest.load(Ordering::SeqCst);
+        assert_eq!(deepest, 1, "{deepest} file tasks nested on one thread");
     }
 }
