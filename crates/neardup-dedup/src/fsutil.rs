@@ -59,17 +59,28 @@ pub fn refuse_non_regular(path: &Path) -> Result<()> {
 
 /// Whether `a` and `b` name the same existing file.
 pub fn same_file(a: &Path, b: &Path) -> bool {
+    matches!((identity(a), identity(b)), (Some(x), Some(y)) if x == y)
+}
+
+/// What makes an existing file the same file under any name: its device and inode (its
+/// canonical path where there are none).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum FileIdentity {
+    #[cfg(unix)]
+    Inode(u64, u64),
+    #[cfg_attr(unix, allow(dead_code))]
+    Canonical(PathBuf),
+}
+
+fn identity(path: &Path) -> Option<FileIdentity> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        if let (Ok(x), Ok(y)) = (std::fs::metadata(a), std::fs::metadata(b)) {
-            return x.dev() == y.dev() && x.ino() == y.ino();
+        if let Ok(m) = std::fs::metadata(path) {
+            return Some(FileIdentity::Inode(m.dev(), m.ino()));
         }
     }
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
+    path.canonicalize().ok().map(FileIdentity::Canonical)
 }
 
 /// The directory a file at `path` goes into.
@@ -83,17 +94,39 @@ fn parent_dir(path: &Path) -> PathBuf {
 /// missing, it is not one of `inputs`, and its directory exists (or can be made) and accepts
 /// new files.
 pub fn check_output(path: &Path, inputs: &[impl AsRef<Path>]) -> Result<()> {
-    refuse_non_regular(path)?;
-    if let Some(input) = inputs.iter().find(|i| same_file(path, i.as_ref())) {
-        return Err(Error::file(
-            path,
-            format!(
-                "refusing to write the output over the input {}",
-                input.as_ref().display()
-            ),
-        ));
+    check_outputs([path], inputs)
+}
+
+/// [`check_output`] for every path of `outputs`, in time linear in the outputs plus the
+/// inputs: the inputs' identities are read once, and each directory is checked once. (One
+/// `same_file` per output and input took 167 s for 4,000 inputs, hours for a crawl's 10^5.)
+pub fn check_outputs<'p>(
+    outputs: impl IntoIterator<Item = &'p Path>,
+    inputs: &[impl AsRef<Path>],
+) -> Result<()> {
+    let inputs: std::collections::HashMap<FileIdentity, &Path> = inputs
+        .iter()
+        .filter_map(|i| Some((identity(i.as_ref())?, i.as_ref())))
+        .collect();
+    let mut dirs_checked = std::collections::HashSet::new();
+    for path in outputs {
+        refuse_non_regular(path)?;
+        if let Some(input) = identity(path).and_then(|id| inputs.get(&id)) {
+            return Err(Error::file(
+                path,
+                format!(
+                    "refusing to write the output over the input {}",
+                    input.display()
+                ),
+            ));
+        }
+        let dir = parent_dir(path);
+        if !dirs_checked.contains(&dir) {
+            check_dir(&dir)?;
+            dirs_checked.insert(dir);
+        }
     }
-    check_dir(&parent_dir(path))
+    Ok(())
 }
 
 /// Checks that `dir` is (or can be made) a directory that accepts new files.
@@ -107,7 +140,7 @@ pub fn check_dir(dir: &Path) -> Result<()> {
     }
     std::fs::create_dir_all(dir)
         .map_err(|e| Error::file(dir, format!("cannot create the output directory: {e}")))?;
-    let probe = dir.join(format!(".neardup-probe.{}.tmp", std::process::id()));
+    let probe = crate::temp_files::temporary_path(&dir.join("neardup-probe"));
     File::create(&probe)
         .map_err(|e| Error::file(dir, format!("cannot write into the output directory: {e}")))?;
     let _ = std::fs::remove_file(&probe);

@@ -16,11 +16,33 @@ use crate::error::{Error, Result};
 
 static LIVE: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
 
-/// The temporary name of `target`'s pending content, for this process.
+/// The temporary name of `target`'s pending content, for this process:
+/// `.NAME.PID-PLACE.tmp`, where PLACE says which machine and PID namespace the PID belongs to.
 pub fn temporary_path(target: &Path) -> PathBuf {
     let name = target.file_name().unwrap_or_default().to_string_lossy();
     let dir = target.parent().unwrap_or(Path::new(""));
-    dir.join(format!(".{name}.{}.tmp", std::process::id()))
+    dir.join(format!(".{name}.{}-{}.tmp", std::process::id(), place()))
+}
+
+/// A tag of the PID namespace this process runs in: its machine (`/etc/machine-id`, the host
+/// name) and the namespace's inode. A PID means something only there: two shards in two
+/// containers, or on two machines sharing the output folder, each found the other's live
+/// temporary file under a PID that was "not running" where it looked, and deleted it.
+fn place() -> &'static str {
+    static PLACE: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PLACE.get_or_init(|| {
+        let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+        let namespace = std::fs::read_link("/proc/self/ns/pid")
+            .map(|l| l.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let host = std::env::var("HOSTNAME").unwrap_or_else(|_| read("/etc/hostname"));
+        let tag = format!(
+            "{}\n{}\n{namespace}",
+            read("/etc/machine-id").trim(),
+            host.trim()
+        );
+        format!("{:08x}", xxhash_rust::xxh3::xxh3_64(tag.as_bytes()) as u32)
+    })
 }
 
 /// Notes that `path` is a temporary file of this process.
@@ -79,11 +101,12 @@ pub fn install_signal_cleanup() {
 #[cfg(not(unix))]
 pub fn install_signal_cleanup() {}
 
-/// The process id in a temporary file name `.NAME.PID.tmp`.
-fn owner(name: &str) -> Option<u32> {
+/// The process id and place in a temporary file name `.NAME.PID-PLACE.tmp`.
+fn owner(name: &str) -> Option<(u32, &str)> {
     let stem = name.strip_prefix('.')?.strip_suffix(".tmp")?;
-    let (_, pid) = stem.rsplit_once('.')?;
-    pid.parse().ok()
+    let (_, owner) = stem.rsplit_once('.')?;
+    let (pid, place) = owner.split_once('-')?;
+    Some((pid.parse().ok()?, place))
 }
 
 /// Whether process `pid` is running (an unrelated process that reused the id counts: its
@@ -104,7 +127,9 @@ fn running(_pid: u32) -> bool {
 }
 
 /// Removes the temporary files of processes that are gone in `dir` and the directories below
-/// it, to `depth` levels; the files and bytes removed.
+/// it, to `depth` levels; the files and bytes removed. Only files of this place's processes
+/// are judged: another machine's or container's are left alone, whatever their PID.
+/// (Neither are names without a place, from neardup before 0.x: their PID may be anyone's.)
 pub fn sweep(dir: &Path, depth: usize) -> Result<(usize, u64)> {
     let (mut files, mut bytes) = (0, 0);
     let Ok(entries) = std::fs::read_dir(dir) else {
@@ -120,7 +145,8 @@ pub fn sweep(dir: &Path, depth: usize) -> Result<(usize, u64)> {
             let (f, b) = sweep(&path, depth - 1)?;
             (files, bytes) = (files + f, bytes + b);
         } else if kind.is_file()
-            && let Some(pid) = owner(&entry.file_name().to_string_lossy())
+            && let Some((pid, place)) = owner(&entry.file_name().to_string_lossy())
+            && place == self::place()
             && pid != std::process::id()
             && !running(pid)
         {
@@ -160,14 +186,20 @@ mod tests {
         let dir = crate::test_dir::TestDir::new("sweep");
         std::fs::create_dir_all(dir.join("stages/sketch")).unwrap();
         // A pid above the kernel's limit (2^22) is never a running process.
-        let gone = dir.join("stages/sketch/.00000-00000.parquet.99999999.tmp");
+        let here = place();
+        let gone = dir.join(format!(
+            "stages/sketch/.00000-00000.parquet.99999999-{here}.tmp"
+        ));
         let mine = temporary_path(&dir.join("removed.txt"));
         let not_ours = dir.join(".hidden.99999999.txt");
+        // A shard in another container or on another machine: its PID means nothing here.
+        let elsewhere = dir.join(".removed.txt.99999999-0badf00d.tmp");
+        let unplaced = dir.join(".removed.txt.99999999.tmp");
         let output = dir.join("removed.txt");
-        for f in [&gone, &mine, &not_ours, &output] {
+        for f in [&gone, &mine, &not_ours, &output, &elsewhere, &unplaced] {
             std::fs::write(f, b"12345").unwrap();
         }
-        assert_eq!(owner(".a.b.parquet.123.tmp"), Some(123));
+        assert_eq!(owner(".a.b.parquet.123-abc.tmp"), Some((123, "abc")));
         assert_eq!(owner(".a.tmp"), None);
         assert_eq!(
             sweep(&dir, 0).unwrap(),
@@ -176,5 +208,6 @@ mod tests {
         );
         assert_eq!(sweep(&dir, 2).unwrap(), (1, 5));
         assert!(!gone.exists() && mine.exists() && not_ours.exists() && output.exists());
+        assert!(elsewhere.exists() && unplaced.exists());
     }
 }

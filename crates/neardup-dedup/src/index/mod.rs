@@ -43,6 +43,7 @@ pub mod segment;
 pub use segment::FORMAT_VERSION;
 const FORMAT_NAME: &str = "neardup-index";
 const MANIFEST: &str = "index.json";
+const SEGMENTS: &str = "segments";
 
 /// `DIR/index.json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
@@ -97,19 +98,25 @@ impl IncrementalIndex {
                 manifest,
                 _lock: lock,
             },
-            (lock, None) => IncrementalIndex {
-                dir: dir.to_path_buf(),
-                manifest: Manifest {
-                    format: FORMAT_NAME.into(),
-                    version: FORMAT_VERSION,
-                    algorithm: stream.name().into(),
-                    sketch_key: sketch_key.clone(),
-                    width: stream.width(),
-                    generation: 0,
-                    segments: Vec::new(),
-                },
-                _lock: lock,
-            },
+            (lock, None) => {
+                let mut index = IncrementalIndex {
+                    dir: dir.to_path_buf(),
+                    manifest: Manifest {
+                        format: FORMAT_NAME.into(),
+                        version: FORMAT_VERSION,
+                        algorithm: stream.name().into(),
+                        sketch_key: sketch_key.clone(),
+                        width: stream.width(),
+                        generation: 0,
+                        segments: Vec::new(),
+                    },
+                    _lock: lock,
+                };
+                // The manifest comes first, so that from here on a missing manifest means a
+                // lost one, never a first writer killed before it committed.
+                index.commit(index.manifest.clone())?;
+                index
+            }
         };
         let m = &index.manifest;
         if m.sketch_key != sketch_key || m.width != stream.width() {
@@ -123,11 +130,12 @@ impl IncrementalIndex {
                 ),
             ));
         }
-        index.delete_unreferenced();
+        index.delete_unreferenced()?;
         Ok(index)
     }
 
-    /// Opens an existing index whatever its signatures (`neardup index` commands).
+    /// Opens an existing index whatever its signatures (`neardup index` commands); it
+    /// deletes nothing (`index show` only reads).
     pub fn open_existing(dir: &Path) -> Result<Self> {
         if !dir.join(MANIFEST).is_file() {
             return Err(Error::file(
@@ -137,12 +145,11 @@ impl IncrementalIndex {
         }
         match Self::lock(dir)? {
             (lock, Some(manifest)) => {
-                let mut index = IncrementalIndex {
+                let index = IncrementalIndex {
                     dir: dir.to_path_buf(),
                     manifest,
                     _lock: lock,
                 };
-                index.delete_unreferenced();
                 Ok(index)
             }
             (_, None) => unreachable!("the manifest exists"),
@@ -164,8 +171,27 @@ impl IncrementalIndex {
                 "the index is in use by another neardup process (its lock is held); wait for it to finish",
             ));
         }
+        let segments = dir.join(SEGMENTS);
+        if std::fs::symlink_metadata(&segments).is_ok_and(|m| !m.is_dir()) {
+            return Err(Error::file(
+                &segments,
+                "not a folder (a symbolic link or a file): an index keeps its segments in a \
+                 folder of its own, and neardup neither follows nor replaces what is there",
+            ));
+        }
         let path = dir.join(MANIFEST);
         if !path.exists() {
+            if segments.exists() {
+                return Err(Error::file(
+                    &path,
+                    format!(
+                        "missing, but {} exists: this index lost its manifest, and starting a \
+                         new index here would delete its segments. Restore {MANIFEST} from a \
+                         copy, or give --index a new folder",
+                        segments.display()
+                    ),
+                ));
+            }
             return Ok((lock, None));
         }
         let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
@@ -193,7 +219,7 @@ impl IncrementalIndex {
     }
 
     fn segment_path(&self, file: &str) -> PathBuf {
-        self.dir.join("segments").join(file)
+        self.dir.join(SEGMENTS).join(file)
     }
 
     /// Documents indexed.
@@ -270,6 +296,29 @@ impl IncrementalIndex {
         Ok(segment)
     }
 
+    /// The first document of a new batch (`ids`: id → document number) whose id a segment
+    /// not from `source` holds already, with that segment's file: an id names one document
+    /// across every batch of an index (`index remove --ids` removed two). Segments are read
+    /// one at a time and their ids not kept.
+    pub fn first_indexed_id(
+        &self,
+        source: &str,
+        ids: &std::collections::HashMap<&str, usize>,
+    ) -> Result<Option<(usize, String)>> {
+        let mut found: Option<(usize, String)> = None;
+        for entry in self.manifest.segments.iter().filter(|s| s.source != source) {
+            let path = self.segment_path(&entry.file);
+            segment::for_each_id(&path, &entry.checksum, self.manifest.width, |id| {
+                if let Some(&doc) = ids.get(id)
+                    && found.as_ref().is_none_or(|(first, _)| doc < *first)
+                {
+                    found = Some((doc, entry.file.clone()));
+                }
+            })?;
+        }
+        Ok(found)
+    }
+
     /// Adds a segment from `source` (nothing when one from `source` is there already);
     /// returns whether it was added.
     pub fn add(&mut self, source: &str, segment: &Segment) -> Result<bool> {
@@ -340,24 +389,49 @@ impl IncrementalIndex {
         Ok(())
     }
 
-    /// Deletes segment files the manifest does not name (a writer killed before its commit).
-    fn delete_unreferenced(&mut self) {
+    /// Deletes the segment files a writer killed before its commit left: regular files (a
+    /// link is never followed) named as a later generation than the manifest's would be.
+    /// Nothing else under `segments/` is touched, not even an unreferenced older segment: a
+    /// manifest restored from a copy may not name segments that are still wanted.
+    fn delete_unreferenced(&mut self) -> Result<()> {
+        let folder = self.dir.join(SEGMENTS);
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            return Ok(());
+        };
         let named: HashSet<&str> = self
             .manifest
             .segments
             .iter()
             .map(|s| s.file.as_str())
             .collect();
-        let Ok(entries) = std::fs::read_dir(self.dir.join("segments")) else {
-            return;
-        };
-        for e in entries.flatten() {
+        for e in entries {
+            let e = e.map_err(|err| Error::io(&folder, err))?;
             let name = e.file_name().to_string_lossy().to_string();
-            if !named.contains(name.as_str()) && e.path().is_file() {
-                let _ = std::fs::remove_file(e.path());
+            let uncommitted =
+                segment_generation(&name).is_some_and(|g| g > self.manifest.generation);
+            if uncommitted
+                && !named.contains(name.as_str())
+                && e.file_type().is_ok_and(|t| t.is_file())
+            {
+                crate::fsutil::remove_if_present(&e.path())?;
             }
         }
+        Ok(())
     }
+}
+
+/// The generation in a segment file's name (`NNNNNNNN.seg` from `add`, `NNNNNNNN-MMMM.seg`
+/// from `remove_ids`); `None` for any other name.
+fn segment_generation(name: &str) -> Option<u64> {
+    let stem = name.strip_suffix(".seg")?;
+    let (generation, rest) = stem.split_at_checked(8)?;
+    let rest_ok = rest.is_empty()
+        || rest
+            .strip_prefix('-')
+            .is_some_and(|n| n.len() == 4 && n.bytes().all(|b| b.is_ascii_digit()));
+    (rest_ok && generation.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| generation.parse().ok())
+        .flatten()
 }
 
 #[cfg(test)]
@@ -418,5 +492,83 @@ mod tests {
         assert_eq!(loaded.len(), 1);
         assert_eq!(loaded[0].tables, seg.tables);
         assert_eq!(loaded[0].table.empty_flags(), seg.table.empty_flags());
+    }
+
+    fn one_segment_index(d: &Path) -> IncrementalIndex {
+        let s = stream();
+        let mut index = IncrementalIndex::open_for(d, s.as_ref()).unwrap();
+        let table = SignatureTable::sketch_all(s.as_ref(), &["a b c d e f"]);
+        let seg = Segment {
+            ids: vec!["x".into()],
+            tables: key_tables(s.as_ref(), &table),
+            table,
+            tables_key: "k".into(),
+            stored_rows: None,
+        };
+        assert!(index.add("src", &seg).unwrap());
+        index
+    }
+
+    #[test]
+    fn a_lost_manifest_never_deletes_the_segments() {
+        let d = dir("lost-manifest");
+        drop(one_segment_index(&d));
+        std::fs::remove_file(d.join(MANIFEST)).unwrap();
+        let e = IncrementalIndex::open_for(&d, stream().as_ref())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("lost its manifest"), "{e}");
+        assert!(d.join("segments/00000001.seg").is_file());
+        // A folder that merely has a `segments/` of someone else's is refused the same way.
+        let other = dir("someone-elses");
+        std::fs::create_dir_all(other.join("segments")).unwrap();
+        std::fs::write(other.join("segments/photo.jpg"), b"mine").unwrap();
+        assert!(IncrementalIndex::open_for(&other, stream().as_ref()).is_err());
+        assert_eq!(
+            std::fs::read(other.join("segments/photo.jpg")).unwrap(),
+            b"mine"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_segments_link_is_refused_and_its_target_untouched() {
+        let d = dir("linked");
+        drop(one_segment_index(&d));
+        let target = dir("link-target");
+        std::fs::create_dir_all(&target).unwrap();
+        std::fs::write(target.join("00000007.seg"), b"not the index's").unwrap();
+        std::fs::rename(d.join("segments"), d.join("moved")).unwrap();
+        std::os::unix::fs::symlink(&target, d.join("segments")).unwrap();
+        for e in [
+            IncrementalIndex::open_existing(&d).unwrap_err(),
+            IncrementalIndex::open_for(&d, stream().as_ref()).unwrap_err(),
+        ] {
+            assert!(e.to_string().contains("symbolic link"), "{e}");
+        }
+        assert!(target.join("00000007.seg").is_file());
+    }
+
+    #[test]
+    fn only_a_killed_writers_segment_is_swept_and_only_by_a_writer() {
+        let d = dir("sweep-own");
+        drop(one_segment_index(&d));
+        let seg = d.join("segments");
+        let keep = ["notes.txt", "00000000.seg", "00000001-0000.seg.bak"];
+        for name in keep.iter().chain(&["00000002.seg", "00000002-0003.seg"]) {
+            std::fs::write(seg.join(name), b"x").unwrap();
+        }
+        drop(IncrementalIndex::open_existing(&d).unwrap());
+        assert!(
+            seg.join("00000002.seg").is_file(),
+            "index show deletes nothing"
+        );
+        drop(IncrementalIndex::open_for(&d, stream().as_ref()).unwrap());
+        assert!(!seg.join("00000002.seg").exists() && !seg.join("00000002-0003.seg").exists());
+        for name in keep.iter().chain(&["00000001.seg"]) {
+            assert!(seg.join(name).is_file(), "{name} was deleted");
+        }
+        assert_eq!(segment_generation("00000012-0001.seg"), Some(12));
+        assert_eq!(segment_generation("0000001.seg"), None);
     }
 }

@@ -81,6 +81,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     let mut docs = run.load_documents(&sketched)?;
     docs.check_ids(&run.files)?;
     run.open_index(&sketched.keys, docs.len())?;
+    run.check_ids_against_index(&docs)?;
     let candidates_key = run.candidates_key(&sketched.keys);
     let candidates = run.candidates_stage(&mut docs, &candidates_key, wants(Stage::Candidates))?;
     if only == Some(Stage::Candidates) {
@@ -102,7 +103,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     }
     // Before the outputs: a rerun joins against every segment but its own, so adding first
     // loses nothing if the outputs are then interrupted.
-    run.add_to_index(&mut docs)?;
+    run.add_to_index(&mut docs, &clusters)?;
     let summary = run.outputs_stage(&docs, &clusters, &components_key, started)?;
     Ok(Some(summary))
 }

@@ -449,5 +449,104 @@ pub fn inflated_copy_path(output: &Path, file: usize) -> PathBuf {
 
 /// The files of one stage: `DIR/stages/<stage>/`.
 pub fn stage_dir(output: &Path, stage: &str) -> PathBuf {
-    output.join("stages").join(stage)
+    output.join(STAGES).join(stage)
+}
+
+const STAGES: &str = "stages";
+
+/// The file that says a `stages` folder is neardup's (so that it may write and delete there).
+const STAGES_MARK: &str = ".neardup-stages";
+
+/// What a run may find in a `stages` folder an earlier neardup made before it was marked.
+/// (`ray`: `neardup.ray`'s shards.)
+const STAGE_NAMES: [&str; 6] = [
+    "sketch",
+    "candidates",
+    "verify",
+    "components",
+    "outputs",
+    "ray",
+];
+
+/// Locks `OUT` for this run: shared by `--shard` runs (each sketches files of its own, and
+/// shards on several machines share the folder by design), exclusive otherwise. Two runs
+/// into one folder published a complete-looking set that mixed them (the second's summary,
+/// the first's outputs). Held while the returned file lives; `flock` works across containers
+/// and, on NFS, across machines.
+pub(super) fn lock_output(output: &Path, shard: bool) -> Result<std::fs::File> {
+    let path = output.join(STAGES).join("lock");
+    let file = std::fs::File::options()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    let taken = match shard {
+        true => file.try_lock_shared(),
+        false => file.try_lock(),
+    };
+    if taken.is_err() {
+        return Err(Error::file(
+            output,
+            format!(
+                "another neardup run is using this output folder ({} is locked): wait for it \
+                 to finish, or give -o another folder{}",
+                path.display(),
+                match shard {
+                    true => "",
+                    false => " (shards may run together; the run that joins them runs alone)",
+                }
+            ),
+        ));
+    }
+    Ok(file)
+}
+
+/// Makes sure `OUT/stages` is this tool's before a run writes or deletes anything there, and
+/// marks it so. It may be a symbolic link to a folder elsewhere (stages on a bigger disk): the
+/// run then writes into that folder, which must be empty or marked, so that a link to a
+/// folder of the user's never has its files replaced or its `outputs/` emptied.
+pub(super) fn claim_stages(output: &Path) -> Result<()> {
+    let stages = output.join(STAGES);
+    let mark = stages.join(STAGES_MARK);
+    if !stages.exists() {
+        if std::fs::symlink_metadata(&stages).is_ok() {
+            return Err(Error::file(
+                &stages,
+                "a symbolic link to nothing: point it at a folder",
+            ));
+        }
+        std::fs::create_dir_all(&stages).map_err(|e| Error::io(&stages, e))?;
+    } else if !stages.is_dir() {
+        return Err(Error::file(
+            &stages,
+            "not a folder: the run keeps its stage files there",
+        ));
+    }
+    if mark.is_file() {
+        return Ok(());
+    }
+    let linked = std::fs::symlink_metadata(&stages).is_ok_and(|m| m.is_symlink());
+    let foreign: Vec<String> = std::fs::read_dir(&stages)
+        .map_err(|e| Error::io(&stages, e))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| linked || !STAGE_NAMES.contains(&name.as_str()))
+        .collect();
+    if let Some(first) = foreign.first() {
+        return Err(Error::file(
+            &stages,
+            format!(
+                "holds files neardup did not write ({first}{}) and no {STAGES_MARK}: a run \
+                 writes and deletes stage files there, so it must be an empty folder (or a \
+                 link to one) or one a run made",
+                if foreign.len() > 1 { ", …" } else { "" }
+            ),
+        ));
+    }
+    fsutil::write_bytes(
+        &mark,
+        b"This folder holds the stage files of a `neardup dedup` run, which may replace or \
+          delete any file in it.\n",
+    )
 }

@@ -8,6 +8,7 @@ use std::time::Instant;
 use neardup::detector::Detector;
 use neardup::streaming::StreamingDetector;
 
+use super::clusters::Clusters;
 use super::documents::Documents;
 use super::memory_plan::MemoryPlan;
 use super::options::{ClusterMode, DedupOptions, StageReport};
@@ -34,6 +35,8 @@ pub(super) struct Run<'a> {
     pub(super) cluster_mode: ClusterMode,
     /// What is read of each record, with the count of what happened to web pages.
     pub(super) fields: crate::input::Fields,
+    /// Held while the run lives ([`super::stage_files::lock_output`]).
+    _output_lock: std::fs::File,
 }
 
 /// The index of an `--index` run and what this run reads from it.
@@ -58,16 +61,6 @@ impl<'a> Run<'a> {
     pub(super) fn open(options: &'a DedupOptions) -> Result<Run<'a>> {
         let files = input::expand(&options.inputs)?;
         check_outputs(options, &files)?;
-        // What killed runs left: their temporary files (the output directory, its stages and
-        // their folders) and, when this run declines them, inflated copies that take disk
-        // (a run that failed on a full disk is rerun with --no-inflated-copy).
-        crate::temp_files::sweep_and_say(&options.output, 3)?;
-        if !options.inflated_copy {
-            for f in 0..files.len() {
-                let copy = super::stage_files::inflated_copy_path(&options.output, f);
-                crate::fsutil::remove_if_present(&copy)?;
-            }
-        }
         let detector = neardup::registry::detector(&options.algorithm, &options.params)?;
         let stream = detector.streaming();
         if let (Some(index), None) = (&options.index, &stream) {
@@ -88,6 +81,22 @@ impl<'a> Run<'a> {
         );
         memory.check_floor(files.len(), &options.output)?;
         let cluster_mode = cluster_mode(options, detector.as_ref(), stream.is_some())?;
+        // Every refusal above comes first: the folder is touched only by a run that will work.
+        super::stage_files::claim_stages(&options.output)?;
+        let output_lock =
+            super::stage_files::lock_output(&options.output, options.shard.is_some())?;
+        // What killed runs left: their temporary files (the output directory, its stages and
+        // their folders) and, when this run declines them, inflated copies that take disk
+        // (a run that failed on a full disk is rerun with --no-inflated-copy). The stages are
+        // swept through their own path: they may be a link, which the sweep does not follow.
+        crate::temp_files::sweep_and_say(&options.output, 1)?;
+        crate::temp_files::sweep_and_say(&options.output.join("stages"), 2)?;
+        if !options.inflated_copy {
+            for f in 0..files.len() {
+                let copy = super::stage_files::inflated_copy_path(&options.output, f);
+                crate::fsutil::remove_if_present(&copy)?;
+            }
+        }
         Ok(Run {
             options,
             files,
@@ -99,6 +108,7 @@ impl<'a> Run<'a> {
             indexed: None,
             cluster_mode,
             fields: options.fields(),
+            _output_lock: output_lock,
         })
     }
 
@@ -186,10 +196,9 @@ fn check_outputs(options: &DedupOptions, files: &[InputFile]) -> Result<()> {
     }
     let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
     let deduplicated = super::deduplicated::deduplicated_names(files);
-    for name in super::publish::names(options.clusters_format, &deduplicated) {
-        crate::fsutil::check_output(&output.join(name), &inputs)?;
-    }
-    Ok(())
+    let names = super::publish::names(options.clusters_format, &deduplicated);
+    let paths: Vec<std::path::PathBuf> = names.iter().map(|n| output.join(n)).collect();
+    crate::fsutil::check_outputs(paths.iter().map(|p| p.as_path()), &inputs)
 }
 
 impl Run<'_> {
@@ -238,6 +247,34 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// Refuses a batch that gives a document an id the index holds from another batch: the
+    /// id would name two documents (`index remove --ids` removed both).
+    pub(super) fn check_ids_against_index(&self, docs: &Documents) -> Result<()> {
+        let Some(indexed) = &self.indexed else {
+            return Ok(());
+        };
+        let ids = docs.given_ids();
+        let Some((doc, segment)) = indexed.index.first_indexed_id(&indexed.source, &ids)? else {
+            return Ok(());
+        };
+        let (f, _) = docs.locate(doc);
+        Err(Error::line(
+            &self.files[f].path,
+            docs.line(doc),
+            format!(
+                "the id {:?} is in the index already (segment {segment} of {}): an id names one \
+                 document across an index's batches; give this batch other ids (or another \
+                 --id-field), or remove the indexed one first (`neardup index remove --ids`)",
+                docs.id(doc),
+                self.options
+                    .index
+                    .as_deref()
+                    .unwrap_or(Path::new(""))
+                    .display()
+            ),
+        ))
+    }
+
     /// The indexed segments this run joins against (read on first use).
     pub(super) fn index_segments<'i>(
         indexed: &'i mut Indexed,
@@ -253,35 +290,34 @@ impl Run<'_> {
         Ok(indexed.segments.as_deref().unwrap_or_default())
     }
 
-    /// Adds this run's documents to the index (once per source); reported as stage `index`.
-    pub(super) fn add_to_index(&mut self, docs: &mut Documents) -> Result<()> {
+    /// Adds the documents this run kept to the index (once per source); reported as stage
+    /// `index`. Only the kept ones: a later batch's document near one this run removed is
+    /// then judged against the document kept in its place, as one run over both batches
+    /// judges it. (With every document indexed, 637 documents of a second batch were removed
+    /// "for" first-batch documents that were themselves removed, in no output.)
+    pub(super) fn add_to_index(&mut self, docs: &mut Documents, clusters: &Clusters) -> Result<()> {
         let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) else {
             return Ok(());
         };
         let t = Instant::now();
+        let removed: Vec<bool> = (0..docs.len())
+            .map(|d| clusters.representative[d] as usize != d)
+            .collect();
         let added = if indexed.index.contains_source(&indexed.source) {
-            false
+            None
         } else {
-            // The signatures move into the segment and back (no copy); ids first, while
-            // `docs` still counts its documents by its table.
-            let ids = (0..docs.len()).map(|d| docs.id(d)).collect();
-            let table = std::mem::take(&mut docs.table);
-            let segment = Segment {
-                ids,
-                tables: segment::key_tables(stream.as_ref(), &table),
-                table,
-                tables_key: indexed.tables_key.clone(),
-                stored_rows: None,
-            };
-            let added = indexed.index.add(&indexed.source, &segment);
-            docs.table = segment.table;
-            added?
+            let segment = kept_segment(docs, &removed, stream.as_ref(), &indexed.tables_key);
+            let rows = segment.len() as u64;
+            indexed
+                .index
+                .add(&indexed.source, &segment)?
+                .then_some(rows)
         };
         self.reports.push(StageReport {
             stage: "index".into(),
             seconds: t.elapsed().as_secs_f64(),
-            reused: !added,
-            rows: if added { docs.len() as u64 } else { 0 },
+            reused: added.is_none(),
+            rows: added.unwrap_or(0),
         });
         Ok(())
     }
@@ -306,5 +342,28 @@ impl Run<'_> {
             Some(s) => format!("{}:{}", s.name(), s.sketch_key()),
             None => "documents only".to_string(),
         }
+    }
+}
+
+/// The segment of the documents of `docs` that are not `removed`: their ids, signatures and
+/// key tables.
+fn kept_segment(
+    docs: &Documents,
+    removed: &[bool],
+    stream: &dyn StreamingDetector,
+    tables_key: &str,
+) -> Segment {
+    let mut table = neardup::streaming::SignatureTable::new(docs.table.width());
+    let mut ids = Vec::new();
+    for d in (0..docs.len()).filter(|&d| !removed[d]) {
+        ids.push(docs.id(d));
+        table.push(docs.table.row(d), docs.table.is_empty_doc(d));
+    }
+    Segment {
+        ids,
+        tables: segment::key_tables(stream, &table),
+        table,
+        tables_key: tables_key.to_string(),
+        stored_rows: None,
     }
 }
