@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use super::csv_quotes::{QuoteAudit, quote_error};
 use super::{InputFile, ReadFrom, ReadPosition, Record, open_tapped};
 use crate::error::{Error, Result};
 
@@ -19,10 +20,13 @@ pub(super) fn for_each_block(
     // CSV resumes by skipping records: it always reads from the start, so it is always hashed.
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
-        .from_reader(open_tapped(file, read.tap.as_ref())?);
+        .from_reader(QuoteAudit::new(open_tapped(file, read.tap.as_ref())?));
     let headers = reader
         .headers()
-        .map_err(|e| Error::file(path, format!("cannot read the CSV header: {e}")))?
+        .map_err(|e| match quote_error(&e) {
+            Some(q) => Error::line(path, q.line as usize, format!("malformed CSV: {q}")),
+            None => Error::file(path, format!("cannot read the CSV header: {e}")),
+        })?
         .clone();
     let column = |name: &str| {
         headers
@@ -54,6 +58,13 @@ pub(super) fn for_each_block(
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
+                if let Some(q) = quote_error(&e) {
+                    return Err(Error::line(
+                        path,
+                        q.line as usize,
+                        format!("malformed CSV: {q}"),
+                    ));
+                }
                 let line = e.position().map_or(0, |p| p.line() as usize);
                 return Err(Error::line(path, line, format!("malformed CSV: {e}")));
             }

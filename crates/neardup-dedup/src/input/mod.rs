@@ -25,6 +25,7 @@ pub mod carrying_reader;
 pub mod checksummed;
 pub mod content;
 mod csv;
+pub mod csv_quotes;
 pub(crate) mod fields;
 pub(crate) mod files;
 pub mod json_fields;

@@ -5,6 +5,7 @@ use std::path::Path;
 use super::{Corpus, CorpusBuilder, LoadOptions, stem};
 use crate::error::{LabError, Result};
 use neardup_dedup::input::checksummed::Input;
+use neardup_dedup::input::csv_quotes::{QuoteAudit, quote_error};
 
 /// Loads a CSV corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
@@ -12,7 +13,7 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     let compressed = input.compressed();
     let mut rdr = csv::ReaderBuilder::new()
         .has_headers(true)
-        .from_reader(input.reader);
+        .from_reader(QuoteAudit::new(input.reader));
     let Columns {
         headers,
         id: id_col,
@@ -29,6 +30,11 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
         match rdr.read_byte_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
+            Err(e) if quote_error(&e).is_some() => {
+                let q = quote_error(&e).expect("matched");
+                let at = q.line as usize;
+                return Err(LabError::line(path, at, format!("malformed CSV: {q}")));
+            }
             Err(e) if matches!(e.kind(), csv::ErrorKind::Io(_)) => {
                 let csv::ErrorKind::Io(io) = e.into_kind() else {
                     unreachable!("matched above")
@@ -93,13 +99,16 @@ struct Columns {
 /// The header row (a byte-order mark dropped) and the positions of the id and text columns
 /// and, if present, the label column.
 fn columns(
-    rdr: &mut csv::Reader<Box<dyn std::io::BufRead>>,
+    rdr: &mut csv::Reader<QuoteAudit<Box<dyn std::io::BufRead>>>,
     path: &Path,
     options: &LoadOptions,
 ) -> Result<Columns> {
     let mut headers = rdr
         .headers()
-        .map_err(|e| LabError::line(path, 1, format!("cannot read the header row: {e}")))?
+        .map_err(|e| match quote_error(&e) {
+            Some(q) => LabError::line(path, q.line as usize, format!("malformed CSV: {q}")),
+            None => LabError::line(path, 1, format!("cannot read the header row: {e}")),
+        })?
         .clone();
     // A UTF-8 byte-order mark (Windows editors write one) is not part of the first name.
     if headers.get(0).is_some_and(|h| h.starts_with('\u{FEFF}')) {
