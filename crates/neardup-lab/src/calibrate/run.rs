@@ -110,6 +110,9 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
     Ok(())
 }
 
+/// The most bootstrap resamples `--bootstrap` takes.
+pub const MAX_BOOTSTRAP: usize = 100_000;
+
 /// The options' ranges, checked before anything is read.
 fn check_options(opts: &Options) -> Result<()> {
     if let Some(p) = opts.target_precision.filter(|p| !(*p > 0.0 && *p <= 1.0)) {
@@ -118,8 +121,13 @@ fn check_options(opts: &Options) -> Result<()> {
     if let Some(h) = opts.holdout.filter(|h| !(*h > 0.0 && *h < 1.0)) {
         bail!("--holdout must be a fraction in (0, 1), not {h}");
     }
-    if opts.bootstrap == 0 {
-        bail!("--bootstrap must be at least 1 resample");
+    if !(1..=MAX_BOOTSTRAP).contains(&opts.bootstrap) {
+        bail!(
+            "--bootstrap must be from 1 to {MAX_BOOTSTRAP} resamples, not {}: each resample is \
+             kept for the percentiles (10^9 asked for 48 GB), and beyond 10^5 the interval's \
+             Monte Carlo error (about 1/sqrt(B)) is below its third decimal",
+            opts.bootstrap
+        );
     }
     Ok(())
 }
