@@ -50,7 +50,8 @@ fn manifest(index: &Path) -> serde_json::Value {
 }
 
 /// Indexing A and then deduplicating B against the index reports exactly the pairs, with the
-/// same scores, of one run over A and B that involve a document of B; a B document whose
+/// same scores, of one run over A and B that involve a document of B and no document A's run
+/// removed (the index holds what each batch kept); a B document whose
 /// cluster holds an A document is removed; a rerun adds nothing and writes the same bytes;
 /// removed ids leave exactly their pairs out; a corrupt segment is an error naming it.
 #[test]
@@ -89,12 +90,24 @@ fn incremental_run_equals_one_run_over_everything() {
     println!("{said}");
 
     let (whole_ids, _) = ids_and_kept(&whole);
-    let (a_ids, _) = ids_and_kept(&out_a);
+    let (all_a_ids, a_kept) = ids_and_kept(&out_a);
+    // The index holds the documents A's run kept.
+    let a_ids: Vec<String> = all_a_ids
+        .iter()
+        .zip(&a_kept)
+        .filter(|(_, k)| **k)
+        .map(|(id, _)| id.clone())
+        .collect();
+    assert!(a_ids.len() < all_a_ids.len(), "A must have duplicates");
+    let indexed: BTreeSet<&String> = a_ids.iter().collect();
     let (b_ids, b_kept) = ids_and_kept(&out_b);
     let in_b: BTreeSet<&String> = b_ids.iter().collect();
     let want: BTreeMap<_, _> = verified(&whole, &whole_ids)
         .into_iter()
         .filter(|((x, y), _)| in_b.contains(x) || in_b.contains(y))
+        .filter(|((x, y), _)| {
+            (in_b.contains(x) || indexed.contains(x)) && (in_b.contains(y) || indexed.contains(y))
+        })
         .collect();
     // In the incremental run the new documents come first, then the indexed ones.
     let numbered: Vec<String> = b_ids.iter().chain(&a_ids).cloned().collect();
@@ -108,7 +121,7 @@ fn incremental_run_equals_one_run_over_everything() {
     );
     assert_eq!(
         got, want,
-        "incremental pairs = the whole run's pairs touching B"
+        "incremental pairs = the whole run's pairs touching B, but for A's removed documents"
     );
 
     let with_a: BTreeSet<&String> = got
@@ -123,7 +136,7 @@ fn incremental_run_equals_one_run_over_everything() {
     }
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(out_b.join("summary.json")).unwrap()).unwrap();
-    assert_eq!(summary["indexed_documents"], a.len());
+    assert_eq!(summary["indexed_documents"], a_ids.len());
     assert!(summary["duplicates_of_index"].as_u64().unwrap() >= with_a.len() as u64);
     assert_eq!(manifest(&index)["segments"].as_array().unwrap().len(), 2);
 
@@ -285,7 +298,7 @@ fn index_refuses_what_it_cannot_serve() {
     assert!(e.contains("none.txt") && e.contains("no id"), "{e}");
     let e = err(&["index", "show", "--index", &s(&d)]);
     assert!(e.contains("no index here"), "{e}");
-    // --memory counts the index's key tables: 400 indexed documents take 400 × (9 × 12 + 1)
+    // --memory counts the index's key tables: 400 indexed documents took 400 × (9 × 12 + 1)
     // = 43,600 bytes beside the new documents' 100 × (512 + 16 + 48) = 57,600 (one thread).
     let big = d.join("big.jsonl");
     write_jsonl(&big, &corpus(400)[..400]);
@@ -314,8 +327,104 @@ fn index_refuses_what_it_cannot_serve() {
         &mem[..],
     ]
     .concat());
+    // (The index holds the documents big.jsonl's run kept.)
+    let indexed = manifest(&idx2)["segments"][0]["documents"].as_u64().unwrap();
+    assert!(indexed > 300);
     assert!(
-        e.contains("400 indexed documents") && e.contains("--memory"),
+        e.contains(&format!("{indexed} indexed documents")) && e.contains("--memory"),
         "{e}"
     );
+}
+
+/// The contract of issue 56 item 5: a document of a later batch is only ever removed for a
+/// document that some batch kept (in its deduplicated output), within the threshold. With
+/// every document indexed, B's documents were removed "for" A documents A's run had removed
+/// itself, whose text is in no output. Chains make such pairs: each link is near the one
+/// before it, not the one two before.
+#[test]
+fn a_later_batch_is_removed_only_for_documents_a_batch_kept() {
+    let d = dir("kept-only");
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for (id, text) in common::dedup_corpus::chain_corpus(7, 30, 6) {
+        let step: usize = id.rsplit('-').next().unwrap().parse().unwrap_or(9);
+        if step < 2 {
+            a.push((id, text))
+        } else {
+            b.push((id, text))
+        }
+    }
+    let (fa, fb) = (d.join("a.jsonl"), d.join("b.jsonl"));
+    write_jsonl(&fa, &a);
+    write_jsonl(&fb, &b);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let (index, out_a, out_b) = (d.join("index"), d.join("out-a"), d.join("out-b"));
+    let th = ["--param", "threshold=0.6"];
+    ok(&[
+        &["dedup", &s(&fa), "-o", &s(&out_a), "--index", &s(&index)],
+        &th[..],
+    ]
+    .concat());
+    ok(&[
+        &["dedup", &s(&fb), "-o", &s(&out_b), "--index", &s(&index)],
+        &th[..],
+    ]
+    .concat());
+    let (a_ids, a_kept) = ids_and_kept(&out_a);
+    let kept_somewhere: BTreeSet<String> = a_ids
+        .into_iter()
+        .zip(a_kept)
+        .filter(|(_, k)| *k)
+        .map(|(id, _)| id)
+        .chain(ids_and_kept(&out_b).0)
+        .collect();
+    let df = frame(&out_b.join("clusters.parquet"));
+    let kept = df.column("kept").unwrap().bool().unwrap().clone();
+    let representative = common::tables::strings(&df, "representative");
+    let removed: Vec<&String> = (0..df.height())
+        .filter(|&i| kept.get(i) == Some(false))
+        .map(|i| &representative[i])
+        .collect();
+    assert!(removed.len() > 5, "B must have documents removed for A's");
+    for r in removed {
+        assert!(
+            kept_somewhere.contains(r),
+            "removed for {r}, which no batch kept"
+        );
+    }
+}
+
+/// A batch that reuses an id the index holds from another batch is refused before it is
+/// added (an id then named two documents, and `index remove --ids` removed both).
+#[test]
+fn an_id_indexed_by_another_batch_is_refused() {
+    let d = dir("reused-id");
+    let docs = corpus(200);
+    let (fa, fb) = (d.join("a.jsonl"), d.join("b.jsonl"));
+    write_jsonl(&fa, &docs[..100]);
+    let mut b = docs[100..].to_vec();
+    b[7].0 = docs[3].0.clone();
+    write_jsonl(&fb, &b);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let index = d.join("index");
+    ok(&[
+        "dedup",
+        &s(&fa),
+        "-o",
+        &s(&d.join("out-a")),
+        "--index",
+        &s(&index),
+    ]);
+    let e = err(&[
+        "dedup",
+        &s(&fb),
+        "-o",
+        &s(&d.join("out-b")),
+        "--index",
+        &s(&index),
+    ]);
+    assert!(
+        e.contains("b.jsonl:8") && e.contains("in the index already"),
+        "{e}"
+    );
+    assert_eq!(manifest(&index)["segments"].as_array().unwrap().len(), 1);
 }

@@ -529,7 +529,7 @@ impl StderrText for std::process::Output {
     }
 }
 
-/// The temporary files (`.NAME.PID.tmp`) under `dir`.
+/// The temporary files (`.NAME.PID-PLACE.tmp`) under `dir`.
 fn temporary_files(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     let mut dirs = vec![dir.to_path_buf()];

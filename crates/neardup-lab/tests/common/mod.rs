@@ -8,9 +8,12 @@ pub mod dedup_corpus;
 #[allow(dead_code)] // each test crate uses part of it
 pub mod tables;
 
-/// Runs `neardup args…`.
+/// Runs `neardup args…` (the binary of this build; `$NEARDUP_TEST_BIN` runs another, to check
+/// that a regression test fails on the revision before its fix).
 pub fn neardup(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let bin = std::env::var_os("NEARDUP_TEST_BIN")
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_neardup").into());
+    Command::new(bin)
         .args(args)
         // Tiny --memory limits force spilled joins on small corpora (the real overhead,
         // about 100 MB, refuses them: tests of the limit itself run without this).
