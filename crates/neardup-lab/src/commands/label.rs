@@ -126,18 +126,11 @@ fn write_sample(
     drawn: &[sample::ToLabel],
     id: &dyn Fn(u32) -> String,
 ) -> Result<()> {
-    let mut text = format!("{}\n", crate::label::session::HEADER);
+    let mut text = format!("{}\n", crate::label::session::HEADER).into_bytes();
     for p in drawn {
-        text.push_str(&format!(
-            "{},{},,{},{},{}\n",
-            id(p.a),
-            id(p.b),
-            p.stratum,
-            p.weight,
-            p.similarity
-        ));
+        text.extend(crate::label::session::row(&id(p.a), &id(p.b), "", p));
     }
-    neardup_dedup::fsutil::write_bytes(out, text.as_bytes())?;
+    neardup_dedup::fsutil::write_bytes(out, &text)?;
     eprintln!(
         "neardup: wrote {} pairs to label to {}",
         drawn.len(),

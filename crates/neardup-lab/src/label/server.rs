@@ -3,9 +3,17 @@
 //! answering (so a killed server loses nothing and the same command resumes).
 //!
 //! Routes: `GET /` the page; `GET /api/state` progress and the pair being asked (ids,
-//! similarity, stratum, the word-level diff); `POST /api/answer` with body `d`, `n` or `s`;
-//! `POST /api/undo`. Requests whose `Host` is not this address are refused (a page of
-//! another site cannot drive the session through the browser).
+//! similarity, stratum, the word-level diff); `POST /api/answer` with the JSON body
+//! `{"answer": "d"|"n"|"s", "id_a": …, "id_b": …}`, the pair it answers named (a second tab
+//! on an older pair gets 409 and the pair being asked, never an answer recorded for a pair it
+//! did not show); `POST /api/undo`.
+//!
+//! Only this session's page may drive it: requests whose `Host` is not this address are
+//! refused (DNS rebinding), and every `/api/` request must carry the session's random token
+//! in the `X-Neardup-Token` header, which the page alone holds. A page of another origin or
+//! a `file://` page can send a `no-cors` POST but neither set that header nor read the page
+//! (three labels were recorded that way). Any body, UTF-8 or not, gets an answer: a bad
+//! request never stops the server.
 
 use std::sync::Mutex;
 
@@ -64,20 +72,50 @@ pub fn serve(
         bound.address.clone(),
         bound.address.replace("127.0.0.1", "localhost"),
     ];
+    let token = session_token()?;
     for request in bound.server.incoming_requests() {
-        let allowed = request
-            .headers()
-            .iter()
-            .find(|h| h.field.equiv("Host"))
-            .is_some_and(|h| hosts.iter().any(|a| h.value.as_str() == a));
-        if !allowed {
-            request.respond(Response::from_string("wrong host").with_status_code(403))?;
+        let header = |name: &'static str| {
+            request
+                .headers()
+                .iter()
+                .find(|h| h.field.equiv(name))
+                .map(|h| h.value.as_str().to_string())
+        };
+        let host_ok = header("Host").is_some_and(|h| hosts.contains(&h));
+        let token_ok = !request.url().starts_with("/api/")
+            || header("X-Neardup-Token").is_some_and(|t| t == token);
+        if !host_ok || !token_ok {
+            let why = if host_ok {
+                "no session token"
+            } else {
+                "wrong host"
+            };
+            let _ = request.respond(Response::from_string(why).with_status_code(403));
             continue;
         }
-        let mut queue = queue.lock().map_err(|_| anyhow!("a request panicked"))?;
-        handle(request, &mut queue, text, context)?;
+        let mut queue = queue.lock().unwrap_or_else(|e| e.into_inner());
+        if let Err(e) = handle(request, &mut queue, text, context, &token) {
+            eprintln!("neardup: label: a request failed ({e:#}); still serving");
+        }
     }
     Ok(())
+}
+
+/// 128 random bits from the operating system, hex: the token only this session's page holds.
+fn session_token() -> Result<String> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+        .map_err(|e| anyhow!("cannot draw the session's token from /dev/urandom: {e}"))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// An answer as the page sends it.
+#[derive(Debug, serde::Deserialize)]
+struct Answered {
+    answer: String,
+    id_a: String,
+    id_b: String,
 }
 
 /// One request.
@@ -86,36 +124,66 @@ fn handle(
     queue: &mut Queue<'_>,
     text: &dyn Fn(u32) -> String,
     context: &Context,
+    token: &str,
 ) -> Result<()> {
-    let mut body = String::new();
-    request.as_reader().read_to_string(&mut body)?;
+    let mut body = Vec::new();
+    request.as_reader().read_to_end(&mut body)?;
     let outcome = match (request.method(), request.url()) {
         (Method::Get, "/") => {
             let html = Header::from_bytes("Content-Type", "text/html; charset=utf-8")
                 .map_err(|_| anyhow!("header"))?;
-            return Ok(request.respond(Response::from_string(PAGE).with_header(html))?);
+            let page = PAGE.replace("__SESSION_TOKEN__", token);
+            return Ok(request.respond(Response::from_string(page).with_header(html))?);
         }
         (Method::Get, "/api/state") => Ok(()),
-        (Method::Post, "/api/answer") => match body.trim() {
-            "d" => queue.answer(Answer::Duplicate),
-            "n" => queue.answer(Answer::Not),
-            "s" => queue.answer(Answer::Skip),
-            other => Err(anyhow!("`{other}` is not an answer (d, n or s)")),
-        },
-        (Method::Post, "/api/undo") => queue.undo().map(|_| ()),
+        (Method::Post, "/api/answer") => answer(queue, &body),
+        (Method::Post, "/api/undo") => queue.undo().map(|_| ()).map_err(Refusal::Bad),
         _ => {
             return Ok(request.respond(Response::from_string("not found").with_status_code(404))?);
         }
     };
+    let json =
+        Header::from_bytes("Content-Type", "application/json").map_err(|_| anyhow!("header"))?;
     let response = match outcome {
-        Ok(()) => {
-            let json = Header::from_bytes("Content-Type", "application/json")
-                .map_err(|_| anyhow!("header"))?;
-            Response::from_string(state(queue, text, context).to_string()).with_header(json)
-        }
-        Err(e) => Response::from_string(format!("{e:#}")).with_status_code(400),
+        Ok(()) => Response::from_string(state(queue, text, context).to_string()).with_header(json),
+        Err(Refusal::Stale) => Response::from_string(state(queue, text, context).to_string())
+            .with_header(json)
+            .with_status_code(409),
+        Err(Refusal::Bad(e)) => Response::from_string(format!("{e:#}")).with_status_code(400),
     };
     Ok(request.respond(response)?)
+}
+
+/// Why an answer was not recorded.
+enum Refusal {
+    /// It names a pair other than the one being asked (another tab answered it).
+    Stale,
+    /// It is not an answer, or it could not be saved.
+    Bad(anyhow::Error),
+}
+
+/// Records an answer if it names the pair being asked.
+fn answer(queue: &mut Queue<'_>, body: &[u8]) -> std::result::Result<(), Refusal> {
+    let given: Answered = serde_json::from_slice(body).map_err(|e| {
+        Refusal::Bad(anyhow!(
+            "not an answer ({e}): send {{\"answer\", \"id_a\", \"id_b\"}}"
+        ))
+    })?;
+    let kind = match given.answer.as_str() {
+        "d" => Answer::Duplicate,
+        "n" => Answer::Not,
+        "s" => Answer::Skip,
+        other => {
+            return Err(Refusal::Bad(anyhow!(
+                "`{other}` is not an answer (d, n or s)"
+            )));
+        }
+    };
+    let asked = queue.current().map(|p| queue.ids(p));
+    if asked != Some((given.id_a, given.id_b)) {
+        return Err(Refusal::Stale);
+    }
+    queue.answer(kind).map_err(Refusal::Bad)
 }
 
 /// Progress and the pair being asked, as the page shows them.

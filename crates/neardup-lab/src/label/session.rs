@@ -38,44 +38,66 @@ pub struct Session {
     path: PathBuf,
     /// The answered pairs (ids), in file order.
     answered: Vec<(String, String)>,
+    /// The byte where each one's row starts (undo cuts the file there).
+    starts: Vec<u64>,
 }
 
 impl Session {
     /// Opens `path`: a new file gets its header; an existing one must be a labels file, and
-    /// its answers are kept.
+    /// its answers are kept. A last row without its line end (a disk that filled, a machine
+    /// that stopped, mid-answer) is dropped, saying so: the pair is asked again.
     pub fn open(path: &Path) -> Result<Session> {
-        if path.exists() {
-            if !path.is_file() {
-                bail!("{}: exists and is not a regular file", path.display());
-            }
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("{}: cannot read", path.display()))?;
-            let mut lines = text.lines();
-            if lines.next() != Some(HEADER) {
-                bail!(
-                    "{}:1: not a labels file (expected the header {HEADER})",
-                    path.display()
-                );
-            }
-            let answered = lines
-                .enumerate()
-                .map(|(i, l)| {
-                    let mut cells = l.split(',');
-                    match (cells.next(), cells.next()) {
-                        (Some(a), Some(b)) => Ok((a.to_string(), b.to_string())),
-                        _ => bail!("{}:{}: not a row of a labels file", path.display(), i + 2),
-                    }
-                })
-                .collect::<Result<_>>()?;
+        if !path.exists() {
+            neardup_dedup::fsutil::write_bytes(path, format!("{HEADER}\n").as_bytes())?;
             return Ok(Session {
                 path: path.to_path_buf(),
-                answered,
+                answered: Vec::new(),
+                starts: Vec::new(),
             });
         }
-        neardup_dedup::fsutil::write_bytes(path, format!("{HEADER}\n").as_bytes())?;
+        if !path.is_file() {
+            bail!("{}: exists and is not a regular file", path.display());
+        }
+        let mut bytes =
+            std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+        if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+            let end = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            eprintln!(
+                "neardup: {}: its last row was cut off mid-answer (a full disk or a stop); \
+                 dropped, that pair is asked again",
+                path.display()
+            );
+            bytes.truncate(end);
+            neardup_dedup::fsutil::write_bytes(path, &bytes)?;
+        }
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .from_reader(bytes.as_slice());
+        let (mut answered, mut starts) = (Vec::new(), Vec::new());
+        for (i, row) in reader.records().enumerate() {
+            let row = row.with_context(|| format!("{}:{}: not CSV", path.display(), i + 1))?;
+            if i == 0 {
+                if row.iter().collect::<Vec<_>>().join(",") != HEADER {
+                    bail!(
+                        "{}:1: not a labels file (expected the header {HEADER})",
+                        path.display()
+                    );
+                }
+                continue;
+            }
+            match (row.get(0), row.get(1)) {
+                (Some(a), Some(b)) => {
+                    answered.push((a.to_string(), b.to_string()));
+                    starts.push(row.position().map_or(0, |p| p.byte()));
+                }
+                _ => bail!("{}:{}: not a row of a labels file", path.display(), i + 1),
+            }
+        }
         Ok(Session {
             path: path.to_path_buf(),
-            answered: Vec::new(),
+            answered,
+            starts,
         })
     }
 
@@ -97,44 +119,54 @@ impl Session {
         self.answered.len()
     }
 
-    /// Appends one answer and syncs it to disk.
+    /// Appends one answer and syncs it to disk. A write that fails (a full disk) takes its
+    /// partial row back, so the next answer is never glued onto it.
     pub fn record(&mut self, pair: &ToLabel, ids: (String, String), answer: Answer) -> Result<()> {
-        for id in [&ids.0, &ids.1] {
-            if id.contains([',', '"', '\n']) {
-                bail!("id `{id}` cannot be written to a labels file (a comma, quote or newline)");
-            }
-        }
-        let row = format!(
-            "{},{},{},{},{},{}\n",
-            ids.0,
-            ids.1,
-            answer.cell(),
-            pair.stratum,
-            pair.weight,
-            pair.similarity
-        );
+        let line = row(&ids.0, &ids.1, answer.cell(), pair);
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(&self.path)
             .with_context(|| format!("{}: cannot append", self.path.display()))?;
-        f.write_all(row.as_bytes())?;
-        f.sync_data()?;
+        let before = f.metadata()?.len();
+        let written = f.write_all(&line).and_then(|()| f.sync_data());
+        if let Err(e) = written {
+            let _ = f.set_len(before);
+            return Err(e)
+                .with_context(|| format!("{}: the answer was not saved", self.path.display()));
+        }
         self.answered.push(ids);
+        self.starts.push(before);
         Ok(())
     }
 
-    /// Takes the last answer back (the file rewritten atomically without it); whether there
-    /// was one.
+    /// Takes the last answer back (the file rewritten atomically without its row); whether
+    /// there was one.
     pub fn undo(&mut self) -> Result<bool> {
-        if self.answered.pop().is_none() {
+        let Some(start) = self.starts.pop() else {
             return Ok(false);
-        }
-        let text = std::fs::read_to_string(&self.path)?;
-        let mut lines: Vec<&str> = text.lines().collect();
-        lines.pop();
-        let mut kept = lines.join("\n");
-        kept.push('\n');
-        neardup_dedup::fsutil::write_bytes(&self.path, kept.as_bytes())?;
+        };
+        self.answered.pop();
+        let mut bytes = std::fs::read(&self.path)?;
+        bytes.truncate(start as usize);
+        neardup_dedup::fsutil::write_bytes(&self.path, &bytes)?;
         Ok(true)
     }
+}
+
+/// One row of a labels file, as CSV (an id with a comma, quote or line break is quoted):
+/// `label` empty for a pair not answered yet (`--sample-only`).
+pub fn row(id_a: &str, id_b: &str, label: &str, pair: &ToLabel) -> Vec<u8> {
+    let mut w = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let cells = [
+        id_a.to_string(),
+        id_b.to_string(),
+        label.to_string(),
+        pair.stratum.to_string(),
+        pair.weight.to_string(),
+        pair.similarity.to_string(),
+    ];
+    w.write_record(&cells).expect("writing to memory");
+    w.into_inner().expect("writing to memory")
 }

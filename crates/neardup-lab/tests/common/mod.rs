@@ -11,15 +11,18 @@ pub mod tables;
 /// Runs `neardup args…` (the binary of this build; `$NEARDUP_TEST_BIN` runs another, to check
 /// that a regression test fails on the revision before its fix).
 pub fn neardup(args: &[&str]) -> Output {
-    let bin = std::env::var_os("NEARDUP_TEST_BIN")
-        .unwrap_or_else(|| env!("CARGO_BIN_EXE_neardup").into());
-    Command::new(bin)
+    Command::new(binary())
         .args(args)
         // Tiny --memory limits force spilled joins on small corpora (the real overhead,
         // about 100 MB, refuses them: tests of the limit itself run without this).
         .env("NEARDUP_TEST_MEMORY_OVERHEAD", "0")
         .output()
         .expect("the binary runs")
+}
+
+/// The binary the tests run: this build's, or `$NEARDUP_TEST_BIN`.
+pub fn binary() -> std::ffi::OsString {
+    std::env::var_os("NEARDUP_TEST_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_neardup").into())
 }
 
 /// Runs `neardup args…`, which must succeed; its stdout.
