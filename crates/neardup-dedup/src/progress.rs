@@ -27,6 +27,11 @@ pub fn say(line: impl Display) {
     }
 }
 
+/// Prints a warning (`neardup: warning: …`) on stderr, silenced or not.
+pub fn warn(line: impl Display) {
+    eprintln!("neardup: warning: {line}");
+}
+
 /// A new bar of `len`, hidden when progress is silenced.
 fn new_bar(len: u64) -> ProgressBar {
     if quiet() {

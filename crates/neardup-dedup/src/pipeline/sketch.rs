@@ -131,6 +131,7 @@ impl Run<'_> {
             kept_bytes: &kept_bytes,
             join_bytes_per_doc: self.memory.join_bytes_per_doc(),
             bar: &bar,
+            files: &FileLines::new(todo.len()),
         };
         let results = one_file_per_thread(todo, |(i, resume)| {
             let (marker, kept) = job.sketch_input(&self.files[i], i, resume)?;
@@ -359,6 +360,59 @@ struct SketchJob<'a> {
     /// See [`super::memory_plan::MemoryPlan::join_bytes_per_doc`].
     join_bytes_per_doc: u64,
     bar: &'a indicatif::ProgressBar,
+    /// The lines that stand for the bar where it is hidden.
+    files: &'a FileLines,
+}
+
+/// Where the bar is hidden (not a terminal), the sketch's progress lines: one per file when
+/// there are few; with many (a crawl's thousands of WARC files), one every
+/// [`FileLines::EVERY`] with the count, the rate and the time left, not 100,000 lines.
+struct FileLines {
+    total: usize,
+    done: std::sync::atomic::AtomicUsize,
+    started: std::time::Instant,
+    last: std::sync::Mutex<std::time::Instant>,
+}
+
+impl FileLines {
+    /// Files up to which each gets its own line.
+    const FEW: usize = 50;
+    const EVERY: std::time::Duration = std::time::Duration::from_secs(10);
+
+    fn new(total: usize) -> Self {
+        let now = std::time::Instant::now();
+        FileLines {
+            total,
+            done: Default::default(),
+            started: now,
+            last: std::sync::Mutex::new(now),
+        }
+    }
+
+    /// Notes that `file` is sketched: `rows` documents, `bytes` read in `seconds`.
+    fn sketched(&self, file: &Path, rows: u64, bytes: u64, seconds: f64) {
+        let done = self.done.fetch_add(1, Ordering::Relaxed) + 1;
+        if self.total <= Self::FEW {
+            crate::progress::say(format_args!(
+                "sketched {} ({rows} documents, {:.1} MB/s)",
+                file.display(),
+                bytes as f64 / 1e6 / seconds.max(1e-9)
+            ));
+            return;
+        }
+        let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
+        if last.elapsed() < Self::EVERY && done < self.total {
+            return;
+        }
+        *last = std::time::Instant::now();
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let rate = done as f64 / elapsed.max(1e-9);
+        crate::progress::say(format_args!(
+            "sketched {done} of {} files ({rate:.0} files/s, {:.0} s left)",
+            self.total,
+            (self.total - done) as f64 / rate.max(1e-9)
+        ));
+    }
 }
 
 impl SketchJob<'_> {
@@ -425,12 +479,8 @@ impl SketchJob<'_> {
         let start = sketch.start;
         let (marker, kept) = sketch.finish(file, read)?;
         if self.bar.is_hidden() {
-            crate::progress::say(format_args!(
-                "sketched {} ({} documents, {:.1} MB/s)",
-                file.path.display(),
-                marker.rows,
-                read as f64 / 1e6 / start.elapsed().as_secs_f64().max(1e-9)
-            ));
+            let seconds = start.elapsed().as_secs_f64();
+            self.files.sketched(&file.path, marker.rows, read, seconds);
         }
         Ok((marker, kept))
     }
@@ -569,6 +619,7 @@ impl FileSketch<'_, '_> {
                     pieces: Vec::new(),
                     position: Some(c.position),
                     content: Some(self.content.at_checkpoint()),
+                    ..Marker::default()
                 },
             )?;
             self.pieces.push(std::mem::take(&mut self.piece_rows));
@@ -597,6 +648,7 @@ impl FileSketch<'_, '_> {
             pieces: self.pieces,
             position: None,
             content: Some(self.content.whole(file)?),
+            ..Marker::default()
         };
         mark(&marker_path(self.job.dir, self.i), &marker)?;
         Ok((marker, self.kept))

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::options::{Stage, StageReport};
-use super::stage_files::{Marker, finished, mark, stage_dir};
+use super::stage_files::{Marker, damaged_file, finished, mark, parquet_checksums, stage_dir};
 use crate::error::{Error, Result};
 
 /// Runs one stage unless its marker carries `stage_key` and `present()` says its files are
@@ -27,7 +27,19 @@ pub(super) fn run_stage<T>(
 ) -> Result<Option<T>> {
     let dir = stage_dir(output, stage.name());
     let marker = dir.join("done.json");
-    if let Some(m) = finished(&marker, stage_key).filter(|_| present()) {
+    let intact = |m: &Marker| match damaged_file(&dir, m) {
+        None => true,
+        Some(file) => {
+            crate::progress::warn(format_args!(
+                "{}: its bytes differ from what the stage `{}` wrote (damaged); computing the \
+                 stage again",
+                file.display(),
+                stage.name()
+            ));
+            false
+        }
+    };
+    if let Some(m) = finished(&marker, stage_key).filter(|m| present() && intact(m)) {
         reports.push(StageReport {
             stage: stage.name().into(),
             seconds: 0.0,
@@ -48,6 +60,7 @@ pub(super) fn run_stage<T>(
             key: stage_key.to_string(),
             rows,
             seconds,
+            checksums: parquet_checksums(&dir)?,
             ..Marker::default()
         },
     )?;

@@ -48,6 +48,47 @@ pub struct Marker {
     /// file that covers what the piece read (`pipeline::sketched`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<crate::input::content::ContentHash>,
+    /// A stage after the sketch: the XXH3-64 of each of its Parquet files, checked before
+    /// the stage is reused (a damaged `pairs.parquet` was read as document numbers past the
+    /// corpus, and the run panicked).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub checksums: std::collections::BTreeMap<String, String>,
+}
+
+/// The XXH3-64 (hex) of every Parquet file in `dir`, by name.
+pub fn parquet_checksums(dir: &Path) -> Result<std::collections::BTreeMap<String, String>> {
+    let mut sums = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))? {
+        let entry = entry.map_err(|e| Error::io(dir, e))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".parquet") && entry.file_type().is_ok_and(|t| t.is_file()) {
+            sums.insert(name, file_checksum(&entry.path())?);
+        }
+    }
+    Ok(sums)
+}
+
+fn file_checksum(path: &Path) -> Result<String> {
+    let mut file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = std::io::Read::read(&mut file, &mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(format!("{:016x}", hasher.digest()))
+}
+
+/// The first file of `dir` whose bytes differ from what `marker` recorded (markers written
+/// before checksums were recorded name none).
+pub fn damaged_file(dir: &Path, marker: &Marker) -> Option<PathBuf> {
+    marker.checksums.iter().find_map(|(name, sum)| {
+        let path = dir.join(name);
+        (file_checksum(&path).ok().as_ref() != Some(sum)).then_some(path)
+    })
 }
 
 /// The marker at `path` if it exists, parses and carries `key`.
