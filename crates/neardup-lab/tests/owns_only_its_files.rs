@@ -227,3 +227,31 @@ fn calibrate_refuses_more_resamples_than_it_can_hold() {
     ]);
     assert!(e.contains("--bootstrap must be from 1 to 100000"), "{e}");
 }
+
+/// Item 9: a damaged stage file is found by its checksum and the stage computed again, with
+/// the outputs of an undamaged run (a damaged `pairs.parquet` was read as document numbers
+/// past the corpus, and the run panicked).
+#[test]
+fn a_damaged_stage_file_is_computed_again() {
+    let d = dir("damaged-stage");
+    let corpus = input(&d);
+    let (clean, out) = (d.join("clean"), d.join("out"));
+    ok(&["dedup", s(&corpus), "-o", s(&clean), "--keep", "longest"]);
+    ok(&["dedup", s(&corpus), "-o", s(&out)]);
+    let pairs = out.join("stages/verify/pairs.parquet");
+    let mut bytes = std::fs::read(&pairs).unwrap();
+    let middle = bytes.len() / 2;
+    bytes[middle..middle + 4].copy_from_slice(&[0xff; 4]);
+    std::fs::write(&pairs, bytes).unwrap();
+    let run = common::neardup(&["dedup", s(&corpus), "-o", s(&out), "--keep", "longest"]);
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{said}");
+    assert!(
+        said.contains("pairs.parquet") && said.contains("damaged"),
+        "{said}"
+    );
+    assert_eq!(
+        std::fs::read(out.join("removed.txt")).unwrap(),
+        std::fs::read(clean.join("removed.txt")).unwrap()
+    );
+}
