@@ -179,7 +179,8 @@ fn serve(corpus: &std::path::Path, out: &std::path::Path) -> Server {
             return Server { child, address };
         }
     }
-    panic!("the server did not start");
+    let _ = child.kill();
+    panic!("the server did not start (exit {:?})", child.wait());
 }
 
 /// Sends one HTTP/1.1 request (`headers` besides Host); the status and body.

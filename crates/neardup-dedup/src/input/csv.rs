@@ -21,26 +21,7 @@ pub(super) fn for_each_block(
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
         .from_reader(QuoteAudit::new(open_tapped(file, read.tap.as_ref())?));
-    let headers = reader
-        .headers()
-        .map_err(|e| match quote_error(&e) {
-            Some(q) => Error::line(path, q.line as usize, format!("malformed CSV: {q}")),
-            None => Error::file(path, format!("cannot read the CSV header: {e}")),
-        })?
-        .clone();
-    let column = |name: &str| {
-        headers
-            .iter()
-            .position(|h| h.trim_start_matches('\u{feff}') == name)
-    };
-    let text_col = column(text_field).ok_or_else(|| {
-        Error::line(
-            path,
-            1,
-            format!("no text column `{text_field}` in the header"),
-        )
-    })?;
-    let id_col = column(id_field);
+    let (text_col, id_col) = columns(&mut reader, path, text_field, id_field)?;
     let mut block = Vec::new();
     let mut bytes = 0;
     let mut records = 0u64;
@@ -92,4 +73,31 @@ pub(super) fn for_each_block(
         each(block, position(&reader, records))?;
     }
     Ok(())
+}
+
+/// The positions of the text column and, if there is one, the id column in the header (a
+/// UTF-8 byte-order mark ignored).
+fn columns<R: std::io::Read>(
+    reader: &mut csv::Reader<R>,
+    path: &std::path::Path,
+    text_field: &str,
+    id_field: &str,
+) -> Result<(usize, Option<usize>)> {
+    let headers = reader.headers().map_err(|e| match quote_error(&e) {
+        Some(q) => Error::line(path, q.line as usize, format!("malformed CSV: {q}")),
+        None => Error::file(path, format!("cannot read the CSV header: {e}")),
+    })?;
+    let column = |name: &str| {
+        headers
+            .iter()
+            .position(|h| h.trim_start_matches('\u{feff}') == name)
+    };
+    let text_col = column(text_field).ok_or_else(|| {
+        Error::line(
+            path,
+            1,
+            format!("no text column `{text_field}` in the header"),
+        )
+    })?;
+    Ok((text_col, column(id_field)))
 }
