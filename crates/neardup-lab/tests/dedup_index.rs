@@ -328,7 +328,9 @@ fn index_refuses_what_it_cannot_serve() {
     ]
     .concat());
     // (The index holds the documents big.jsonl's run kept.)
-    let indexed = manifest(&idx2)["segments"][0]["documents"].as_u64().unwrap();
+    let indexed = manifest(&idx2)["segments"][0]["documents"]
+        .as_u64()
+        .unwrap();
     assert!(indexed > 300);
     assert!(
         e.contains(&format!("{indexed} indexed documents")) && e.contains("--memory"),
