@@ -102,7 +102,9 @@ pub(super) fn publish(
 /// Removes the outputs of earlier runs that `staged` does not hold: regular files only, under
 /// the names a run writes.
 fn remove_stale(output: &Path, staged: &[String]) -> Result<()> {
-    let holds = |name: &str| staged.iter().any(|s| s == name);
+    // A set: with a crawl's 10^5 inputs, a scan of `staged` per entry was quadratic.
+    let staged: std::collections::HashSet<&str> = staged.iter().map(String::as_str).collect();
+    let holds = |name: &str| staged.contains(name);
     let single = ["jsonl", "csv", "parquet"].map(|e| format!("{DEDUPLICATED_DIR}.{e}"));
     for name in every_table_name().into_iter().chain(single) {
         let path = output.join(&name);

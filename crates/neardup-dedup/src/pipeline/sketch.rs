@@ -439,6 +439,7 @@ impl SketchJob<'_> {
             i,
             start: Instant::now(),
             pieces: done.iter().map(|m| m.rows).collect(),
+            checksums: done.iter().flat_map(|m| m.checksums.clone()).collect(),
             piece_rows: 0,
             writer: None,
             // A resumed file's first pieces are on disk only: the join reads them back.
@@ -565,6 +566,8 @@ struct FileSketch<'j, 'a> {
     start: Instant,
     /// Rows of each finished piece.
     pieces: Vec<u64>,
+    /// The XXH3-64 of each finished piece's file, by name.
+    checksums: std::collections::BTreeMap<String, String>,
     /// Rows of the piece being written.
     piece_rows: u64,
     writer: Option<SketchWriter>,
@@ -608,7 +611,9 @@ impl FileSketch<'_, '_> {
             && let Some(w) = self.writer.take()
         {
             // The piece, then its marker: a marker always has its piece.
-            w.commit()?;
+            let sum = w.commit()?;
+            let name = piece_name(i, piece);
+            self.checksums.insert(name.clone(), sum.clone());
             mark(
                 &piece_marker_path(dir, i, piece),
                 &Marker {
@@ -619,7 +624,7 @@ impl FileSketch<'_, '_> {
                     pieces: Vec::new(),
                     position: Some(c.position),
                     content: Some(self.content.at_checkpoint()),
-                    ..Marker::default()
+                    checksums: [(name, sum)].into(),
                 },
             )?;
             self.pieces.push(std::mem::take(&mut self.piece_rows));
@@ -631,7 +636,9 @@ impl FileSketch<'_, '_> {
     /// Commits the piece being written, the file's last.
     fn commit_last_piece(&mut self) -> Result<()> {
         if let Some(w) = self.writer.take() {
-            w.commit()?;
+            let sum = w.commit()?;
+            self.checksums
+                .insert(piece_name(self.i, self.pieces.len()), sum);
             self.pieces.push(self.piece_rows);
         }
         Ok(())
@@ -648,7 +655,7 @@ impl FileSketch<'_, '_> {
             pieces: self.pieces,
             position: None,
             content: Some(self.content.whole(file)?),
-            ..Marker::default()
+            checksums: self.checksums,
         };
         mark(&marker_path(self.job.dir, self.i), &marker)?;
         Ok((marker, self.kept))
@@ -657,7 +664,11 @@ impl FileSketch<'_, '_> {
 
 /// Piece `piece` of input `file`'s sketch shard.
 pub(super) fn piece_path(dir: &Path, file: usize, piece: usize) -> PathBuf {
-    dir.join(format!("{file:05}-{piece:05}.parquet"))
+    dir.join(piece_name(file, piece))
+}
+
+fn piece_name(file: usize, piece: usize) -> String {
+    format!("{file:05}-{piece:05}.parquet")
 }
 
 /// Removes the markers of input `file`'s pieces from `piece` on, before piece `piece` is

@@ -223,8 +223,31 @@ pub struct SketchWriter {
     path: PathBuf,
     /// Buffered: polars writes a page's header and a row group's small columns separately.
     /// (Its footer write flushes.)
-    writer: polars::io::parquet::write::BatchedWriter<fsutil::DirectWriter<std::fs::File>>,
+    writer: polars::io::parquet::write::BatchedWriter<Hashing<fsutil::DirectWriter<std::fs::File>>>,
     pending: fsutil::PendingFile,
+    /// The XXH3-64 of the bytes written, shared with the writer polars owns.
+    hash: std::sync::Arc<std::sync::Mutex<xxhash_rust::xxh3::Xxh3>>,
+}
+
+/// A writer that hashes what passes through it: a shard's checksum without reading it back.
+struct Hashing<W> {
+    inner: W,
+    hash: std::sync::Arc<std::sync::Mutex<xxhash_rust::xxh3::Xxh3>>,
+}
+
+impl<W: std::io::Write> std::io::Write for Hashing<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hash
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 impl std::fmt::Debug for SketchWriter {
@@ -245,7 +268,12 @@ impl SketchWriter {
             .map_err(|e| corrupt(path, e))?
             .schema()
             .clone();
-        let writer = ParquetWriter::new(pending.writer(direct)?)
+        let hash = std::sync::Arc::new(std::sync::Mutex::new(xxhash_rust::xxh3::Xxh3::new()));
+        let hashing = Hashing {
+            inner: pending.writer(direct)?,
+            hash: hash.clone(),
+        };
+        let writer = ParquetWriter::new(hashing)
             .with_compression(ParquetCompression::Uncompressed)
             .batched(&schema)
             .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
@@ -253,6 +281,7 @@ impl SketchWriter {
             path: path.to_path_buf(),
             writer,
             pending,
+            hash,
         })
     }
 
@@ -268,12 +297,14 @@ impl SketchWriter {
         Ok(())
     }
 
-    /// Finishes the file and puts it in place.
-    pub fn commit(self) -> Result<()> {
+    /// Finishes the file and puts it in place; the XXH3-64 (hex) of its bytes.
+    pub fn commit(self) -> Result<String> {
         self.writer
             .finish()
             .map_err(|e| Error::io(&self.path, std::io::Error::other(e)))?;
-        self.pending.commit()
+        self.pending.commit()?;
+        let digest = self.hash.lock().unwrap_or_else(|e| e.into_inner()).digest();
+        Ok(format!("{digest:016x}"))
     }
 }
 
@@ -281,7 +312,7 @@ impl SketchWriter {
 pub fn write_sketch(path: &Path, shard: &SketchShard) -> Result<()> {
     let mut writer = SketchWriter::create(path, shard.table.width(), false)?;
     writer.write(shard)?;
-    writer.commit()
+    writer.commit().map(|_| ())
 }
 
 /// Reads a sketch shard of signatures `width` words wide.
