@@ -254,4 +254,20 @@ fn a_damaged_stage_file_is_computed_again() {
         std::fs::read(out.join("removed.txt")).unwrap(),
         std::fs::read(clean.join("removed.txt")).unwrap()
     );
+    // A sketch shard: one byte of an id flipped was read as another id.
+    let shard = out.join("stages/sketch/00000-00000.parquet");
+    let mut bytes = std::fs::read(&shard).unwrap();
+    let at = bytes
+        .windows(4)
+        .position(|w| w == b"s100")
+        .expect("an id in the shard");
+    bytes[at + 3] = b'2';
+    std::fs::write(&shard, bytes).unwrap();
+    let run = common::neardup(&["dedup", s(&corpus), "-o", s(&out)]);
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{said}");
+    assert!(
+        said.contains("00000-00000.parquet") && said.contains("damaged"),
+        "{said}"
+    );
 }
