@@ -460,14 +460,7 @@ mod tests {
         assert!(e.contains("in use"), "{e}");
         drop(first);
         let mut index = IncrementalIndex::open_for(&d, s.as_ref()).unwrap();
-        let table = SignatureTable::sketch_all(s.as_ref(), &["a b c d e f"]);
-        let seg = Segment {
-            ids: vec!["x".into()],
-            tables: key_tables(s.as_ref(), &table),
-            table,
-            tables_key: "k".into(),
-            stored_rows: None,
-        };
+        let seg = one_document_segment();
         assert!(index.add("src", &seg).unwrap());
         assert!(!index.add("src", &seg).unwrap(), "a source is added once");
         drop(index);
@@ -494,18 +487,22 @@ mod tests {
         assert_eq!(loaded[0].table.empty_flags(), seg.table.empty_flags());
     }
 
-    fn one_segment_index(d: &Path) -> IncrementalIndex {
+    /// A segment of one document, `x`, under [`stream`]'s signatures.
+    fn one_document_segment() -> Segment {
         let s = stream();
-        let mut index = IncrementalIndex::open_for(d, s.as_ref()).unwrap();
         let table = SignatureTable::sketch_all(s.as_ref(), &["a b c d e f"]);
-        let seg = Segment {
+        Segment {
             ids: vec!["x".into()],
             tables: key_tables(s.as_ref(), &table),
             table,
             tables_key: "k".into(),
             stored_rows: None,
-        };
-        assert!(index.add("src", &seg).unwrap());
+        }
+    }
+
+    fn one_segment_index(d: &Path) -> IncrementalIndex {
+        let mut index = IncrementalIndex::open_for(d, stream().as_ref()).unwrap();
+        assert!(index.add("src", &one_document_segment()).unwrap());
         index
     }
 
