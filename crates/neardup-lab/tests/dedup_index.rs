@@ -395,8 +395,9 @@ fn a_later_batch_is_removed_only_for_documents_a_batch_kept() {
     }
 }
 
-/// A batch that reuses an id the index holds from another batch is refused before it is
-/// added (an id then named two documents, and `index remove --ids` removed both).
+/// A batch that would keep a document under an id the index holds from another batch is
+/// refused before it is added (an id then named two documents, and `index remove --ids`
+/// removed both); a document sent again under its id is removed as a duplicate, as before.
 #[test]
 fn an_id_indexed_by_another_batch_is_refused() {
     let d = dir("reused-id");
@@ -429,4 +430,17 @@ fn an_id_indexed_by_another_batch_is_refused() {
         "{e}"
     );
     assert_eq!(manifest(&index)["segments"].as_array().unwrap().len(), 1);
+    // The same document again, under its id: a duplicate of the indexed one, not added.
+    let again = d.join("again.jsonl");
+    write_jsonl(&again, &[docs[150].clone(), docs[4].clone()]);
+    ok(&[
+        "dedup",
+        &s(&again),
+        "-o",
+        &s(&d.join("out-again")),
+        "--index",
+        &s(&index),
+    ]);
+    let removed = std::fs::read_to_string(d.join("out-again/removed.txt")).unwrap();
+    assert_eq!(removed.trim(), docs[4].0);
 }

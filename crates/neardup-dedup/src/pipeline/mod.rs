@@ -81,7 +81,6 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     let mut docs = run.load_documents(&sketched)?;
     docs.check_ids(&run.files)?;
     run.open_index(&sketched.keys, docs.len())?;
-    run.check_ids_against_index(&docs)?;
     let candidates_key = run.candidates_key(&sketched.keys);
     let candidates = run.candidates_stage(&mut docs, &candidates_key, wants(Stage::Candidates))?;
     if only == Some(Stage::Candidates) {
