@@ -296,29 +296,6 @@ impl IncrementalIndex {
         Ok(segment)
     }
 
-    /// The first document of a new batch (`ids`: id → document number) whose id a segment
-    /// not from `source` holds already, with that segment's file: an id names one document
-    /// across every batch of an index (`index remove --ids` removed two). Segments are read
-    /// one at a time and their ids not kept.
-    pub fn first_indexed_id(
-        &self,
-        source: &str,
-        ids: &std::collections::HashMap<&str, usize>,
-    ) -> Result<Option<(usize, String)>> {
-        let mut found: Option<(usize, String)> = None;
-        for entry in self.manifest.segments.iter().filter(|s| s.source != source) {
-            let path = self.segment_path(&entry.file);
-            segment::for_each_id(&path, &entry.checksum, self.manifest.width, |id| {
-                if let Some(&doc) = ids.get(id)
-                    && found.as_ref().is_none_or(|(first, _)| doc < *first)
-                {
-                    found = Some((doc, entry.file.clone()));
-                }
-            })?;
-        }
-        Ok(found)
-    }
-
     /// Adds a segment from `source` (nothing when one from `source` is there already);
     /// returns whether it was added.
     pub fn add(&mut self, source: &str, segment: &Segment) -> Result<bool> {

@@ -247,37 +247,6 @@ impl Run<'_> {
         Ok(())
     }
 
-    /// Refuses to add a batch that keeps a document under an id the index holds from another
-    /// batch: the id would name two documents (`index remove --ids` removed both). A document
-    /// sent again under its id is a duplicate of the indexed one, removed and never added, so
-    /// only a kept one is refused; the stages are kept, and a rerun with other ids is quick.
-    fn check_ids_against_index(&self, docs: &Documents, removed: &[bool]) -> Result<()> {
-        let Some(indexed) = &self.indexed else {
-            return Ok(());
-        };
-        let mut ids = docs.given_ids();
-        ids.retain(|_, doc| !removed[*doc]);
-        let Some((doc, segment)) = indexed.index.first_indexed_id(&indexed.source, &ids)? else {
-            return Ok(());
-        };
-        let (f, _) = docs.locate(doc);
-        Err(Error::line(
-            &self.files[f].path,
-            docs.line(doc),
-            format!(
-                "the id {:?} is in the index already (segment {segment} of {}): an id names one \
-                 document across an index's batches; give this batch other ids (or another \
-                 --id-field), or remove the indexed one first (`neardup index remove --ids`)",
-                docs.id(doc),
-                self.options
-                    .index
-                    .as_deref()
-                    .unwrap_or(Path::new(""))
-                    .display()
-            ),
-        ))
-    }
-
     /// The indexed segments this run joins against (read on first use).
     pub(super) fn index_segments<'i>(
         indexed: &'i mut Indexed,
@@ -299,19 +268,13 @@ impl Run<'_> {
     /// judges it. (With every document indexed, 637 documents of a second batch were removed
     /// "for" first-batch documents that were themselves removed, in no output.)
     pub(super) fn add_to_index(&mut self, docs: &mut Documents, clusters: &Clusters) -> Result<()> {
-        let Some(indexed) = &self.indexed else {
+        let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) else {
             return Ok(());
         };
         let t = Instant::now();
         let removed: Vec<bool> = (0..docs.len())
             .map(|d| clusters.representative[d] as usize != d)
             .collect();
-        if !indexed.index.contains_source(&indexed.source) {
-            self.check_ids_against_index(docs, &removed)?;
-        }
-        let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) else {
-            return Ok(());
-        };
         let added = if indexed.index.contains_source(&indexed.source) {
             None
         } else {
