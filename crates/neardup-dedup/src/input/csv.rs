@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use super::csv_quotes::{QuoteAudit, quote_error};
+use super::csv_quotes::{QuoteAudit, malformed};
 use super::{InputFile, ReadFrom, ReadPosition, Record, open_tapped};
 use crate::error::{Error, Result};
 
@@ -39,12 +39,8 @@ pub(super) fn for_each_block(
             Ok(false) => break,
             Ok(true) => {}
             Err(e) => {
-                if let Some(q) = quote_error(&e) {
-                    return Err(Error::line(
-                        path,
-                        q.line as usize,
-                        format!("malformed CSV: {q}"),
-                    ));
+                if let Some(error) = malformed(path, &e) {
+                    return Err(error);
                 }
                 let line = e.position().map_or(0, |p| p.line() as usize);
                 return Err(Error::line(path, line, format!("malformed CSV: {e}")));
@@ -83,9 +79,9 @@ fn columns<R: std::io::Read>(
     text_field: &str,
     id_field: &str,
 ) -> Result<(usize, Option<usize>)> {
-    let headers = reader.headers().map_err(|e| match quote_error(&e) {
-        Some(q) => Error::line(path, q.line as usize, format!("malformed CSV: {q}")),
-        None => Error::file(path, format!("cannot read the CSV header: {e}")),
+    let headers = reader.headers().map_err(|e| {
+        malformed(path, &e)
+            .unwrap_or_else(|| Error::file(path, format!("cannot read the CSV header: {e}")))
     })?;
     let column = |name: &str| {
         headers

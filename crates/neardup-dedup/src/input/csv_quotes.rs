@@ -140,6 +140,17 @@ pub fn quote_error(e: &csv::Error) -> Option<&QuoteError> {
     }
 }
 
+/// The error naming `path` and the line of the quoting violation inside `e`, if that is what
+/// `e` is: what every CSV reader reports for one.
+pub fn malformed(path: &std::path::Path, e: &csv::Error) -> Option<crate::error::Error> {
+    let q = quote_error(e)?;
+    Some(crate::error::Error::line(
+        path,
+        q.line as usize,
+        format!("malformed CSV: {q}"),
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

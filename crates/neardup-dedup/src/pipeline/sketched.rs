@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 
-use super::stage_files::{Marker, damaged_file, finished, key};
+use super::stage_files::{Marker, finished, intact, key};
 use crate::error::Result;
 use crate::input::InputFile;
 use crate::input::content::{self, ContentHash};
@@ -64,7 +64,7 @@ pub(super) fn check_earlier(
 }
 
 fn earlier(dir: &Path, i: usize, params_key: &str, path: &Path) -> Result<Earlier> {
-    if let Some(m) = finished(&marker_path(dir, i), params_key).filter(|m| intact(dir, m))
+    if let Some(m) = finished(&marker_path(dir, i), params_key).filter(|m| shards_intact(dir, m))
         && let Some(recorded) = &m.content
     {
         let (now, _) = content::hash_file(path, None)?;
@@ -87,7 +87,7 @@ fn earlier(dir: &Path, i: usize, params_key: &str, path: &Path) -> Result<Earlie
 fn finished_pieces(dir: &Path, file: usize, key: &str) -> Vec<Marker> {
     let mut done: Vec<Marker> = Vec::new();
     while let Some(m) = finished(&piece_marker_path(dir, file, done.len()), key) {
-        if m.position.is_none() || !intact(dir, &m) {
+        if m.position.is_none() || !shards_intact(dir, &m) {
             break;
         }
         done.push(m);
@@ -95,18 +95,8 @@ fn finished_pieces(dir: &Path, file: usize, key: &str) -> Vec<Marker> {
     done
 }
 
-/// Whether the shard files `marker` vouches for are the bytes written (markers written before
-/// checksums were recorded vouch for none); a damaged one is said, and sketched again.
-fn intact(dir: &Path, marker: &Marker) -> bool {
-    match damaged_file(dir, marker) {
-        None => true,
-        Some(file) => {
-            crate::progress::warn(format_args!(
-                "{}: its bytes differ from what the sketch wrote (damaged); sketching its input \
-                 again",
-                file.display()
-            ));
-            false
-        }
-    }
+/// Whether a sketch marker's shard files are intact (a damaged one is said, and its input
+/// sketched again).
+fn shards_intact(dir: &Path, marker: &Marker) -> bool {
+    intact(dir, marker, "the sketch", "sketching its input again")
 }

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use super::options::{Stage, StageReport};
-use super::stage_files::{Marker, damaged_file, finished, mark, parquet_checksums, stage_dir};
+use super::stage_files::{Marker, finished, intact, mark, parquet_checksums, stage_dir};
 use crate::error::{Error, Result};
 
 /// Runs one stage unless its marker carries `stage_key` and `present()` says its files are
@@ -27,17 +27,9 @@ pub(super) fn run_stage<T>(
 ) -> Result<Option<T>> {
     let dir = stage_dir(output, stage.name());
     let marker = dir.join("done.json");
-    let intact = |m: &Marker| match damaged_file(&dir, m) {
-        None => true,
-        Some(file) => {
-            crate::progress::warn(format_args!(
-                "{}: its bytes differ from what the stage `{}` wrote (damaged); computing the \
-                 stage again",
-                file.display(),
-                stage.name()
-            ));
-            false
-        }
+    let intact = |m: &Marker| {
+        let writer = format!("the stage `{}`", stage.name());
+        intact(&dir, m, writer, "computing the stage again")
     };
     if let Some(m) = finished(&marker, stage_key).filter(|m| present() && intact(m)) {
         reports.push(StageReport {

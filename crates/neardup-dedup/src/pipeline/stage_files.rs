@@ -82,13 +82,21 @@ fn file_checksum(path: &Path) -> Result<String> {
     Ok(format!("{:016x}", hasher.digest()))
 }
 
-/// The first file of `dir` whose bytes differ from what `marker` recorded (markers written
-/// before checksums were recorded name none).
-pub fn damaged_file(dir: &Path, marker: &Marker) -> Option<PathBuf> {
-    marker.checksums.iter().find_map(|(name, sum)| {
+/// Whether the files of `dir` that `marker` vouches for are the bytes `writer` wrote (markers
+/// written before checksums were recorded vouch for none); the first damaged one is said,
+/// with what happens `then` (its work is done again).
+pub fn intact(dir: &Path, marker: &Marker, writer: impl std::fmt::Display, then: &str) -> bool {
+    let damaged = marker.checksums.iter().find_map(|(name, sum)| {
         let path = dir.join(name);
         (file_checksum(&path).ok().as_ref() != Some(sum)).then_some(path)
-    })
+    });
+    if let Some(file) = &damaged {
+        crate::progress::warn(format_args!(
+            "{}: its bytes differ from what {writer} wrote (damaged); {then}",
+            file.display()
+        ));
+    }
+    damaged.is_none()
 }
 
 /// The marker at `path` if it exists, parses and carries `key`.

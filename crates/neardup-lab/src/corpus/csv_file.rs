@@ -5,7 +5,7 @@ use std::path::Path;
 use super::{Corpus, CorpusBuilder, LoadOptions, stem};
 use crate::error::{LabError, Result};
 use neardup_dedup::input::checksummed::Input;
-use neardup_dedup::input::csv_quotes::{QuoteAudit, quote_error};
+use neardup_dedup::input::csv_quotes::{QuoteAudit, malformed};
 
 /// Loads a CSV corpus.
 pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
@@ -30,10 +30,8 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
         match rdr.read_byte_record(&mut record) {
             Ok(false) => break,
             Ok(true) => {}
-            Err(e) if quote_error(&e).is_some() => {
-                let q = quote_error(&e).expect("matched");
-                let at = q.line as usize;
-                return Err(LabError::line(path, at, format!("malformed CSV: {q}")));
+            Err(e) if malformed(path, &e).is_some() => {
+                return Err(malformed(path, &e).expect("matched"));
             }
             Err(e) if matches!(e.kind(), csv::ErrorKind::Io(_)) => {
                 let csv::ErrorKind::Io(io) = e.into_kind() else {
@@ -105,9 +103,10 @@ fn columns(
 ) -> Result<Columns> {
     let mut headers = rdr
         .headers()
-        .map_err(|e| match quote_error(&e) {
-            Some(q) => LabError::line(path, q.line as usize, format!("malformed CSV: {q}")),
-            None => LabError::line(path, 1, format!("cannot read the header row: {e}")),
+        .map_err(|e| {
+            malformed(path, &e).unwrap_or_else(|| {
+                LabError::line(path, 1, format!("cannot read the header row: {e}"))
+            })
         })?
         .clone();
     // A UTF-8 byte-order mark (Windows editors write one) is not part of the first name.
