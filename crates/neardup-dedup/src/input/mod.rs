@@ -58,7 +58,7 @@ pub fn for_each_record_block(
 }
 
 /// The records of `file` from `from` on, in blocks of about `block` bytes of text (Parquet:
-/// a row group), each handed to `each` with the position after it; also hands `bytes` a JSONL file's bytes as read (inflated, every line from
+/// a record batch of at most 8,192 rows), each handed to `each` with the position after it; also hands `bytes` a JSONL file's bytes as read (inflated, every line from
 /// `from` on, in order, before its records): what the sketch stage keeps of a compressed
 /// file so that the outputs stage need not inflate it again. Not called for CSV or Parquet.
 ///

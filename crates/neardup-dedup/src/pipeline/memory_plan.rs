@@ -7,6 +7,7 @@ use std::path::Path;
 use neardup::resources::human_bytes;
 use neardup::streaming::StreamingDetector;
 
+use super::sketch_file::DocumentLimit;
 use crate::error::{Error, Result};
 
 /// Memory per document a spilled join keeps: its line (8 bytes), length (4), id (24 and the
@@ -26,6 +27,12 @@ const BASE_BYTES: u64 = 32 << 20;
 /// 640 bytes a document — the overhead these two constants add up to, and
 /// [`MemoryPlan::join_bytes_per_doc`].
 const FILE_IN_FLIGHT_BYTES: u64 = 64 << 20;
+
+/// What sketching a document holds at once per byte of its text (its normalized copy, and per
+/// token its hash, span and halves and its features' hashes). Measured with 50 MB documents,
+/// above the run's base: English words 10, Chinese 15, alternating Chinese and Latin 18,
+/// one-letter words 21 — the worst, and this bound above it.
+const SKETCH_BYTES_PER_TEXT_BYTE: u64 = 24;
 
 /// The run's memory decisions.
 #[derive(Debug, Clone)]
@@ -90,6 +97,22 @@ impl MemoryPlan {
             )),
             _ => Ok(()),
         }
+    }
+
+    /// The longest document the sketch takes under the limit: every thread may be sketching
+    /// one, each holding [`SKETCH_BYTES_PER_TEXT_BYTE`] per byte of its text (one 200 MB
+    /// document took 1.6 GB under `--memory 512MiB`). No bound without a limit.
+    pub(super) fn document_limit(&self) -> Option<DocumentLimit> {
+        let limit = self.limit?;
+        let threads = rayon::current_num_threads() as u64;
+        Some(DocumentLimit {
+            max_text_bytes: self.usable(limit) / (SKETCH_BYTES_PER_TEXT_BYTE * threads),
+            advice: too_long,
+            limit,
+            base: self.overhead,
+            per_text_byte: SKETCH_BYTES_PER_TEXT_BYTE,
+            threads,
+        })
     }
 
     /// What the per-document memory of a run may use: the limit less the overhead.
@@ -166,4 +189,25 @@ impl MemoryPlan {
         }
         Ok(Some(budget))
     }
+}
+
+/// The refusal of a document of `bytes` text bytes, with the least `--memory` that takes it.
+fn too_long(limit: &DocumentLimit, bytes: u64) -> String {
+    let need = limit.base + bytes * limit.per_text_byte * limit.threads;
+    // Rounded up to a whole MiB, so the number given is one that works.
+    let need = need.div_ceil(1 << 20) << 20;
+    let (threads, fewer) = match limit.threads {
+        1 => ("one thread".to_string(), ""),
+        n => (format!("each of {n} threads"), " (or fewer --threads)"),
+    };
+    format!(
+        "a document of {} of text, longer than the {} a document may have under --memory {}: \
+         sketching holds about {} bytes per byte of a document's text on {threads}; give \
+         --memory {}MiB or more{fewer}, or leave such documents out",
+        human_bytes(bytes),
+        human_bytes(limit.max_text_bytes),
+        human_bytes(limit.limit),
+        limit.per_text_byte,
+        need >> 20,
+    )
 }

@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use super::documents::Documents;
 use super::inflated_copy::InflatedCopy;
 use super::options::{DedupOptions, Stage, StageReport};
-use super::sketch_file::{Checkpoint, sketch_file_parts};
+use super::sketch_file::{Checkpoint, DocumentLimit, sketch_file_parts};
 use super::sketched::{Earlier, check_earlier, marker_path, piece_marker_path, sketch_key};
 use super::spilled_join::ShardFiles;
 use super::stage_files::{self, Marker, SketchShard, SketchWriter, key, mark, stage_dir};
@@ -130,6 +130,7 @@ impl Run<'_> {
                 .then(|| self.memory.keep_for_join()),
             kept_bytes: &kept_bytes,
             join_bytes_per_doc: self.memory.join_bytes_per_doc(),
+            document_limit: self.memory.document_limit(),
             bar: &bar,
             files: &FileLines::new(todo.len()),
         };
@@ -359,6 +360,8 @@ struct SketchJob<'a> {
     kept_bytes: &'a AtomicU64,
     /// See [`super::memory_plan::MemoryPlan::join_bytes_per_doc`].
     join_bytes_per_doc: u64,
+    /// See [`super::memory_plan::MemoryPlan::document_limit`].
+    document_limit: Option<DocumentLimit>,
     bar: &'a indicatif::ProgressBar,
     /// The lines that stand for the bar where it is hidden.
     files: &'a FileLines,
@@ -463,7 +466,11 @@ impl SketchJob<'_> {
             file,
             self.stream,
             self.fields,
-            (read_from, self.options.checkpoint_bytes),
+            (
+                read_from,
+                self.options.checkpoint_bytes,
+                self.document_limit.as_ref(),
+            ),
             |bytes| {
                 inflated.write(bytes);
                 if plain {

@@ -22,7 +22,7 @@ pub fn sketch_file(
         file,
         stream,
         fields,
-        (ReadFrom::start(), u64::MAX),
+        (ReadFrom::start(), u64::MAX, None),
         |_| {},
         |part, _| {
             shard.append(part);
@@ -30,6 +30,22 @@ pub fn sketch_file(
         },
     )?;
     Ok((shard, text_bytes))
+}
+
+/// The longest text a sketch takes under `--memory` (sketching holds several times a
+/// document's bytes at once: see `MemoryPlan::document_limit`), and what a longer one needs.
+#[derive(Debug, Clone)]
+pub struct DocumentLimit {
+    /// The most text bytes a document may have.
+    pub max_text_bytes: u64,
+    /// What to tell the user about a document of these many text bytes.
+    pub advice: fn(&DocumentLimit, u64) -> String,
+    /// The run's memory (`--memory`), the least memory it needs besides its documents'
+    /// sketches, memory a sketch holds per text byte, and the threads that sketch at once.
+    pub limit: u64,
+    pub base: u64,
+    pub per_text_byte: u64,
+    pub threads: u64,
 }
 
 /// Where a sketch may stop and resume: the sketch parts before it are written.
@@ -45,7 +61,8 @@ pub struct Checkpoint {
 /// at least [`SKETCH_ROWS_PER_GROUP`] documents (or fewer: the last, and a part that ends
 /// where at least `every` text bytes were read since the last checkpoint, which comes with
 /// its [`Checkpoint`]), so a caller that writes them need not hold the file's signatures, and
-/// a JSONL file's bytes as read to `bytes`; returns the text bytes read.
+/// a JSONL file's bytes as read to `bytes`; returns the text bytes read. A document longer
+/// than `limit` allows stops the sketch with an error naming its line, before it is sketched.
 ///
 /// Each block is sketched in parallel while the block before it is appended to the part and
 /// the part, when full, goes to `sink`: run one after the other, that serial tail (and the
@@ -54,7 +71,7 @@ pub fn sketch_file_parts(
     file: &InputFile,
     stream: Option<&dyn StreamingDetector>,
     fields: &Fields,
-    (mut from, every): (ReadFrom, u64),
+    (mut from, every, limit): (ReadFrom, u64, Option<&DocumentLimit>),
     bytes: impl FnMut(&[u8]),
     mut sink: impl FnMut(SketchShard, Option<Checkpoint>) -> Result<()>,
 ) -> Result<u64> {
@@ -83,6 +100,9 @@ pub fn sketch_file_parts(
     };
     let mut previous: Option<Sketched> = None;
     let read = |block: Vec<Record<'_>>, after: ReadPosition| {
+        if let Some(limit) = limit {
+            check_lengths(&file.path, &block, limit)?;
+        }
         text_bytes += block.iter().map(|r| r.text.len() as u64).sum::<u64>();
         let through = text_bytes;
         let mut sketched = None;
@@ -102,6 +122,25 @@ pub fn sketch_file_parts(
         sink(part, None)?;
     }
     Ok(text_bytes)
+}
+
+/// Refuses the first record of `block` with more text than `limit` allows.
+fn check_lengths(
+    path: &std::path::Path,
+    block: &[Record<'_>],
+    limit: &DocumentLimit,
+) -> Result<()> {
+    match block
+        .iter()
+        .find(|r| r.text.len() as u64 > limit.max_text_bytes)
+    {
+        Some(r) => Err(crate::error::Error::line(
+            path,
+            r.line as usize,
+            (limit.advice)(limit, r.text.len() as u64),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// Sketches one block of records in parallel, in order.
