@@ -394,3 +394,92 @@ fn a_later_batch_is_removed_only_for_documents_a_batch_kept() {
         );
     }
 }
+
+/// A batch that would keep a document under an id the index holds from another batch is
+/// refused before it is added (an id then named two documents, and `index remove --ids`
+/// removed both); a document sent again under its id is removed as a duplicate, as before,
+/// and an empty one sent again (never anyone's duplicate, so kept) is not indexed twice.
+#[test]
+fn an_id_indexed_by_another_batch_is_refused() {
+    let d = dir("reused-id");
+    let docs = corpus(200);
+    let (fa, fb) = (d.join("a.jsonl"), d.join("b.jsonl"));
+    write_jsonl(&fa, &docs[..100]);
+    let mut b = docs[100..].to_vec();
+    b[7].0 = docs[3].0.clone();
+    write_jsonl(&fb, &b);
+    let s = |p: &Path| p.to_str().unwrap().to_string();
+    let index = d.join("index");
+    ok(&[
+        "dedup",
+        &s(&fa),
+        "-o",
+        &s(&d.join("out-a")),
+        "--index",
+        &s(&index),
+    ]);
+    let e = err(&[
+        "dedup",
+        &s(&fb),
+        "-o",
+        &s(&d.join("out-b")),
+        "--index",
+        &s(&index),
+    ]);
+    assert!(
+        e.contains("b.jsonl:8") && e.contains("in the index already"),
+        "{e}"
+    );
+    assert_eq!(manifest(&index)["segments"].as_array().unwrap().len(), 1);
+    // The same document again, under its id: a duplicate of the indexed one, not added.
+    let again = d.join("again.jsonl");
+    write_jsonl(&again, &[docs[150].clone(), docs[4].clone()]);
+    ok(&[
+        "dedup",
+        &s(&again),
+        "-o",
+        &s(&d.join("out-again")),
+        "--index",
+        &s(&index),
+    ]);
+    let removed = std::fs::read_to_string(d.join("out-again/removed.txt")).unwrap();
+    assert_eq!(removed.trim(), docs[4].0);
+    // An empty document, indexed, then sent again with a new one: kept, indexed once.
+    let indexed = |index: &Path| -> u64 {
+        let m = manifest(index);
+        let segments = m["segments"].as_array().unwrap();
+        segments
+            .iter()
+            .map(|s| s["documents"].as_u64().unwrap())
+            .sum()
+    };
+    let empty = ("empty-1".to_string(), String::new());
+    let (e1, e2) = (d.join("e1.jsonl"), d.join("e2.jsonl"));
+    write_jsonl(&e1, std::slice::from_ref(&empty));
+    write_jsonl(&e2, &[empty.clone(), docs[151].clone()]);
+    for (input, out) in [(&e1, "out-e1"), (&e2, "out-e2")] {
+        let before = indexed(&index);
+        ok(&[
+            "dedup",
+            &s(input),
+            "-o",
+            &s(&d.join(out)),
+            "--index",
+            &s(&index),
+        ]);
+        assert_eq!(indexed(&index), before + 1, "{out}");
+    }
+    let removed = std::fs::read_to_string(d.join("out-e2/removed.txt")).unwrap();
+    assert_eq!(removed.trim(), "", "the empty document sent again is kept");
+    let ids_file = d.join("empty-id.txt");
+    std::fs::write(&ids_file, "empty-1\n").unwrap();
+    let said = ok(&[
+        "index",
+        "remove",
+        "--index",
+        &s(&index),
+        "--ids",
+        &s(&ids_file),
+    ]);
+    assert!(said.contains("removed 1 document"), "{said}");
+}

@@ -45,6 +45,18 @@ const FORMAT_NAME: &str = "neardup-index";
 const MANIFEST: &str = "index.json";
 const SEGMENTS: &str = "segments";
 
+/// A new document whose id the index holds already: see [`IncrementalIndex::indexed_under_ids`].
+#[derive(Debug, Clone)]
+pub struct IndexedUnderId {
+    /// The new document.
+    pub doc: usize,
+    /// The segment file that holds the id.
+    pub segment: String,
+    /// The indexed document's signature row, and whether it has no feature.
+    pub row: Vec<u32>,
+    pub empty: bool,
+}
+
 /// `DIR/index.json`.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct Manifest {
@@ -294,6 +306,42 @@ impl IncrementalIndex {
             ));
         }
         Ok(segment)
+    }
+
+    /// The documents of a new batch (`ids`: id → document number) whose id a segment not from
+    /// `source` holds already, in document order, each with that segment's file and the
+    /// indexed document's signature: an id names one document across every batch of an index
+    /// (`index remove --ids` removed two). Ids are streamed, one segment at a time, and not
+    /// kept; only a segment that holds one of them is read whole, for its signatures.
+    pub fn indexed_under_ids(
+        &self,
+        source: &str,
+        ids: &std::collections::HashMap<&str, usize>,
+    ) -> Result<Vec<IndexedUnderId>> {
+        let mut found = Vec::new();
+        for entry in self.manifest.segments.iter().filter(|s| s.source != source) {
+            let path = self.segment_path(&entry.file);
+            let mut at = Vec::new();
+            let mut position = 0usize;
+            segment::for_each_id(&path, &entry.checksum, self.manifest.width, |id| {
+                if let Some(&doc) = ids.get(id) {
+                    at.push((doc, position));
+                }
+                position += 1;
+            })?;
+            if at.is_empty() {
+                continue;
+            }
+            let segment = self.read_segment(entry, Contents::Everything)?;
+            found.extend(at.into_iter().map(|(doc, i)| IndexedUnderId {
+                doc,
+                segment: entry.file.clone(),
+                row: segment.table.row(i).to_vec(),
+                empty: segment.table.is_empty_doc(i),
+            }));
+        }
+        found.sort_by_key(|f| f.doc);
+        Ok(found)
     }
 
     /// Adds a segment from `source` (nothing when one from `source` is there already);

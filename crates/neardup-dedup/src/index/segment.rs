@@ -321,6 +321,34 @@ pub fn decode_segment(
     })
 }
 
+/// Calls `each` with every id of the segment at `path`, in order, without keeping them (the
+/// rest of the file is hashed and skipped, so its checksum is still checked): what the check
+/// for ids reused across batches needs.
+pub fn for_each_id(
+    path: &Path,
+    expected: &str,
+    width: usize,
+    mut each: impl FnMut(&str),
+) -> Result<()> {
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let len = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    let mut d = SegmentDecoder::new(path, BufReader::with_capacity(1 << 20, file), len);
+    let (docs, _, _) = d.header(width)?;
+    let mut id = Vec::new();
+    for _ in 0..docs {
+        let n = d.r.u32().map_err(|e| d.io(e))? as u64;
+        if n > len {
+            return Err(d.bad("an id is longer than the file"));
+        }
+        id.resize(n as usize, 0);
+        d.r.exact(&mut id).map_err(|e| d.io(e))?;
+        each(std::str::from_utf8(&id).map_err(|_| d.bad("an id is not UTF-8"))?);
+    }
+    let rest = len.saturating_sub(8).saturating_sub(d.r.at);
+    d.r.skip(rest).map_err(|e| d.io(e))?;
+    d.check_trailer(expected)
+}
+
 /// Reads a segment file's parts in order, hashing every byte, and checks each declared size
 /// against the file's length before allocating it.
 struct SegmentDecoder<'p, R> {

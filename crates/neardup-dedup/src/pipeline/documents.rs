@@ -76,6 +76,26 @@ impl Documents {
         self.id_in(f, i).into_owned()
     }
 
+    /// The ids the inputs gave (document numbers stand in for the others, and mean nothing
+    /// across batches), each with its document.
+    pub fn given_ids(&self) -> std::collections::HashMap<&str, usize> {
+        let mut ids = std::collections::HashMap::new();
+        for (f, shard) in self.shards.iter().enumerate() {
+            for (i, id) in shard.ids.iter().enumerate() {
+                if let Some(id) = id {
+                    ids.entry(id.as_str()).or_insert(self.offsets[f] + i);
+                }
+            }
+        }
+        ids
+    }
+
+    /// The input line of document `doc`.
+    pub fn line(&self, doc: usize) -> usize {
+        let (f, i) = self.locate(doc);
+        self.shards[f].lines[i] as usize
+    }
+
     /// The id of document `i` of file `f`.
     fn id_in(&self, f: usize, i: usize) -> Cow<'_, str> {
         match &self.shards[f].ids[i] {

@@ -247,6 +247,50 @@ impl Run<'_> {
         Ok(())
     }
 
+    /// The kept documents of this batch already in the index: sent again under their id with
+    /// the same signature (an empty document re-sent is kept, never being anyone's
+    /// duplicate), they are the indexed document and are not added twice. Refuses a batch that
+    /// keeps a *different* document under an id the index holds from another batch: the id
+    /// would name two documents (`index remove --ids` removed both). A re-sent document that
+    /// is a duplicate is removed, not added, so it never reaches this check. Refused, the
+    /// stages are kept, and a rerun with other ids is quick.
+    fn already_indexed(&self, docs: &Documents, removed: &[bool]) -> Result<Vec<usize>> {
+        let Some(indexed) = &self.indexed else {
+            return Ok(Vec::new());
+        };
+        let mut ids = docs.given_ids();
+        ids.retain(|_, doc| !removed[*doc]);
+        let mut again = Vec::new();
+        for found in indexed.index.indexed_under_ids(&indexed.source, &ids)? {
+            let doc = found.doc;
+            if docs.table.row(doc) == found.row.as_slice()
+                && docs.table.is_empty_doc(doc) == found.empty
+            {
+                again.push(doc);
+                continue;
+            }
+            let (f, _) = docs.locate(doc);
+            return Err(Error::line(
+                &self.files[f].path,
+                docs.line(doc),
+                format!(
+                    "the id {:?} is in the index already, for another document (segment {} of \
+                     {}): an id names one document across an index's batches; give this batch \
+                     other ids (or another --id-field), or remove the indexed one first \
+                     (`neardup index remove --ids`)",
+                    docs.id(doc),
+                    found.segment,
+                    self.options
+                        .index
+                        .as_deref()
+                        .unwrap_or(Path::new(""))
+                        .display()
+                ),
+            ));
+        }
+        Ok(again)
+    }
+
     /// The indexed segments this run joins against (read on first use).
     pub(super) fn index_segments<'i>(
         indexed: &'i mut Indexed,
@@ -268,17 +312,26 @@ impl Run<'_> {
     /// judges it. (With every document indexed, 637 documents of a second batch were removed
     /// "for" first-batch documents that were themselves removed, in no output.)
     pub(super) fn add_to_index(&mut self, docs: &mut Documents, clusters: &Clusters) -> Result<()> {
-        let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) else {
+        let Some(indexed) = &self.indexed else {
             return Ok(());
         };
         let t = Instant::now();
         let removed: Vec<bool> = (0..docs.len())
             .map(|d| clusters.representative[d] as usize != d)
             .collect();
+        let mut not_added = removed;
+        if !indexed.index.contains_source(&indexed.source) {
+            for doc in self.already_indexed(docs, &not_added)? {
+                not_added[doc] = true;
+            }
+        }
+        let (Some(indexed), Some(stream)) = (&mut self.indexed, &self.stream) else {
+            return Ok(());
+        };
         let added = if indexed.index.contains_source(&indexed.source) {
             None
         } else {
-            let segment = kept_segment(docs, &removed, stream.as_ref(), &indexed.tables_key);
+            let segment = kept_segment(docs, &not_added, stream.as_ref(), &indexed.tables_key);
             let rows = segment.len() as u64;
             indexed
                 .index
