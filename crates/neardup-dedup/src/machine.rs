@@ -11,6 +11,11 @@ pub fn peak_rss_bytes() -> Option<u64> {
     proc_kb("/proc/self/status", "VmHWM:")
 }
 
+/// Resident memory of this process now in bytes (Linux: `VmRSS`), if known.
+pub fn rss_bytes() -> Option<u64> {
+    proc_kb("/proc/self/status", "VmRSS:")
+}
+
 /// A `Key:   N kB` line of a /proc file, in bytes.
 fn proc_kb(path: &str, key: &str) -> Option<u64> {
     let text = std::fs::read_to_string(path).ok()?;

@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 const BATCH_ROWS: usize = 8192;
 
 /// The bytes a deduplicated Parquet copy buffers before it writes them as a row group.
-const COPY_ROW_GROUP_BYTES: usize = 32 << 20;
+const COPY_ROW_GROUP_BYTES: usize = 8 << 20;
 
 /// A column to read as text: its name and whether it must hold strings (a text column) or may
 /// hold integers too (ids, labels).

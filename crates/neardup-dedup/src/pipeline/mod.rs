@@ -103,6 +103,10 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     // Before the outputs: a rerun joins against every segment but its own, so adding first
     // loses nothing if the outputs are then interrupted.
     run.add_to_index(&mut docs, &clusters)?;
+    // The outputs need ids and places, not signatures (with 1.5 million pairs under
+    // `--memory 256MiB`, the signatures kept through the outputs stage made it the peak).
+    docs.table = neardup::streaming::SignatureTable::new(docs.table.width());
+    crate::machine::return_freed_memory();
     let summary = run.outputs_stage(&docs, &clusters, &components_key, started)?;
     Ok(Some(summary))
 }
