@@ -2,7 +2,7 @@
 """Finds import circles between the modules (files) of each Rust crate of the workspace.
 
 A file's imports are the `crate::…`, `super::…`, `self::…` and child-module paths it names
-outside its `#[cfg(test)]` module, resolved to the deepest module file that exists
+(in `use` lines and in code) outside its `#[cfg(test)]` module, resolved to the deepest module file that exists
 (`crate::a::b::Item` → src/a/b.rs or src/a/b/mod.rs, else src/a.rs …). A parent `mod.rs`
 declaring its children is not an import; naming a child's item is. Circles are the strongly
 connected components of that graph with more than one file.
@@ -100,6 +100,10 @@ def main():
                         paths.append(("self::" + p, nesting(m.start())))
                     elif first in ("crate", "super", "self"):
                         paths.append((p, nesting(m.start())))
+            # A child module named in code (`child::item(…)`), not only in `use` lines.
+            for m in re.finditer(r"(?<![:\w])([a-z_][a-z0-9_]*)::([A-Za-z_]\w*)", text):
+                if m.group(1) in children:
+                    paths.append((f"self::{m.group(1)}::{m.group(2)}", nesting(m.start())))
             for p, inline in paths:
                 segs = p.split("::")
                 if segs[0] == "self" and inline:

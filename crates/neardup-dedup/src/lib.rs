@@ -51,19 +51,10 @@ pub mod progress;
 pub mod temp_files;
 #[cfg(test)]
 mod test_dir;
+pub mod version;
 pub mod web;
 
 pub use error::{Error, Result};
 pub use pipeline::{DedupOptions, Keep, Stage, run};
 
-/// The version with the revision it was built from (stamped by `build.rs`: `git` of the
-/// checkout at build time; `unknown` when built outside one).
-pub const VERSION: &str = concat!(
-    env!("CARGO_PKG_VERSION"),
-    " (",
-    env!("NEARDUP_REVISION"),
-    ")"
-);
-
-/// The revision the code was built from.
-pub const REVISION: &str = env!("NEARDUP_REVISION");
+pub use version::{REVISION, VERSION};

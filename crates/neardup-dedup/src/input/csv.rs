@@ -4,7 +4,10 @@
 use std::borrow::Cow;
 
 use super::csv_quotes::{QuoteAudit, malformed};
-use super::{InputFile, ReadFrom, ReadPosition, Record, open_tapped};
+use super::files::InputFile;
+use super::open::open_tapped;
+use super::position::{ReadFrom, ReadPosition};
+use super::record::Record;
 use crate::error::{Error, Result};
 
 /// Records of a CSV file in order from `from`, in blocks of about `block` bytes of text.

@@ -41,7 +41,6 @@ pub use files::{Compression, FileFormat, InputFile, compression_of, detect, expa
 pub use json_fields::id_string;
 use json_fields::{parse_json_line, parse_json_page_line};
 pub use line_blocks::{BOM, LineBlock, for_each_line_block, for_each_line_block_from, line_record};
-use open::open_tapped;
 pub use open::{decompressed, open};
 pub use position::{BLOCK_BYTES, ReadFrom, ReadPosition};
 pub use record::{PageInfo, Record, host_of};

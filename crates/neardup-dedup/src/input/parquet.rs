@@ -24,7 +24,9 @@ use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 
-use super::{InputFile, ReadPosition, Record};
+use super::files::InputFile;
+use super::position::ReadPosition;
+use super::record::Record;
 use crate::error::{Error, Result};
 
 /// Rows decoded at a time.

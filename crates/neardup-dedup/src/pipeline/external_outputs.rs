@@ -209,7 +209,7 @@ fn summary(
 ) -> Summary {
     let in_clusters: Vec<u32> = counts.sizes.iter().copied().filter(|&s| s > 1).collect();
     Summary {
-        version: crate::VERSION.to_string(),
+        version: crate::version::VERSION.to_string(),
         inputs: run.inputs.clone(),
         text_field: run.text_field.clone(),
         id_field: run.id_field.clone(),

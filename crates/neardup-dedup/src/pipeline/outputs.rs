@@ -248,7 +248,7 @@ impl Run<'_> {
             .find(|r| r.stage == "verify")
             .map_or(0, |r| r.rows);
         Summary {
-            version: crate::VERSION.to_string(),
+            version: crate::version::VERSION.to_string(),
             inputs: self
                 .files
                 .iter()

@@ -46,7 +46,10 @@ impl Chart for SCurve {
                 )
             })
             .collect();
-        let size = (super::SIZE.0 + style::LEGEND_WIDTH, super::SIZE.1);
+        let size = (
+            super::chart::SIZE.0 + style::LEGEND_WIDTH,
+            super::chart::SIZE.1,
+        );
         let (svg, png) =
             crate::draw_both!(
                 dir,

@@ -138,7 +138,7 @@ fn draw_grid(
             (a.min(x), b.max(x))
         });
     let pad = ((xmax - xmin) * 0.05).max(1e-9);
-    let stem = format!("tradeoff-{}", super::slug(&grid.label));
+    let stem = format!("tradeoff-{}", super::chart::slug(&grid.label));
     let title = format!("{}: precision, recall and F1 against {param}", grid.label);
     let (svg, png) = crate::draw_both!(
         dir,

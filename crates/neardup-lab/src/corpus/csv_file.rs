@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use super::{Corpus, CorpusBuilder, LoadOptions, stem};
+use super::model::{Corpus, CorpusBuilder, LoadOptions, stem};
 use crate::error::{LabError, Result};
 use neardup_dedup::input::checksummed::Input;
 use neardup_dedup::input::csv_quotes::{QuoteAudit, malformed};

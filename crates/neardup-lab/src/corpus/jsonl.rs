@@ -5,7 +5,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Corpus, CorpusBuilder, LoadOptions, id_string, label_string, stem};
+use super::model::{Corpus, CorpusBuilder, LoadOptions, id_string, label_string, stem};
 use crate::error::{LabError, Result};
 use neardup_dedup::input::checksummed::Input;
 

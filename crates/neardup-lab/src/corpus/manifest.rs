@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use super::{Corpus, Fields, Format, LoadOptions};
+use super::model::{Corpus, Fields, Format, LoadOptions};
 use crate::error::{LabError, Result};
 
 include!(concat!(env!("OUT_DIR"), "/manifests.rs"));

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use super::Corpus;
+use super::model::Corpus;
 use crate::error::{LabError, Result};
 use neardup_dedup::input::checksummed::Input;
 

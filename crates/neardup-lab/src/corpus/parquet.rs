@@ -6,7 +6,7 @@ use std::path::Path;
 
 use neardup_dedup::input::parquet::{ParquetInput, TextColumn, Values};
 
-use super::{Corpus, CorpusBuilder, LoadOptions, stem};
+use super::model::{Corpus, CorpusBuilder, LoadOptions, stem};
 use crate::error::{LabError, Result};
 
 /// Loads a Parquet corpus.

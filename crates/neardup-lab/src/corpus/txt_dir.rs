@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::{Corpus, CorpusBuilder, LoadOptions};
+use super::model::{Corpus, CorpusBuilder, LoadOptions};
 use crate::error::{LabError, Result};
 
 /// Loads every `.txt` file below `dir`.

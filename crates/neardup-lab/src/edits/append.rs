@@ -3,7 +3,8 @@
 
 use neardup::hash::SplitMix64;
 
-use super::{EditContext, EditKind, Edited, words};
+use super::kind::{EditContext, EditKind, Edited};
+use super::words;
 
 /// Appending part of another document.
 #[derive(Debug)]

@@ -13,8 +13,8 @@
 
 use neardup::hash::SplitMix64;
 
+use super::kind::{EditContext, EditKind, Edited};
 use super::words::{self, separator};
-use super::{EditContext, EditKind, Edited};
 
 /// One step from a document towards its partner.
 #[derive(Debug)]

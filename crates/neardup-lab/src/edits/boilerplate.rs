@@ -8,7 +8,8 @@
 
 use neardup::hash::SplitMix64;
 
-use super::{EditContext, EditKind, Edited, words};
+use super::kind::{EditContext, EditKind, Edited};
+use super::words;
 
 /// Boilerplate wrapping.
 #[derive(Debug)]

@@ -2,7 +2,8 @@
 
 use neardup::hash::SplitMix64;
 
-use super::{EditContext, EditKind, Edited, coin, words};
+use super::kind::{EditContext, EditKind, Edited, coin};
+use super::words;
 
 /// Word deletion.
 #[derive(Debug)]

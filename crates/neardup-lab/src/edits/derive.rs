@@ -11,8 +11,9 @@ use neardup::hash::{SplitMix64, mix64};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use super::{EditContext, EditLog, EditModel};
-use crate::corpus::{Corpus, CorpusBuilder};
+use super::kind::EditContext;
+use super::{EditLog, EditModel};
+use crate::corpus::model::{Corpus, CorpusBuilder};
 use crate::error::{LabError, Result};
 
 /// How many copies to derive.

@@ -13,7 +13,7 @@
 use neardup::hash::SplitMix64;
 use neardup::text::language::is_han;
 
-use super::{EditContext, EditKind, Edited, coin, swap_chars};
+use super::kind::{EditContext, EditKind, Edited, coin, swap_chars};
 
 /// Ideographic punctuation to ASCII.
 #[derive(Debug)]

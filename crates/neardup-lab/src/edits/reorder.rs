@@ -4,7 +4,7 @@
 use neardup::hash::SplitMix64;
 use unicode_segmentation::UnicodeSegmentation;
 
-use super::{EditContext, EditKind, Edited, move_some};
+use super::kind::{EditContext, EditKind, Edited, move_some};
 
 /// Sentence reordering.
 #[derive(Debug)]

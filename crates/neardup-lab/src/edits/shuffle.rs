@@ -3,7 +3,7 @@
 
 use neardup::hash::SplitMix64;
 
-use super::{EditContext, EditKind, Edited, move_some};
+use super::kind::{EditContext, EditKind, Edited, move_some};
 
 /// Paragraph shuffling.
 #[derive(Debug)]

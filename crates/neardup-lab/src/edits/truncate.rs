@@ -2,7 +2,8 @@
 
 use neardup::hash::SplitMix64;
 
-use super::{EditContext, EditKind, Edited, words};
+use super::kind::{EditContext, EditKind, Edited};
+use super::words;
 
 /// Truncation.
 #[derive(Debug)]

@@ -7,7 +7,7 @@ use neardup::hash::SplitMix64;
 
 use neardup::text::language::is_han;
 
-use super::{EditContext, EditKind, Edited, coin};
+use super::kind::{EditContext, EditKind, Edited, coin};
 
 /// Character typos.
 #[derive(Debug)]

@@ -6,7 +6,7 @@
 
 use neardup::hash::SplitMix64;
 
-use super::{EditContext, EditKind, Edited, swap_chars};
+use super::kind::{EditContext, EditKind, Edited, swap_chars};
 
 /// Full/half-width punctuation swaps.
 #[derive(Debug)]

@@ -11,9 +11,6 @@ use super::tables::PairRow;
 use super::{Found, Inspection, Sampling, assemble};
 use crate::corpus::{LoadOptions, load};
 
-/// The outcomes of a dump, in the order the page shows them.
-pub const OUTCOMES: [&str; 4] = ["missed", "false positive", "true positive", "unlabelled"];
-
 /// Inspects configuration `config` (0 = the first) of the dump at `dump`, over `corpus`.
 pub fn inspect_eval(
     dump: &Path,

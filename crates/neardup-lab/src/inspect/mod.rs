@@ -200,7 +200,7 @@ pub fn assemble(
     let bands = if found
         .pairs
         .iter()
-        .any(|p| eval_dump::OUTCOMES.contains(&p.stage.as_str()))
+        .any(|p| tables::OUTCOMES.contains(&p.stage.as_str()))
     {
         by_outcome(&found.pairs, sampling)
     } else {
@@ -315,7 +315,7 @@ fn bands(pairs: &[PairRow], threshold: Option<f64>, sampling: Sampling) -> Bande
 
 /// The pairs of an eval run grouped by outcome (missed duplicates first), each group sampled.
 fn by_outcome(pairs: &[PairRow], sampling: Sampling) -> Banded<'_> {
-    eval_dump::OUTCOMES
+    tables::OUTCOMES
         .iter()
         .map(|&outcome| {
             let inside: Vec<&PairRow> = pairs.iter().filter(|p| p.stage == outcome).collect();

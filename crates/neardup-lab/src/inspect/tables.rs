@@ -8,6 +8,10 @@ use anyhow::{Context, Result, bail};
 use polars::prelude::*;
 use serde::Deserialize;
 
+/// The stages of an `eval --dump` pair, in the order the page shows them (a `dedup` run's
+/// pairs have the detector's stages instead).
+pub const OUTCOMES: [&str; 4] = ["missed", "false positive", "true positive", "unlabelled"];
+
 /// A row of `pairs.*`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct PairRow {

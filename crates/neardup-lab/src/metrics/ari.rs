@@ -4,7 +4,7 @@
 //! singletons, or both one cluster) the clusterings are identical and ARI = 1, as scikit-learn
 //! defines it.
 
-use super::{Column, EvalInput, Kind, Metric, contingency, predicted_clusters};
+use super::metric::{Column, EvalInput, Kind, Metric, contingency, predicted_clusters};
 use crate::truth::Truth;
 
 /// Adjusted Rand index.

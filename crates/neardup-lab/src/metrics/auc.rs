@@ -5,7 +5,7 @@
 //! Σₖ (Rₖ − Rₖ₋₁) · Pₖ over distinct score thresholds, from the highest down (scikit-learn's
 //! `average_precision_score`). Both need positives and negatives in the sample.
 
-use super::{Column, EvalInput, Kind, Metric};
+use super::metric::{Column, EvalInput, Kind, Metric};
 
 /// ROC-AUC and PR-AUC.
 #[derive(Debug)]

@@ -3,7 +3,7 @@
 //! its predicted cluster and L its true one (unlabelled = singleton); both averaged over
 //! documents. From the contingency table: P = Σᵢⱼ nᵢⱼ² / |Cᵢ| / n, R = Σᵢⱼ nᵢⱼ² / |Lⱼ| / n.
 
-use super::{Column, EvalInput, Kind, Metric, contingency, predicted_clusters};
+use super::metric::{Column, EvalInput, Kind, Metric, contingency, predicted_clusters};
 use crate::truth::Truth;
 
 /// B-cubed precision and recall.

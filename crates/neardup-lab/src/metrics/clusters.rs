@@ -2,7 +2,7 @@
 //! components of the reported pairs, or the anchored clusters), the largest one, and the
 //! documents a deduplication keeping one per cluster would remove. These need no ground truth, so they are what an unlabelled corpus reports.
 
-use super::{Column, EvalInput, Kind, Metric, predicted_clusters};
+use super::metric::{Column, EvalInput, Kind, Metric, predicted_clusters};
 
 /// Reported pairs, clusters and removable documents.
 #[derive(Debug)]

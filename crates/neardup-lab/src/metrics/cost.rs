@@ -1,7 +1,7 @@
 //! Cost: seconds (build + query, measured by the runner), documents per second, megabytes
 //! (10⁶ bytes of text) per second, and peak heap in MB (10⁶ bytes) above the baseline.
 
-use super::{Column, EvalInput, Kind, Metric, ratio};
+use super::metric::{Column, EvalInput, Kind, Metric, ratio};
 
 /// Throughput and memory.
 #[derive(Debug)]

@@ -8,7 +8,7 @@
 
 use neardup::pairs::pack;
 
-use super::{Column, EvalInput, Kind, Metric, ratio};
+use super::metric::{Column, EvalInput, Kind, Metric, ratio};
 use crate::truth::Truth;
 
 /// TP/FP/FN and the derived rates.

@@ -4,7 +4,7 @@
 //! (`clusters = "verified"`) never do. Counted only where the experiment anchored the
 //! clusters, because only then is each member's similarity to its representative known.
 
-use super::{Column, EvalInput, Kind, Metric};
+use super::metric::{Column, EvalInput, Kind, Metric};
 
 /// Removed documents below the threshold from their representative.
 #[derive(Debug)]

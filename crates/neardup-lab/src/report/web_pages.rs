@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
-use super::Table;
+use super::tables::Table;
 use crate::corpus::pages::reading::Reading;
 use crate::corpus::pages::words::f1;
 use crate::experiment::config::Experiment;

@@ -36,7 +36,7 @@ use neardup_dedup::web::extract::{Extract, page_text};
 use rayon::prelude::*;
 use serde::Deserialize;
 
-use crate::corpus::{Corpus, CorpusBuilder};
+use crate::corpus::model::{Corpus, CorpusBuilder};
 use crate::edits::EditModel;
 use crate::edits::derive::{DeriveOptions, Record, derive};
 use crate::error::{LabError, Result};
@@ -334,8 +334,8 @@ fn chinese(
     sha: String,
     docs: Option<usize>,
 ) -> Result<PageSource> {
-    let options = crate::corpus::LoadOptions {
-        fields: crate::corpus::Fields {
+    let options = crate::corpus::model::LoadOptions {
+        fields: crate::corpus::model::Fields {
             label: None,
             ..Default::default()
         },

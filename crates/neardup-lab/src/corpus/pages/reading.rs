@@ -12,7 +12,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::{Pages, words};
-use crate::corpus::Corpus;
+use crate::corpus::model::Corpus;
 use crate::edits::derive::{Record, to_corpus};
 use crate::error::Result;
 
@@ -129,7 +129,7 @@ pub fn extracted(corpus: &Corpus, mode: Extract) -> Result<Corpus> {
         .into_par_iter()
         .map(|i| page_text(corpus.text(i), mode).text)
         .collect();
-    let mut b = crate::corpus::CorpusBuilder::new(std::path::Path::new(&corpus.source));
+    let mut b = crate::corpus::model::CorpusBuilder::new(std::path::Path::new(&corpus.source));
     for (i, text) in texts.iter().enumerate() {
         let label = corpus.label(i).map(|l| corpus.label_name(l).to_string());
         b.push(i + 1, corpus.id(i).to_string(), text, label.as_deref())?;
