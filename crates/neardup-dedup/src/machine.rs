@@ -40,3 +40,22 @@ pub fn return_freed_memory() {
         libc::malloc_trim(0);
     }
 }
+
+/// Large blocks (line blocks, sort buffers, signature tables) mapped on their own, so that
+/// freeing one gives it back at once. glibc serves a block from its arenas once a block of
+/// that size has been freed (its threshold rises to the largest freed, up to 32 MB), where
+/// it stays after the free, between long-lived small blocks: under `--memory 102MB`, 200,000
+/// documents whose stages alone take 35–42 MiB peaked at 104–125 MiB in one process; at 4
+/// MiB 93–97 MiB (1 MiB: 89–94, 16 MiB: 124–126). Process-wide and only when a memory limit
+/// is given: mapping costs page faults (the run took about 10 % longer).
+pub fn map_large_blocks_apart() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes the allocator's threshold for mapping a block apart.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, LARGE_BLOCK_BYTES);
+    }
+}
+
+/// See [`map_large_blocks_apart`].
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+const LARGE_BLOCK_BYTES: libc::c_int = 4 << 20;

@@ -42,6 +42,10 @@ fn run(cli: Cli, matches: &clap::ArgMatches) -> anyhow::Result<()> {
             .build_global()?;
     }
     neardup::pairs::set_limit(cli.max_pairs.unwrap_or(neardup::pairs::DEFAULT_LIMIT));
+    if cli.max_memory.is_some() {
+        // A limit the user gave is a bound on the process: freed large blocks go back.
+        neardup_dedup::machine::map_large_blocks_apart();
+    }
     neardup::resources::set_memory_limit(
         cli.max_memory
             .or_else(|| neardup_dedup::machine::physical_bytes().map(|b| b / 2))

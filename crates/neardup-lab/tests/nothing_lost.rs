@@ -751,4 +751,131 @@ fn a_memory_limit_bounds_the_run_or_is_refused_up_front() {
         );
         assert!(!d.join("small/stages").exists(), "worked before refusing");
     }
+
+    // The least the refusal names is one that works and holds (it named 102 MB, where the
+    // sketch alone peaked at 131 MiB).
+    let e = real(&[
+        "dedup",
+        s(&input),
+        "-o",
+        s(&d.join("small")),
+        "--memory",
+        "64MiB",
+    ]);
+    let named = least_named(&e.stderr_text());
+    let floor = d.join("floor");
+    let run = real(&["dedup", s(&input), "-o", s(&floor), "--memory", &named]);
+    assert!(
+        run.status.success(),
+        "--memory {named}: {}",
+        run.stderr_text()
+    );
+    let peak = summary(&floor)["peak_rss_bytes"].as_u64().unwrap();
+    let limit = parse_bytes(&named);
+    println!("peak {peak} B under the named --memory {named}");
+    assert!(
+        peak as f64 <= 1.1 * limit as f64,
+        "peak {peak} B under {named}"
+    );
+
+    // The same corpus as one Parquet row group: read a batch at a time (it peaked at 448 MiB
+    // under 256MiB, the JSONL at 221).
+    use polars::prelude::Column;
+    let docs = corpus(120_000);
+    let parquet = d.join("one-group.parquet");
+    let (ids, texts): (Vec<String>, Vec<String>) = docs.into_iter().unzip();
+    write_parquet(
+        &parquet,
+        Column::new("id".into(), ids),
+        Column::new("text".into(), texts),
+    );
+    let out = d.join("parquet");
+    let run = real(&["dedup", s(&parquet), "-o", s(&out), "--memory", "160MiB"]);
+    assert!(run.status.success(), "{}", run.stderr_text());
+    let peak = summary(&out)["peak_rss_bytes"].as_u64().unwrap();
+    println!("one row group: peak {peak} B under --memory 160MiB");
+    assert!(peak as f64 <= 1.1 * (160u64 << 20) as f64, "peak {peak} B");
+}
+
+/// The least `--memory` a refusal names ("give at least 102 MB", "give --memory 530MiB or
+/// more"), as an argument.
+fn least_named(error: &str) -> String {
+    let (at, phrase) = ["give at least ", "give --memory "]
+        .iter()
+        .find_map(|p| error.find(p).map(|at| (at, *p)))
+        .unwrap_or_else(|| panic!("names no least limit: {error}"));
+    let rest = &error[at + phrase.len()..];
+    let mut words = rest.split_whitespace();
+    let first = words.next().unwrap_or_default();
+    let named = if first.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        format!("{first}{}", words.next().unwrap_or_default())
+    } else {
+        first.to_string()
+    };
+    named.trim_end_matches([',', ')', ';']).to_string()
+}
+
+/// "102MB" or "4750MiB" in bytes.
+fn parse_bytes(text: &str) -> u64 {
+    let digits: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '.')
+        .collect();
+    let number: f64 = digits.parse().unwrap();
+    let unit = match &text[digits.len()..] {
+        "MB" => 1e6,
+        "MiB" => (1u64 << 20) as f64,
+        "GB" => 1e9,
+        "GiB" => (1u64 << 30) as f64,
+        other => panic!("unit {other} in {text}"),
+    };
+    (number * unit) as u64
+}
+
+/// Item 10: a document longer than `--memory` lets the sketch hold is refused naming its line
+/// and the least `--memory` that takes it, before its text is sketched (one 200 MB document
+/// took 1.6 GB under `--memory 512MiB`), and that limit holds.
+#[test]
+fn a_document_longer_than_the_limit_takes_is_refused_by_line_and_the_named_limit_holds() {
+    let d = dir("long-document");
+    let input = d.join("c.jsonl");
+    let mut docs = corpus(20);
+    let long: Vec<String> = (0..1_500_000).map(|i| format!("w{}", i % 9973)).collect();
+    docs.insert(3, ("long".to_string(), long.join(" ")));
+    write_jsonl(&input, &docs);
+    let real = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_neardup"))
+            .args(args)
+            .env_remove("NEARDUP_TEST_MEMORY_OVERHEAD")
+            .output()
+            .unwrap()
+    };
+    let refused = real(&[
+        "dedup",
+        s(&input),
+        "-o",
+        s(&d.join("refused")),
+        "--memory",
+        "160MiB",
+    ]);
+    assert_eq!(refused.status.code(), Some(1));
+    let e = refused.stderr_text();
+    assert!(
+        e.contains(&format!("{}:4", input.display())),
+        "no line: {e}"
+    );
+    let named = least_named(&e);
+    let out = d.join("taken");
+    let run = real(&["dedup", s(&input), "-o", s(&out), "--memory", &named]);
+    assert!(
+        run.status.success(),
+        "--memory {named}: {}",
+        run.stderr_text()
+    );
+    let peak = summary(&out)["peak_rss_bytes"].as_u64().unwrap();
+    println!("peak {peak} B under the named --memory {named}");
+    assert!(
+        peak as f64 <= 1.1 * parse_bytes(&named) as f64,
+        "peak {peak} B"
+    );
 }

@@ -38,6 +38,7 @@
 pub mod cluster;
 pub mod detector;
 pub mod detectors;
+pub mod distinct;
 pub mod error;
 pub mod features;
 pub mod hamming;

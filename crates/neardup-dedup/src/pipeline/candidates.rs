@@ -6,7 +6,7 @@
 
 use super::documents::Documents;
 use super::options::Stage;
-use super::spilled_join;
+use super::spilled_join::{self, Candidates};
 use super::stage::run_stage;
 use super::stage_files;
 use super::state::Run;
@@ -27,6 +27,7 @@ impl Run<'_> {
         };
         let out = &self.options.output;
         let indexed = &mut self.indexed;
+        let memory = &self.memory;
         run_stage(
             out,
             &mut self.reports,
@@ -37,10 +38,24 @@ impl Run<'_> {
             |dir| {
                 let pairs = if let Some((shards, budget)) = &docs.spill {
                     let spill_dir = dir.join("spill");
-                    let pairs =
-                        spilled_join::candidates(stream.as_ref(), shards, *budget, &spill_dir)?;
+                    let cap = memory.candidate_cap(docs.len());
+                    let found = spilled_join::candidates(
+                        stream.as_ref(),
+                        shards,
+                        *budget,
+                        cap,
+                        &spill_dir,
+                    )?;
                     let _ = std::fs::remove_dir(&spill_dir);
-                    pairs
+                    match found {
+                        Candidates::Found(pairs) => pairs,
+                        // Refused, naming the limit that holds them.
+                        Candidates::TooMany(bound) => {
+                            let spill = Some(*budget);
+                            memory.check_candidates(docs.len(), bound, true, spill, out)?;
+                            unreachable!("{bound} candidates over the cap fit the limit")
+                        }
+                    }
                 } else {
                     // Heavy clusters (thousands of copies of a page) joined in linear time:
                     // their runs give edges that connect them, not every pair.

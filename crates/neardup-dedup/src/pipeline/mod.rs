@@ -86,6 +86,19 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     if only == Some(Stage::Candidates) {
         return Ok(None);
     }
+    if let Some(candidates) = &candidates {
+        let spill = docs.spill.as_ref().map(|(_, budget)| *budget);
+        let budget = run.memory.check_candidates(
+            docs.len(),
+            candidates.len() as u64,
+            false,
+            spill,
+            &options.output,
+        )?;
+        if let (Some((_, held)), Some(budget)) = (&mut docs.spill, budget) {
+            *held = budget;
+        }
+    }
     crate::machine::return_freed_memory();
     let verify_key = key(&("verify", &candidates_key));
     let verified = run.verify_stage(&docs, candidates, &verify_key, wants(Stage::Verify))?;

@@ -24,6 +24,7 @@
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 
+use neardup::distinct::DistinctCount;
 use neardup::heavy::run_candidates_to_hubs;
 use neardup::pairs::Budget;
 use neardup::streaming::{SignatureTable, StreamingDetector};
@@ -54,14 +55,25 @@ pub struct ShardFiles {
     pub width: usize,
 }
 
-/// Candidate pairs (packed, sorted, each once) of the documents in `shards`, holding about
-/// `budget` bytes of keys at a time; spill files go to `spill_dir` and are removed.
+/// What the key pass found: the candidates, or more distinct pairs than memory may hold.
+#[derive(Debug)]
+pub enum Candidates {
+    /// Candidate pairs (packed, sorted, each once).
+    Found(Vec<u64>),
+    /// More than the cap: at most this many distinct pairs (a HyperLogLog bound, counted
+    /// without holding them, so a refusal can name the limit that takes them).
+    TooMany(u64),
+}
+
+/// Candidate pairs of the documents in `shards`, holding about `budget` bytes of keys at a
+/// time and at most `cap` distinct pairs; spill files go to `spill_dir` and are removed.
 pub fn candidates(
     stream: &dyn StreamingDetector,
     shards: &ShardFiles,
     budget: u64,
+    cap: usize,
     spill_dir: &Path,
-) -> Result<Vec<u64>> {
+) -> Result<Candidates> {
     let positions = stream.keys_per_doc();
     let per_position = shards.documents as u64 * SORTED_ENTRY_BYTES;
     let buckets = (per_position.div_ceil(budget.max(1)) as usize)
@@ -73,19 +85,95 @@ pub fn candidates(
 
     let pair_budget = Budget::new("LSH banding")?;
     let bar = crate::progress::items(files.len() as u64, "candidates: sort keys");
-    let mut pairs = Vec::new();
+    let mut pairs = CandidateSet::new(budget, cap);
     for path in &files {
         let mut keyed = read_spill_file(path)?;
         keyed.par_sort_unstable();
-        run_candidates_to_hubs(&keyed, &pair_budget, &mut pairs)?;
+        run_candidates_to_hubs(&keyed, &pair_budget, &mut pairs.pending)?;
         drop(keyed);
+        pairs.compact_if_grown();
         let _ = std::fs::remove_file(path);
         bar.inc(1);
     }
     bar.finish_and_clear();
-    pairs.par_sort_unstable();
-    pairs.dedup();
-    Ok(pairs)
+    Ok(pairs.into_candidates())
+}
+
+/// The candidates found so far: a sorted, distinct prefix and the pairs appended since. The
+/// same pair comes from many keys — near copies share most bands, and a heavy run gives its
+/// hubs' pairs in every band — so the appended pairs are folded in (sorted, duplicates
+/// dropped) whenever they outgrow the prefix or the budget: memory holds about the distinct
+/// candidates, not one entry per key they share (200 clusters of 1,000 near copies, 1.5
+/// million distinct pairs, held 20 million entries under `--memory 114MB`, 298 MB).
+/// Past `cap` distinct pairs it stops holding them and only counts them.
+struct CandidateSet {
+    pending: Vec<u64>,
+    sorted_len: usize,
+    /// Pairs appended past a small prefix that trigger a fold: a quarter of the budget.
+    fold_at: usize,
+    cap: usize,
+    /// Set once the cap is passed: every pair is counted here instead.
+    counting: Option<DistinctCount>,
+}
+
+impl CandidateSet {
+    fn new(budget: u64, cap: usize) -> Self {
+        CandidateSet {
+            pending: Vec::new(),
+            sorted_len: 0,
+            fold_at: (budget / 8 / 4).max(1 << 16) as usize,
+            cap,
+            counting: None,
+        }
+    }
+
+    /// Folds the appended pairs in once they exceed half the prefix and `fold_at`: each fold
+    /// sorts at most three times what was appended since the last (linear-logarithmic in
+    /// all), and memory holds at most one and a half times the distinct pairs, besides one
+    /// spill file's.
+    fn compact_if_grown(&mut self) {
+        if let Some(count) = &mut self.counting {
+            self.pending.iter().for_each(|&p| count.insert(p));
+            self.pending.clear();
+            return;
+        }
+        let appended = self.pending.len() - self.sorted_len;
+        if appended > (self.sorted_len / 2).max(self.fold_at) {
+            self.fold();
+            if self.sorted_len > self.cap {
+                let mut count = DistinctCount::new();
+                self.pending.iter().for_each(|&p| count.insert(p));
+                self.pending = Vec::new();
+                self.sorted_len = 0;
+                self.counting = Some(count);
+            }
+        }
+    }
+
+    fn fold(&mut self) {
+        self.pending.par_sort_unstable();
+        self.pending.dedup();
+        self.pending.shrink_to_fit();
+        self.sorted_len = self.pending.len();
+    }
+
+    fn into_candidates(mut self) -> Candidates {
+        if self.counting.is_none() {
+            self.fold();
+        }
+        match self.counting {
+            None if self.sorted_len <= self.cap => Candidates::Found(self.pending),
+            None => {
+                let mut count = DistinctCount::new();
+                self.pending.iter().for_each(|&p| count.insert(p));
+                Candidates::TooMany(count.upper_bound().max(self.pending.len() as u64))
+            }
+            Some(mut count) => {
+                self.pending.iter().for_each(|&p| count.insert(p));
+                Candidates::TooMany(count.upper_bound())
+            }
+        }
+    }
 }
 
 /// The key pass: every non-empty document's keys, appended to the spill file of their
@@ -299,8 +387,27 @@ mod tests {
         let expected = stream.candidates(&table).unwrap();
         assert!(expected.len() >= 500, "{} candidates", expected.len());
         // 3,000 × 16 bytes of keys per band over 10 kB: 5 files per band.
-        let got = candidates(stream.as_ref(), &files, 10_000, &dir.join("spill")).unwrap();
+        let got = candidates(
+            stream.as_ref(),
+            &files,
+            10_000,
+            usize::MAX,
+            &dir.join("spill"),
+        );
+        let Candidates::Found(got) = got.unwrap() else {
+            panic!("no cap, yet too many")
+        };
         assert_eq!(got, expected);
+        // With a cap below them, a count that bounds them instead.
+        let capped = candidates(stream.as_ref(), &files, 10_000, 100, &dir.join("spill"));
+        match capped.unwrap() {
+            Candidates::TooMany(bound) => assert!(
+                bound >= expected.len() as u64 && bound as f64 <= 1.06 * expected.len() as f64,
+                "{bound} for {} candidates",
+                expected.len()
+            ),
+            Candidates::Found(_) => panic!("found more candidates than the cap"),
+        }
         assert_eq!(
             std::fs::read_dir(dir.join("spill")).unwrap().count(),
             0,
@@ -321,6 +428,58 @@ mod tests {
         for budget in [1, 1 << 30] {
             let got = verify(stream.as_ref(), &files, &expected, budget).unwrap();
             assert_eq!(got, (pairs.clone(), scores.clone()), "budget {budget}");
+        }
+    }
+
+    /// Each batch repeats most earlier pairs (as bands of near copies do): the set ends as
+    /// every pair once, sorted, and never holds much more than the distinct pairs.
+    #[test]
+    fn candidate_set_folds_repeated_pairs_as_they_come() {
+        let seed = 56u64;
+        println!("seed {seed}");
+        let mut rng = neardup::hash::SplitMix64::new(seed);
+        let mut set = CandidateSet::new(0, usize::MAX);
+        set.fold_at = 100;
+        let mut all = Vec::new();
+        let mut most_held = 0;
+        for _ in 0..200 {
+            let batch: Vec<u64> = (0..300).map(|_| rng.below(5_000)).collect();
+            all.extend_from_slice(&batch);
+            set.pending.extend_from_slice(&batch);
+            most_held = most_held.max(set.pending.len());
+            set.compact_if_grown();
+        }
+        all.sort_unstable();
+        all.dedup();
+        assert!(
+            most_held <= all.len() * 3 / 2 + 300 + 100,
+            "held {most_held} for {} distinct pairs",
+            all.len()
+        );
+        let Candidates::Found(got) = set.into_candidates() else {
+            panic!("no cap, yet too many")
+        };
+        assert_eq!(got, all);
+
+        // Capped below the distinct pairs: they are counted once past it, not held.
+        let mut set = CandidateSet::new(0, 1_000);
+        set.fold_at = 100;
+        let mut rng = neardup::hash::SplitMix64::new(seed);
+        let mut most_held = 0;
+        for _ in 0..200 {
+            set.pending.extend((0..300).map(|_| rng.below(5_000)));
+            most_held = most_held.max(set.pending.len());
+            set.compact_if_grown();
+        }
+        assert!(set.counting.is_some(), "never counted");
+        assert!(most_held <= 1_000 * 3 / 2 + 300 + 100, "held {most_held}");
+        match set.into_candidates() {
+            Candidates::TooMany(bound) => assert!(
+                bound >= all.len() as u64 && bound as f64 <= 1.06 * all.len() as f64,
+                "seed {seed}: bound {bound} for {} pairs",
+                all.len()
+            ),
+            Candidates::Found(_) => panic!("more than the cap held"),
         }
     }
 

@@ -73,6 +73,9 @@ impl<'a> Run<'a> {
                 ),
             ));
         }
+        if options.memory.is_some() {
+            crate::machine::map_large_blocks_apart();
+        }
         let memory = MemoryPlan::new(
             options.memory,
             files.len(),
