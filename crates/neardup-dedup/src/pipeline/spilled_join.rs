@@ -41,6 +41,8 @@ const SORTED_ENTRY_BYTES: u64 = 16;
 const MAX_SPILL_FILES: usize = 1024;
 /// Write buffer per spill file.
 const SPILL_BUFFER: usize = 1 << 16;
+/// What the spill files' write buffers hold at most, whatever the budget.
+pub const SPILL_WRITE_BYTES: u64 = (MAX_SPILL_FILES * SPILL_BUFFER) as u64;
 
 /// The sketch shards of a run, as the join reads them.
 #[derive(Debug)]
