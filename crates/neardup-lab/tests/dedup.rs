@@ -357,9 +357,10 @@ fn streamed_simhash_equals_batch_detector_in_memory_and_spilled() {
     assert!(want.len() > 500, "{} pairs", want.len());
 
     let spilled = d.join("spilled");
-    // About 13,600 documents: 870 KB of places and ids, so 1 MiB leaves a budget of about
-    // 88 KB (signatures and keys in memory would need 1.2 MB with two threads).
-    let limit = ["--memory", "1MiB", "--threads", "2"];
+    // About 13,600 documents: 1.42 MB of places, ids and cluster entries (104 bytes each), so
+    // 1.8 MB leaves a budget of about 190 KB (signatures and keys in memory would need 1.85 MB
+    // with two threads).
+    let limit = ["--memory", "1800KB", "--threads", "2"];
     dedup_ok(&input, &spilled, &[&params[..], &limit].concat());
     let summary: serde_json::Value =
         serde_json::from_slice(&read(spilled.join("summary.json"))).unwrap();
@@ -394,9 +395,10 @@ fn spilled_join_equals_the_in_memory_join() {
     };
     let (in_memory, spilled, _) = run("memory", &[]);
     assert!(!spilled);
-    // About 27,000 documents: 1.7 MB of places and ids, so 2 MiB leaves a budget of about
-    // 150 KB — three key files per band (432 KB of keys each), chunks of about 140 pairs.
-    let (small, spilled, out) = run("spilled", &["--memory", "2MiB"]);
+    // About 27,000 documents: 2.8 MB of places, ids and cluster entries (104 bytes each), so
+    // 3.5 MiB leaves a budget of about 420 KB — two key files per band (436 KB of keys each),
+    // verification in chunks of a few hundred pairs.
+    let (small, spilled, out) = run("spilled", &["--memory", "3584KiB"]);
     assert!(spilled);
     assert_eq!(small, in_memory, "spilled join");
     assert!(
@@ -409,7 +411,7 @@ fn spilled_join_equals_the_in_memory_join() {
     for stage in ["candidates", "verify"] {
         std::fs::remove_dir_all(out.join("stages").join(stage)).unwrap();
     }
-    let (rerun, _, _) = run("spilled", &["--memory", "2MiB", "--threads", "2"]);
+    let (rerun, _, _) = run("spilled", &["--memory", "3584KiB", "--threads", "2"]);
     assert_eq!(rerun, in_memory, "spilled join rerun");
 }
 
@@ -659,10 +661,30 @@ fn bad_input_and_in_memory_algorithms() {
     };
     let e = refused(&["--param", "threshold=2"]);
     assert!(e.contains("threshold"), "{e}");
-    let e = refused(&["--memory", "1KB"]);
-    assert!(e.contains("--memory 1 kB is too small"), "{e}");
-    // An algorithm that runs in memory cannot spill.
-    let e = refused(&["--algorithm", "simhash", "--memory", "1KB"]);
+    // 1 kB: no document is short enough to sketch (this refusal comes first: a later one
+    // finds the sketch done).
+    let e = refused(&["--memory", "1KB", "--threads", "2"]);
+    assert!(e.contains("good.jsonl:1: a document of"), "{e}");
+    // 32 kB: documents short enough to sketch (under 680 bytes each on two threads), too
+    // many to join in memory (45 kB) or spilled (a budget below 64 kB).
+    let e = refused(&["--memory", "32KB", "--threads", "2"]);
+    assert!(e.contains("--memory 32 kB is too small"), "{e}");
+    // An algorithm that runs in memory cannot spill: 2,000 documents of two words.
+    let short = d.join("short.jsonl");
+    let words: Vec<(String, String)> = (0..2000)
+        .map(|i| (format!("t{i}"), format!("w{i} w{}", i + 1)))
+        .collect();
+    write_jsonl(&short, &words);
+    let e = err(&[
+        "dedup",
+        short.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--algorithm",
+        "simhash",
+        "--memory",
+        "1KB",
+    ]);
     assert!(
         e.contains("more than --memory") && e.contains("`simhash` runs in memory"),
         "{e}"

@@ -39,8 +39,8 @@ const ENTRY_BYTES: usize = 12;
 const SORTED_ENTRY_BYTES: u64 = 16;
 /// At most this many spill files open at once (each with a write buffer).
 const MAX_SPILL_FILES: usize = 1024;
-/// Write buffer per spill file.
-const SPILL_BUFFER: usize = 1 << 16;
+/// Write buffer per spill file (16 KiB: 1,024 of them are 16 MiB of the limit).
+const SPILL_BUFFER: usize = 1 << 14;
 /// What the spill files' write buffers hold at most, whatever the budget.
 pub const SPILL_WRITE_BYTES: u64 = (MAX_SPILL_FILES * SPILL_BUFFER) as u64;
 
