@@ -190,7 +190,7 @@ fn output_set(out: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
 
 /// Runs `neardup args…` with `variable=after`, which must end it as a kill would (status 137).
 fn killed_at(variable: &str, after: &str, args: &[&str]) {
-    let run = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let run = Command::new(common::binary())
         .args(args)
         .env(variable, after)
         .output()
@@ -366,7 +366,7 @@ fn ids_that_repeat_or_hold_a_line_break_are_refused() {
 
 /// Runs `neardup args…`, which must fail within a minute (a hang is killed and fails).
 fn fails_at_once(args: &[&str]) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let mut child = Command::new(common::binary())
         .args(args)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -438,7 +438,7 @@ fn streams_are_read_once_with_the_outputs_of_a_file() {
     for (name, bytes) in [("stdin", read(&input)), ("stdin-gz", read(&gzipped))] {
         let out = d.join(name);
         for run in 0..2 {
-            let output = Command::new(env!("CARGO_BIN_EXE_neardup"))
+            let output = Command::new(common::binary())
                 .args(["dedup", "-", "-o", s(&out)])
                 .stdin(std::process::Stdio::piped())
                 .output_with_stdin(&bytes);
@@ -553,7 +553,7 @@ fn run_waiting_on_a_fifo(
     out: &Path,
     bytes: &[u8],
 ) -> (std::process::Child, std::fs::File) {
-    let child = Command::new(env!("CARGO_BIN_EXE_neardup"))
+    let child = Command::new(common::binary())
         .args([
             "dedup",
             s(fifo),
@@ -709,13 +709,6 @@ fn a_memory_limit_bounds_the_run_or_is_refused_up_front() {
     let d = dir("memory");
     let input = d.join("c.jsonl");
     write_jsonl(&input, &corpus(120_000));
-    let real = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_neardup"))
-            .args(args)
-            .env_remove("NEARDUP_TEST_MEMORY_OVERHEAD")
-            .output()
-            .unwrap()
-    };
     let limit: u64 = 160 << 20;
     let out = d.join("limited");
     let run = real(&["dedup", s(&input), "-o", s(&out), "--memory", "160MiB"]);
@@ -797,6 +790,16 @@ fn a_memory_limit_bounds_the_run_or_is_refused_up_front() {
     assert!(peak as f64 <= 1.1 * (160u64 << 20) as f64, "peak {peak} B");
 }
 
+/// Runs `neardup args…` with the real fixed costs (the other tests set them to 0 to force
+/// spilled joins on small corpora): these tests are of the limit itself.
+fn real(args: &[&str]) -> std::process::Output {
+    Command::new(common::binary())
+        .args(args)
+        .env_remove("NEARDUP_TEST_MEMORY_OVERHEAD")
+        .output()
+        .unwrap()
+}
+
 /// The least `--memory` a refusal names ("give at least 102 MB", "give --memory 530MiB or
 /// more"), as an argument.
 fn least_named(error: &str) -> String {
@@ -843,13 +846,6 @@ fn a_document_longer_than_the_limit_takes_is_refused_by_line_and_the_named_limit
     let long: Vec<String> = (0..1_500_000).map(|i| format!("w{}", i % 9973)).collect();
     docs.insert(3, ("long".to_string(), long.join(" ")));
     write_jsonl(&input, &docs);
-    let real = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_neardup"))
-            .args(args)
-            .env_remove("NEARDUP_TEST_MEMORY_OVERHEAD")
-            .output()
-            .unwrap()
-    };
     let refused = real(&[
         "dedup",
         s(&input),
