@@ -51,9 +51,13 @@ impl Run<'_> {
                         Candidates::Found(pairs) => pairs,
                         // Refused, naming the limit that holds them.
                         Candidates::TooMany(bound) => {
-                            let spill = Some(*budget);
-                            memory.check_candidates(docs.len(), bound, true, spill, out)?;
-                            unreachable!("{bound} candidates over the cap fit the limit")
+                            return Err(memory.candidates_refused(
+                                docs.len(),
+                                bound,
+                                true,
+                                true,
+                                out,
+                            ));
                         }
                     }
                 } else {

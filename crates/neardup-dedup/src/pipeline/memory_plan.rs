@@ -224,7 +224,7 @@ impl MemoryPlan {
         let Some(limit) = self.limit else {
             return usize::MAX;
         };
-        let held = spilled_held(docs) + 2 * MIN_SPILL_BUDGET;
+        let held = self.held_beside_pairs(docs, true);
         (limit.saturating_sub(self.base + held) / BYTES_PER_CANDIDATE) as usize
     }
 
@@ -237,7 +237,6 @@ impl MemoryPlan {
         &self,
         docs: usize,
         candidates: u64,
-        estimated: bool,
         spill: Option<u64>,
         output: &Path,
     ) -> Result<Option<u64>> {
@@ -245,32 +244,54 @@ impl MemoryPlan {
             return Ok(spill);
         };
         let pairs = candidates * BYTES_PER_CANDIDATE;
-        let in_memory = docs as u64 * self.join_bytes_per_doc;
-        let spilled = spilled_held(docs) + 2 * MIN_SPILL_BUDGET;
-        let held = if spill.is_some() { spilled } else { in_memory };
-        let room = limit.saturating_sub(self.base + held);
+        let room = limit.saturating_sub(self.base + self.held_beside_pairs(docs, spill.is_some()));
         if pairs <= room {
             return Ok(spill.map(|_| ((room - pairs) / 2).max(MIN_SPILL_BUDGET)));
         }
-        // The least limit, in the mode it chooses: spilled while the signatures do not fit
-        // what the sketch leaves, else in memory.
-        let spilled_least = self.base + spilled + pairs;
+        let spilled = spill.is_some();
+        Err(self.candidates_refused(docs, candidates, false, spilled, output))
+    }
+
+    /// What the join holds beside the pairs: spilled, each document's entries and the
+    /// pieces; in memory, the signatures and keys.
+    fn held_beside_pairs(&self, docs: usize, spilled: bool) -> u64 {
+        if spilled {
+            spilled_held(docs) + 2 * MIN_SPILL_BUDGET
+        } else {
+            docs as u64 * self.join_bytes_per_doc
+        }
+    }
+
+    /// The refusal of `candidates` pairs (`estimated`: a bound counted by the spilled join
+    /// past its cap, [`MemoryPlan::candidate_cap`]) too many for the limit, naming the least
+    /// that takes them in the mode it chooses: spilled while the signatures do not fit what
+    /// the sketch leaves, else in memory.
+    pub(super) fn candidates_refused(
+        &self,
+        docs: usize,
+        candidates: u64,
+        estimated: bool,
+        spilled: bool,
+        output: &Path,
+    ) -> Error {
+        let pairs = candidates * BYTES_PER_CANDIDATE;
+        let in_memory = self.held_beside_pairs(docs, false);
+        let spilled_least = self.base + self.held_beside_pairs(docs, true) + pairs;
         let least = if spilled_least < self.overhead + in_memory && self.runs_in_memory.is_none() {
             spilled_least.max(self.overhead + (1 << 20))
         } else {
             (self.overhead + in_memory).max(self.base + in_memory + pairs)
         };
-        let least = least.div_ceil(1 << 20) << 20;
-        Err(Error::file(
+        Error::file(
             output,
             format!(
                 "the join {} {candidates} candidate pairs among {docs} documents: with \
                  them, the verification and the clusters need about {}, more than --memory {}; \
                  give --memory {}MiB or more ({})",
                 if estimated { "gives at most" } else { "found" },
-                human_bytes(self.base + held + pairs),
-                human_bytes(limit),
-                least >> 20,
+                human_bytes(self.base + self.held_beside_pairs(docs, spilled) + pairs),
+                human_bytes(self.limit.unwrap_or_default()),
+                mib_rounded_up(least),
                 if estimated {
                     "counted without holding them; the sketch is kept: the rerun starts at the \
                      candidates"
@@ -278,14 +299,20 @@ impl MemoryPlan {
                     "the sketch and the candidates are kept: the rerun starts at the verification"
                 }
             ),
-        ))
+        )
     }
 }
 
-/// A limit to name: `bytes` rounded up to a whole MiB (and one more), so the figure given is
-/// one that works ("1.1 GB" named 1,100 MB for a need of 1,141).
+/// `bytes` in whole MiB, rounded up: a limit named is one that works ("1.1 GB" named 1,100 MB
+/// for a need of 1,141).
+fn mib_rounded_up(bytes: u64) -> u64 {
+    bytes.div_ceil(1 << 20)
+}
+
+/// A limit to name above `bytes` (a floor the limit must pass): one MiB more than
+/// [`mib_rounded_up`].
 fn whole_mib_above(bytes: u64) -> String {
-    format!("{}MiB", bytes.div_ceil(1 << 20) + 1)
+    format!("{}MiB", mib_rounded_up(bytes) + 1)
 }
 
 /// What a spilled join of `docs` documents holds whatever its budget: each document's place,
@@ -299,8 +326,6 @@ fn spilled_held(docs: usize) -> u64 {
 /// The refusal of a document of `bytes` text bytes, with the least `--memory` that takes it.
 fn too_long(limit: &DocumentLimit, bytes: u64) -> String {
     let need = limit.base + bytes * limit.per_text_byte * limit.threads;
-    // Rounded up to a whole MiB, so the number given is one that works.
-    let need = need.div_ceil(1 << 20) << 20;
     let (threads, fewer) = match limit.threads {
         1 => ("one thread".to_string(), ""),
         n => (format!("each of {n} threads"), " (or fewer --threads)"),
@@ -313,6 +338,6 @@ fn too_long(limit: &DocumentLimit, bytes: u64) -> String {
         human_bytes(limit.max_text_bytes),
         human_bytes(limit.limit),
         limit.per_text_byte,
-        need >> 20,
+        mib_rounded_up(need),
     )
 }

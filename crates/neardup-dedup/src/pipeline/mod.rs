@@ -91,7 +91,6 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
         let budget = run.memory.check_candidates(
             docs.len(),
             candidates.len() as u64,
-            false,
             spill,
             &options.output,
         )?;

@@ -134,20 +134,15 @@ impl CandidateSet {
     /// all), and memory holds at most one and a half times the distinct pairs, besides one
     /// spill file's.
     fn compact_if_grown(&mut self) {
-        if let Some(count) = &mut self.counting {
-            self.pending.iter().for_each(|&p| count.insert(p));
-            self.pending.clear();
+        if self.counting.is_some() {
+            self.count_pending();
             return;
         }
         let appended = self.pending.len() - self.sorted_len;
         if appended > (self.sorted_len / 2).max(self.fold_at) {
             self.fold();
             if self.sorted_len > self.cap {
-                let mut count = DistinctCount::new();
-                self.pending.iter().for_each(|&p| count.insert(p));
-                self.pending = Vec::new();
-                self.sorted_len = 0;
-                self.counting = Some(count);
+                self.count_pending();
             }
         }
     }
@@ -159,22 +154,26 @@ impl CandidateSet {
         self.sorted_len = self.pending.len();
     }
 
+    /// Moves the pairs held into the count (started if need be), freeing them.
+    fn count_pending(&mut self) {
+        let count = self.counting.get_or_insert_with(DistinctCount::new);
+        self.pending.iter().for_each(|&p| count.insert(p));
+        self.pending = Vec::new();
+        self.sorted_len = 0;
+    }
+
     fn into_candidates(mut self) -> Candidates {
         if self.counting.is_none() {
             self.fold();
-        }
-        match self.counting {
-            None if self.sorted_len <= self.cap => Candidates::Found(self.pending),
-            None => {
-                let mut count = DistinctCount::new();
-                self.pending.iter().for_each(|&p| count.insert(p));
-                Candidates::TooMany(count.upper_bound().max(self.pending.len() as u64))
-            }
-            Some(mut count) => {
-                self.pending.iter().for_each(|&p| count.insert(p));
-                Candidates::TooMany(count.upper_bound())
+            if self.sorted_len <= self.cap {
+                return Candidates::Found(self.pending);
             }
         }
+        // The distinct pairs still held, if the cap was passed only now: at least that many.
+        let held = self.sorted_len as u64;
+        self.count_pending();
+        let count = self.counting.expect("counted just now");
+        Candidates::TooMany(count.upper_bound().max(held))
     }
 }
 
