@@ -11,6 +11,7 @@
 use std::collections::{BTreeSet, HashSet};
 use std::path::{Path, PathBuf};
 
+use neardup::hash::SplitMix64;
 use neardup_dedup::pipeline::options::TableFormat;
 use neardup_dedup::{DedupOptions, Keep, run};
 
@@ -33,43 +34,31 @@ impl Drop for Dir {
     }
 }
 
-/// SplitMix64, so the corpus is the same on every machine.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn word(&mut self) -> String {
-        format!("w{}", self.next() % 5_000)
-    }
+/// A word of the corpus's 5,000 (the library's SplitMix64: the same corpus on every machine).
+fn word(rng: &mut SplitMix64) -> String {
+    format!("w{}", rng.below(5_000))
 }
 
 /// 300 documents of 80 random words; 60 exact copies and 60 copies with their first or last
 /// word changed, in shuffled order.
 fn corpus(seed: u64) -> Vec<(String, String)> {
     println!("corpus seed {seed}");
-    let mut rng = Rng(seed);
+    let mut rng = SplitMix64::new(seed);
     let mut texts: Vec<Vec<String>> = (0..300)
-        .map(|_| (0..80).map(|_| rng.word()).collect())
+        .map(|_| (0..80).map(|_| word(&mut rng)).collect())
         .collect();
     for i in 0..120 {
-        let mut copy = texts[(rng.next() % 300) as usize].clone();
+        let mut copy = texts[rng.below(300) as usize].clone();
         if i % 2 == 1 {
             // An end word: one shingle of 76 differs (Jaccard 75/77).
             let at = if i % 4 == 1 { 0 } else { 79 };
-            copy[at] = rng.word();
+            copy[at] = word(&mut rng);
         }
         texts.push(copy);
     }
     // Shuffled, so copies come before their sources too.
     for i in (1..texts.len()).rev() {
-        texts.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+        texts.swap(i, rng.below(i as u64 + 1) as usize);
     }
     texts
         .into_iter()

@@ -755,21 +755,7 @@ fn a_memory_limit_bounds_the_run_or_is_refused_up_front() {
         "--memory",
         "64MiB",
     ]);
-    let named = least_named(&e.stderr_text());
-    let floor = d.join("floor");
-    let run = real(&["dedup", s(&input), "-o", s(&floor), "--memory", &named]);
-    assert!(
-        run.status.success(),
-        "--memory {named}: {}",
-        run.stderr_text()
-    );
-    let peak = summary(&floor)["peak_rss_bytes"].as_u64().unwrap();
-    let limit = parse_bytes(&named);
-    println!("peak {peak} B under the named --memory {named}");
-    assert!(
-        peak as f64 <= 1.1 * limit as f64,
-        "peak {peak} B under {named}"
-    );
+    runs_within_the_least_named(&input, &d.join("floor"), &e.stderr_text());
 
     // The same corpus as one Parquet row group: read a batch at a time (it peaked at 448 MiB
     // under 256MiB, the JSONL at 221).
@@ -798,6 +784,24 @@ fn real(args: &[&str]) -> std::process::Output {
         .env_remove("NEARDUP_TEST_MEMORY_OVERHEAD")
         .output()
         .unwrap()
+}
+
+/// Runs `dedup input -o out` with the least `--memory` that `refusal` names: it must work,
+/// and peak within 10 % of that limit.
+fn runs_within_the_least_named(input: &Path, out: &Path, refusal: &str) {
+    let named = least_named(refusal);
+    let run = real(&["dedup", s(input), "-o", s(out), "--memory", &named]);
+    assert!(
+        run.status.success(),
+        "--memory {named}: {}",
+        run.stderr_text()
+    );
+    let peak = summary(out)["peak_rss_bytes"].as_u64().unwrap();
+    println!("peak {peak} B under the named --memory {named}");
+    assert!(
+        peak as f64 <= 1.1 * parse_bytes(&named) as f64,
+        "peak {peak} B under {named}"
+    );
 }
 
 /// The least `--memory` a refusal names ("give at least 102 MB", "give --memory 530MiB or
@@ -860,18 +864,5 @@ fn a_document_longer_than_the_limit_takes_is_refused_by_line_and_the_named_limit
         e.contains(&format!("{}:4", input.display())),
         "no line: {e}"
     );
-    let named = least_named(&e);
-    let out = d.join("taken");
-    let run = real(&["dedup", s(&input), "-o", s(&out), "--memory", &named]);
-    assert!(
-        run.status.success(),
-        "--memory {named}: {}",
-        run.stderr_text()
-    );
-    let peak = summary(&out)["peak_rss_bytes"].as_u64().unwrap();
-    println!("peak {peak} B under the named --memory {named}");
-    assert!(
-        peak as f64 <= 1.1 * parse_bytes(&named) as f64,
-        "peak {peak} B"
-    );
+    runs_within_the_least_named(&input, &d.join("taken"), &e);
 }
