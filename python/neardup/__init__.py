@@ -185,6 +185,7 @@ def dedup(
     extract: str = "main",
     boilerplate_lines: Optional[int] = None,
     write_text: bool = False,
+    min_words: int = 0,
     **params: Any,
 ) -> DedupResult:
     """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline.
@@ -219,7 +220,9 @@ def dedup(
     the setting is process-wide while the call runs). ``max_pairs``: the pair limit of the
     joins (``neardup dedup --max-pairs``; default ``$NEARDUP_MAX_PAIRS`` or 20 million), which
     stops only a join that would really be quadratic — a heavy cluster (thousands of copies of
-    one page) is joined in linear time. Other keyword arguments are the
+    one page) is joined in linear time. ``min_words=N``: documents of fewer words are left
+    out of near-duplicate detection, their exact copies still found (``neardup dedup
+    --min-words``; ``summary["short_documents"]`` counts them). Other keyword arguments are the
     algorithm's parameters (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
     """
     import pyarrow as pa
@@ -240,7 +243,8 @@ def dedup(
                       memory, None if index is None else os.fspath(index),
                       bool(inflated_copy), clusters, progress=bool(progress),
                       max_pairs=max_pairs, html_field=html_column, extract=extract,
-                      boilerplate_lines=boilerplate_lines, write_text=bool(write_text))
+                      boilerplate_lines=boilerplate_lines, write_text=bool(write_text),
+                      min_words=int(min_words))
         if table is not None:
             # The temporary file is not an input the user can find again: say what it was.
             _rename_table_input(out)

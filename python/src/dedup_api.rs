@@ -16,9 +16,20 @@ use pyo3::prelude::*;
 use crate::errors;
 use crate::sketch_api::parse_params;
 
+/// Which document of a cluster is kept, by its name.
+fn keep_named(keep: &str) -> PyResult<Keep> {
+    match keep {
+        "first" => Ok(Keep::First),
+        "longest" => Ok(Keep::Longest),
+        other => Err(PyValueError::new_err(format!(
+            "keep must be 'first' or 'longest', not {other:?}"
+        ))),
+    }
+}
+
 /// Runs `neardup dedup` and returns `summary.json`'s content.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false, max_pairs=None, html_field=None, extract="main", boilerplate_lines=None, write_text=false))]
+#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false, max_pairs=None, html_field=None, extract="main", boilerplate_lines=None, write_text=false, min_words=0))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
     py: Python<'_>,
@@ -40,6 +51,7 @@ pub fn dedup(
     extract: &str,
     boilerplate_lines: Option<u32>,
     write_text: bool,
+    min_words: usize,
 ) -> PyResult<String> {
     if boilerplate_lines.is_some_and(|k| k < 2) {
         return Err(PyValueError::new_err(
@@ -56,15 +68,7 @@ pub fn dedup(
     let clusters_format = clusters_format
         .parse::<TableFormat>()
         .map_err(PyValueError::new_err)?;
-    let keep = match keep {
-        "first" => Keep::First,
-        "longest" => Keep::Longest,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "keep must be 'first' or 'longest', not {other:?}"
-            )));
-        }
-    };
+    let keep = keep_named(keep)?;
     let options = DedupOptions {
         inputs,
         output,
@@ -85,6 +89,7 @@ pub fn dedup(
         index,
         inflated_copy,
         checkpoint_bytes: neardup_dedup::pipeline::DEFAULT_CHECKPOINT_BYTES,
+        min_words,
     };
     let summary = py.detach(|| {
         let was_quiet = neardup_dedup::progress::set_quiet(!progress);

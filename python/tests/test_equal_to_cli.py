@@ -75,6 +75,24 @@ def test_dedup_equals_the_cli_on_files_and_tables(cli, corpus_file, texts, tmp_p
     assert copies and all(len(set(c)) == 1 for c in copies)
 
 
+def test_min_words_equals_the_cli(cli, tmp_path):
+    """``min_words`` is ``--min-words``: the same clusters and the same count of short
+    documents (four copies of "test", two near copies of a three-word headline)."""
+    corpus = tmp_path / "short.jsonl"
+    texts = ["test", "Test", "test", "test", "breaking news today", "Breaking news today!"]
+    texts += [" ".join(f"w{i * 7 + j}" for j in range(40)) for i in range(5)]
+    corpus.write_text("".join(json.dumps({"id": f"s{i}", "text": t}) + "\n"
+                              for i, t in enumerate(texts)))
+    run_cli(cli, "dedup", corpus, "--output", tmp_path / "cli", "--min-words", "5")
+    expected = pq.read_table(tmp_path / "cli" / "clusters.parquet")
+    got = neardup.dedup(corpus, output=tmp_path / "py", min_words=5)
+    assert got.clusters.equals(expected)
+    assert got.summary["short_documents"] == 6
+    cluster = dict(zip(expected.column("id").to_pylist(), expected.column("cluster").to_pylist()))
+    assert len({cluster[f"s{i}"] for i in range(4)}) == 1
+    assert cluster["s4"] != cluster["s5"]
+
+
 def test_dedup_from_gzip_with_and_without_the_inflated_copy(cli, corpus_file, tmp_path):
     """A .jsonl.gz input gives the CLI's clusters and lines whether its inflated copy is kept
     (the default) or declined (``inflated_copy=False``, not taken for an algorithm

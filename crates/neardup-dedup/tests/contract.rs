@@ -97,6 +97,7 @@ fn options(input: &Path, output: &Path) -> DedupOptions {
         index: None,
         inflated_copy: false,
         checkpoint_bytes: neardup_dedup::pipeline::DEFAULT_CHECKPOINT_BYTES,
+        min_words: 0,
     }
 }
 

@@ -702,3 +702,97 @@ fn bad_input_and_in_memory_algorithms() {
         }
     }
 }
+
+/// `--min-words 5`: short documents take no part in near-duplicate detection — "breaking news
+/// today" and "Breaking news today!" (one word-shingle set after normalization, similarity 1
+/// without the flag) stay apart — while exact copies of them are still removed ("test" four
+/// times, one of them "Test"), long documents are deduplicated as before, the summary counts
+/// the short ones, and a resumed or reused run agrees.
+#[test]
+fn min_words_leaves_short_documents_to_exact_matching() {
+    let mut docs = corpus(40);
+    for (i, t) in [
+        "test",
+        "test",
+        "Test",
+        "test  ",
+        "breaking news today",
+        "Breaking news today!",
+    ]
+    .iter()
+    .enumerate()
+    {
+        docs.push((format!("short{i}"), t.to_string()));
+    }
+    let d = dir("min-words");
+    let input = d.join("in.jsonl");
+    write_jsonl(&input, &docs);
+    let cluster_of = |out: &Path, a: &str, b: &str| {
+        let c = clusters_by_id(out);
+        c[a] == c[b]
+    };
+    let plain = d.join("plain");
+    dedup_ok(&input, &plain, &[]);
+    assert!(
+        cluster_of(&plain, "short4", "short5"),
+        "without the flag they are near copies"
+    );
+    let out = d.join("out");
+    let printed = dedup_ok(&input, &out, &["--min-words", "5"]);
+    assert!(printed.contains("of fewer than 5 words"), "{printed}");
+    assert!(!cluster_of(&out, "short4", "short5"));
+    for copy in ["short1", "short2", "short3"] {
+        assert!(
+            cluster_of(&out, "short0", copy),
+            "{copy} is an exact copy of short0"
+        );
+    }
+    // The long documents' clusters are those of the run without the flag.
+    let long = |dir: &Path| -> BTreeSet<(String, String)> {
+        let c = clusters_by_id(dir);
+        let ids: Vec<&String> = c.keys().filter(|k| !k.starts_with("short")).collect();
+        let mut same = BTreeSet::new();
+        for (i, a) in ids.iter().enumerate() {
+            for b in &ids[i + 1..] {
+                if c[*a] == c[*b] {
+                    same.insert(((*a).clone(), (*b).clone()));
+                }
+            }
+        }
+        same
+    };
+    assert!(!long(&plain).is_empty());
+    assert_eq!(long(&plain), long(&out));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&read(out.join("summary.json"))).unwrap();
+    // The corpus's own empty documents are empty, not short; its sources are 80 words.
+    assert_eq!(summary["short_documents"], 6, "{summary}");
+    assert_eq!(summary["min_words"], 5);
+    assert!(
+        String::from_utf8(read(out.join("README.md")))
+            .unwrap()
+            .contains("fewer than 5 words")
+    );
+    // Reused stages count the same; another N sketches again.
+    dedup_ok(&input, &out, &["--min-words", "5"]);
+    let again: serde_json::Value = serde_json::from_slice(&read(out.join("summary.json"))).unwrap();
+    assert_eq!(again["short_documents"], 6);
+    dedup_ok(&input, &out, &["--min-words", "3"]);
+    let three: serde_json::Value = serde_json::from_slice(&read(out.join("summary.json"))).unwrap();
+    assert_eq!(three["short_documents"], 4, "{three}");
+    // An algorithm that runs in memory cannot take it, and says so before any work.
+    let e = err(&[
+        "dedup",
+        input.to_str().unwrap(),
+        "-o",
+        d.join("spot").to_str().unwrap(),
+        "--algorithm",
+        "spotsigs",
+        "--min-words",
+        "5",
+    ]);
+    assert!(
+        e.contains("--min-words needs an algorithm that streams"),
+        "{e}"
+    );
+}

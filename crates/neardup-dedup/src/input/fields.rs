@@ -23,6 +23,9 @@ pub struct Fields {
     pub tally: PageTally,
     /// Template lines dropped from pages' text (`--boilerplate-lines`), once counted.
     pub boilerplate: Option<Arc<Boilerplate>>,
+    /// Documents with fewer words are matched by their exact text only (`--min-words`; 0:
+    /// every document takes part; `pipeline::short_texts`).
+    pub min_words: usize,
 }
 
 impl Fields {
@@ -35,6 +38,7 @@ impl Fields {
             extract: Extract::Main,
             tally: PageTally::default(),
             boilerplate: None,
+            min_words: 0,
         }
     }
 

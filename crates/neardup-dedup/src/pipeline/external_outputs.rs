@@ -106,7 +106,7 @@ pub fn publish_external(output: &Path, run: &ExternalRun) -> Result<Summary> {
     let summary = summary(run, keep, cluster_mode, &counts, largest);
     let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
     let set = publish::staged_names(format, &run.deduplicated);
-    publish::publish(output, &set, &readme(&summary), &json)?;
+    publish::publish(output, &set, &readme(&summary, output), &json)?;
     Ok(summary)
 }
 
@@ -226,6 +226,8 @@ fn summary(
         indexed_documents: 0,
         duplicates_of_index: 0,
         text_bytes: run.text_bytes,
+        min_words: 0,
+        short_documents: 0,
         clusters: in_clusters.len() as u64,
         documents_in_clusters: in_clusters.iter().map(|&s| s as u64).sum(),
         removed: counts.removed,

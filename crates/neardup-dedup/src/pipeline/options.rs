@@ -249,6 +249,9 @@ pub struct DedupOptions {
     /// Text bytes of an input file the sketch stage reads between two checkpoints (a killed
     /// run resumes inside the file from the last one).
     pub checkpoint_bytes: u64,
+    /// Documents of fewer words are left out of near-duplicate detection, their exact
+    /// copies still found (`--min-words`; 0: none; `short_texts`).
+    pub min_words: usize,
 }
 
 impl DedupOptions {
@@ -257,6 +260,7 @@ impl DedupOptions {
         crate::input::Fields {
             html: self.html_field.clone(),
             extract: self.extract,
+            min_words: self.min_words,
             ..crate::input::Fields::new(&self.text_field, &self.id_field)
         }
     }

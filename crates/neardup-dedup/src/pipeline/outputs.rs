@@ -225,7 +225,7 @@ impl Run<'_> {
         }
         let summary = self.summary(docs, &ids, clusters, &decisions, deduplicated, started);
         let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
-        publish::publish(output, &set, &readme(&summary), &json)?;
+        publish::publish(output, &set, &readme(&summary, output), &json)?;
         Ok(summary)
     }
 
@@ -276,6 +276,8 @@ impl Run<'_> {
                 .flat_map(|s| s.bytes.iter())
                 .map(|&b| b as u64)
                 .sum(),
+            min_words: self.options.min_words,
+            short_documents: docs.shards.iter().map(|s| s.short).sum(),
             clusters: sizes.iter().filter(|&&s| s > 1).count() as u64,
             documents_in_clusters: labels.iter().filter(|&&c| sizes[c as usize] > 1).count() as u64,
             removed,

@@ -4,7 +4,7 @@
 use super::options::ClusterMode;
 use super::summary::Summary;
 
-pub(super) fn readme(s: &Summary) -> String {
+pub(super) fn readme(s: &Summary, output: &std::path::Path) -> String {
     let mut out = String::new();
     let mb = s.text_bytes as f64 / 1e6;
     out.push_str("# Deduplication summary\n\n");
@@ -21,6 +21,14 @@ pub(super) fn readme(s: &Summary) -> String {
         s.documents,
         mb
     ));
+    if s.min_words > 0 {
+        out.push_str(&format!(
+            "{} documents had fewer than {} words (`--min-words`): they took no part in \
+             near-duplicate detection; exact copies of them (case and spacing aside) were still \
+             found.\n\n",
+            s.short_documents, s.min_words
+        ));
+    }
     if s.spilled {
         out.push_str(
             "The signatures did not fit `--memory`: the join spilled its keys to disk and read \
@@ -69,6 +77,10 @@ pub(super) fn readme(s: &Summary) -> String {
             .collect::<Vec<_>>()
             .join(", ")
     ));
+    out.push_str("\n## Next\n\n");
+    for step in super::next_steps::next_steps(output, &s.inputs, &s.algorithm) {
+        out.push_str(&format!("- `{}`: {}.\n", step.command, step.why));
+    }
     out
 }
 

@@ -144,7 +144,11 @@ impl Run<'_> {
 
     /// The key of each file's sketch parameters (its sketch key adds its contents).
     fn sketch_params_keys(&self) -> Vec<String> {
-        let base = self.sketch_key_base();
+        let mut base = self.sketch_key_base();
+        if self.options.min_words > 0 {
+            // Only then: the keys of runs without it, and the shards they name, stay.
+            base.push_str(&format!(" min_words={}", self.options.min_words));
+        }
         self.files
             .iter()
             .map(|f| {
@@ -223,6 +227,9 @@ impl Run<'_> {
         }
         let spill_budget = self.memory.join(total, 0, &self.options.output)?;
         let mut shards = self.read_shards(&dir, markers, spill_budget.is_some())?;
+        for (shard, marker) in shards.iter_mut().zip(markers) {
+            shard.short = marker.short_documents;
+        }
 
         let read: usize = shards.iter().map(SketchShard::len).sum();
         if read != total {
@@ -449,6 +456,8 @@ impl SketchJob<'_> {
             kept: (self.keep.is_some() && from.is_none()).then(|| SketchShard::new(self.width)),
             text_bytes,
             seconds,
+            short_before: done.last().map_or(0, |m| m.short_documents),
+            short: 0,
             content,
         };
         let mut inflated = InflatedCopy::start(self.options, file, i, from.is_some())?;
@@ -583,6 +592,9 @@ struct FileSketch<'j, 'a> {
     /// Text bytes and seconds of the pieces sketched before this run.
     text_bytes: u64,
     seconds: f64,
+    /// Documents shorter than `--min-words`: before this run, and since.
+    short_before: u64,
+    short: u64,
     /// The hash of the file's bytes.
     content: Content,
 }
@@ -605,6 +617,7 @@ impl FileSketch<'_, '_> {
             w.write(&part)?;
         }
         self.piece_rows += part.len() as u64;
+        self.short += part.short;
         if let Some(k) = &mut self.kept {
             let added = part.len() as u64 * job.join_bytes_per_doc;
             k.append(part);
@@ -628,6 +641,7 @@ impl FileSketch<'_, '_> {
                     rows: self.piece_rows,
                     seconds: self.seconds + self.start.elapsed().as_secs_f64(),
                     text_bytes: self.text_bytes + c.text_bytes,
+                    short_documents: self.short_before + self.short,
                     pieces: Vec::new(),
                     position: Some(c.position),
                     content: Some(self.content.at_checkpoint()),
@@ -659,6 +673,7 @@ impl FileSketch<'_, '_> {
             rows: self.pieces.iter().sum(),
             seconds: self.seconds + self.start.elapsed().as_secs_f64(),
             text_bytes: self.text_bytes + read,
+            short_documents: self.short_before + self.short,
             pieces: self.pieces,
             position: None,
             content: Some(self.content.whole(file)?),

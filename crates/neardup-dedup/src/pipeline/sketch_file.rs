@@ -6,6 +6,7 @@
 use neardup::streaming::{SignatureTable, SketchScratch, StreamingDetector};
 use rayon::prelude::*;
 
+use super::short_texts;
 use super::stage_files::{SKETCH_ROWS_PER_GROUP, SketchShard};
 use crate::error::Result;
 use crate::input::{self, Fields, InputFile, ReadFrom, ReadPosition, Record};
@@ -106,8 +107,9 @@ pub fn sketch_file_parts(
         text_bytes += block.iter().map(|r| r.text.len() as u64).sum::<u64>();
         let through = text_bytes;
         let mut sketched = None;
+        let min_words = fields.min_words;
         let appended = rayon::in_place_scope(|scope| {
-            scope.spawn(|_| sketched = Some(sketch_block(stream, width, block)));
+            scope.spawn(|_| sketched = Some(sketch_block(stream, width, block, min_words)));
             tail(&mut part, previous.take())
         });
         appended?;
@@ -143,25 +145,35 @@ fn check_lengths(
     }
 }
 
-/// Sketches one block of records in parallel, in order.
+/// Sketches one block of records in parallel, in order; a text of fewer than `min_words`
+/// words gets its exact fingerprint instead of its sketch (`short_texts`).
 fn sketch_block(
     stream: Option<&dyn StreamingDetector>,
     width: usize,
     block: Vec<Record<'_>>,
+    min_words: usize,
 ) -> SketchShard {
     let mut words = vec![0u32; block.len() * width.max(1)];
-    let empty: Vec<bool> = words
+    let (empty, short): (Vec<bool>, Vec<bool>) = words
         .par_chunks_mut(width.max(1))
         .zip(block.par_iter())
-        .map_init(SketchScratch::default, |s, (row, r)| match stream {
-            Some(st) => !st.sketch(&r.text, s, &mut row[..width]),
-            None => r.text.trim().is_empty(),
+        .map_init(SketchScratch::default, |s, (row, r)| {
+            let empty = match stream {
+                Some(st) => !st.sketch(&r.text, s, &mut row[..width]),
+                None => r.text.trim().is_empty(),
+            };
+            let short = !empty && width > 0 && short_texts::is_short(&r.text, min_words);
+            if short {
+                short_texts::exact_row(&r.text, &mut row[..width]);
+            }
+            (empty, short)
         })
-        .collect();
+        .unzip();
     if width == 0 {
         words.clear();
     }
     let mut shard = SketchShard::new(width);
+    shard.short = short.iter().filter(|&&s| s).count() as u64;
     shard.table = SignatureTable::from_parts(width, words, empty);
     for r in block {
         shard.lines.push(r.line);

@@ -41,6 +41,10 @@ pub struct Marker {
     /// A sketched input file: the rows of each of its pieces (`NNNNN-PPPP.parquet`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pieces: Vec<u64>,
+    /// A sketched input file: its documents shorter than `--min-words`; a piece: those of
+    /// the file up to its end.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub short_documents: u64,
     /// A piece of an input file not finished yet: where the piece after it starts reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<crate::input::ReadPosition>,
@@ -122,6 +126,9 @@ pub struct SketchShard {
     pub bytes: Vec<u32>,
     /// The signatures (`width` 0 for algorithms that run in memory).
     pub table: SignatureTable,
+    /// Documents shorter than `--min-words`, matched by their exact text (counted when
+    /// sketched; a shard read back takes the count from its marker).
+    pub short: u64,
 }
 
 impl SketchShard {
@@ -159,6 +166,10 @@ fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
     )
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// Rows per row group of a sketch shard: the sketch stage writes a file's documents one row
 /// group at a time as it reads them (with `--memory`, nothing more of the file is held), and a
 /// spilled join reads them back one row group at a time.
@@ -192,6 +203,7 @@ impl SketchShard {
         self.ids.extend(other.ids);
         self.bytes.extend(other.bytes);
         self.table.extend(&other.table);
+        self.short += other.short;
     }
 
     /// Rows `from..to` as a frame of the sketch shard layout.
@@ -407,6 +419,7 @@ fn places(path: &Path, df: &DataFrame, width: usize) -> Result<SketchShard> {
         ids,
         bytes,
         table: SignatureTable::new(width),
+        short: 0,
     })
 }
 

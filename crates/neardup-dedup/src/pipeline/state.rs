@@ -73,6 +73,16 @@ impl<'a> Run<'a> {
                 ),
             ));
         }
+        if let (true, None) = (options.min_words > 0, &stream) {
+            return Err(neardup::Error::BadParamValue {
+                algorithm: options.algorithm.clone(),
+                reason: "--min-words needs an algorithm that streams (a short document's \
+                         signature is replaced by its exact fingerprint); this one runs in \
+                         memory (`neardup algorithms` says which stream)"
+                    .into(),
+            }
+            .into());
+        }
         if options.memory.is_some() {
             crate::machine::map_large_blocks_apart();
         }

@@ -49,6 +49,11 @@ pub struct Summary {
     pub duplicates_of_index: u64,
     /// Text bytes read.
     pub text_bytes: u64,
+    /// `--min-words` (0: every document took part).
+    pub min_words: usize,
+    /// Documents shorter than `min_words`: left out of near-duplicate detection, matched by
+    /// their exact text only.
+    pub short_documents: u64,
     /// Clusters of two or more documents.
     pub clusters: u64,
     /// Documents in those clusters.
