@@ -91,3 +91,44 @@ def test_label_with_the_keyboard_kill_resume_finish(cli, tmp_path):
     assert len(labelled) == len(pairs) == total, "every answer once"
     assert labelled[19][2] == "1", "the undone answer was replaced"
     assert {r[2] for r in labelled} == {"1", "0", "skip"}
+
+
+def test_buttons_answer_and_the_question_is_asked(cli, tmp_path):
+    """The key hints are buttons (a mouse user can label), and `--question` says what a
+    duplicate is, above every pair."""
+    corpus_path, out = tmp_path / "corpus.jsonl", tmp_path / "labels.csv"
+    corpus(corpus_path)
+    question = "Is one of these a repost of the other?"
+    proc = subprocess.Popen(
+        [cli, "label", "--corpus", str(corpus_path), "-o", str(out), "--per-stratum", "2",
+         "--question", question],
+        stderr=subprocess.PIPE, text=True)
+    url = None
+    for line in proc.stderr:
+        found = re.search(r"label at (http://127\.0\.0\.1:\d+/)", line)
+        if found:
+            url = found.group(1)
+            break
+    assert url, f"the server did not start (exit {proc.wait()})"
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(url)
+            page.wait_for_function("document.body.dataset.answered == '0'")
+            assert page.text_content("#question") == question
+            page.click("button[data-key=d]")
+            page.wait_for_function("document.body.dataset.answered == '1'")
+            page.click("button[data-key=n]")
+            page.wait_for_function("document.body.dataset.answered == '2'")
+            page.click("button[data-key=u]")
+            page.wait_for_function("document.body.dataset.answered == '1'")
+            page.screenshot(path=str(tmp_path / "label-buttons.png"))
+            shot = os.environ.get("NEARDUP_SCREENSHOTS")
+            if shot:
+                page.screenshot(path=os.path.join(shot, "label-buttons.png"))
+            browser.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait()
+    assert [r[2] for r in rows(out)] == ["1"]

@@ -99,15 +99,41 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
     }
     bar.finish_and_clear();
     rank(&mut outcomes, opts.target_precision, rank_by);
-    calibration_report::print(&outcomes, opts, format, out)?;
+    let alerts = alerts(opts, &corpus, &labelled, &outcomes);
+    calibration_report::print(&outcomes, opts, &alerts, format, out)?;
     if let Some(dir) = &opts.out {
-        calibration_report::write(dir, &outcomes, opts, &labelled, corpus.len())?;
+        calibration_report::write(dir, &outcomes, opts, &alerts, &labelled, corpus.len())?;
         eprintln!("neardup: wrote {}", dir.join("README.md").display());
     }
     if outcomes.iter().all(|o| o.error.is_some()) {
         bail!("every configuration failed");
     }
     Ok(())
+}
+
+/// What must be read before the ranking ([`super::alerts`]): a person's labels outweighed by
+/// one (a cluster-labelled corpus's weights are the sample's design, not a key pressed), and,
+/// unless the labels' clusters rank, a recommendation that would sweep the corpus away.
+fn alerts(
+    opts: &Options,
+    corpus: &Corpus,
+    labelled: &[Weighted],
+    outcomes: &[Outcome],
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if opts.pairs.is_some() {
+        let name = |p: u64| {
+            let (a, b) = unpack(p);
+            format!("{} / {}", corpus.id(a as usize), corpus.id(b as usize))
+        };
+        out.extend(super::alerts::heavy_labels(labelled, &name));
+    }
+    if opts.rank_by != Some(RankBy::Clusters)
+        && let Some(best) = calibration_report::recommended(outcomes)
+    {
+        out.extend(super::alerts::sweeping(best, corpus.len()));
+    }
+    out
 }
 
 /// The most bootstrap resamples `--bootstrap` takes.

@@ -441,7 +441,12 @@ pub struct Args {
     #[arg(long)]
     pub peers_header: Option<PathBuf>,
     /// Report directory.
-    #[arg(long, default_value = "reports/performance")]
+    #[arg(
+        long = "output",
+        short = 'o',
+        alias = "out",
+        default_value = "reports/performance"
+    )]
     pub out: PathBuf,
 }
 

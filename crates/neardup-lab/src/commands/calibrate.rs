@@ -54,7 +54,7 @@ pub struct Args {
     #[arg(long, value_enum)]
     pub rank_by: Option<crate::calibrate::options::RankBy>,
     /// Write a report here: README.md, calibration.json, charts/.
-    #[arg(long)]
+    #[arg(long = "output", short = 'o', alias = "out")]
     pub out: Option<PathBuf>,
     /// Output: a ranking table with the recommendation, CSV (one row per configuration), or
     /// JSON (one object per configuration).

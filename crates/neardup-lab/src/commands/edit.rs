@@ -63,7 +63,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Output JSONL (written atomically).
-    #[arg(long)]
+    #[arg(long, short)]
     pub output: PathBuf,
     /// Edited copies per chosen source.
     #[arg(long, default_value_t = 1)]

@@ -193,7 +193,7 @@ pub enum IdfCommand {
         #[arg(required = true)]
         corpora: Vec<PathBuf>,
         /// The table to write (atomically).
-        #[arg(long)]
+        #[arg(long, short)]
         output: PathBuf,
         /// Algorithm whose statistics to count (repeatable).
         #[arg(long = "algorithm", value_name = "NAME")]

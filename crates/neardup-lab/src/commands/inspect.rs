@@ -25,8 +25,12 @@ use crate::inspect::{Inspection, Sampling, html, inspect};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The output directory of a `neardup dedup` run (or give --corpus).
-    #[arg(required_unless_present = "corpus", conflicts_with = "corpus")]
-    pub output: Option<PathBuf>,
+    #[arg(
+        required_unless_present = "corpus",
+        conflicts_with = "corpus",
+        value_name = "DEDUP_OUTPUT"
+    )]
+    pub run: Option<PathBuf>,
     /// A corpus to inspect under a configuration, instead of a dedup output.
     #[arg(long)]
     pub corpus: Option<PathBuf>,
@@ -49,10 +53,10 @@ pub struct Args {
     /// How to read the corpus.
     #[command(flatten)]
     pub input: super::args::CorpusArgs,
-    /// Where to write the page (default: OUTPUT/inspect.html, or inspect.html here with
+    /// Where to write the page (default: DEDUP_OUTPUT/inspect.html, or inspect.html here with
     /// --corpus).
-    #[arg(long)]
-    pub html: Option<PathBuf>,
+    #[arg(long = "output", short = 'o', alias = "html", value_name = "PAGE")]
+    pub page: Option<PathBuf>,
     /// Pairs shown per similarity band.
     #[arg(long, default_value_t = 5)]
     pub per_band: usize,
@@ -91,7 +95,7 @@ impl Run for Args {
         if !(0.0..1.0).contains(&self.below) {
             anyhow::bail!("--below {} is outside [0, 1)", self.below);
         }
-        let (found, default_page) = match (&self.output, &self.corpus) {
+        let (found, default_page) = match (&self.run, &self.corpus) {
             (Some(dir), _) => (inspect(dir, sampling)?, dir.join("inspect.html")),
             (None, Some(corpus)) if self.eval.is_some() => {
                 let dump = self.eval.as_deref().expect("matched");
@@ -112,16 +116,59 @@ impl Run for Args {
             }
             (None, None) => unreachable!("clap requires one of them"),
         };
-        let page = self.html.unwrap_or(default_page);
+        let page = self.page.unwrap_or(default_page);
         neardup_dedup::fsutil::write_bytes(&page, html::page(&found).as_bytes())?;
         let out = &mut invocation.out;
+        let steps = next_steps(
+            self.run.as_deref(),
+            self.corpus.as_deref(),
+            &found.algorithm,
+        );
         match self.format {
-            Format::Json => writeln!(out, "{}", serde_json::to_string_pretty(&found)?)?,
-            Format::Text => summary(&found, out)?,
+            Format::Json => {
+                writeln!(out, "{}", serde_json::to_string_pretty(&found)?)?;
+                eprintln!("neardup: wrote {}", page.display());
+            }
+            Format::Text => {
+                summary(&found, out)?;
+                writeln!(
+                    out,
+                    "\nwrote {} (open it in a browser)\nnext:",
+                    page.display()
+                )?;
+                for step in steps {
+                    writeln!(out, "  {}  # {}", step.command, step.why)?;
+                }
+            }
         }
-        eprintln!("neardup: wrote {}", page.display());
         Ok(())
     }
+}
+
+/// After looking at what a run (or a configuration) finds: label pairs of the corpus, then
+/// calibrate on them. The corpus is the run's first input (from its `summary.json`).
+fn next_steps(
+    run: Option<&std::path::Path>,
+    corpus: Option<&std::path::Path>,
+    algorithm: &str,
+) -> Vec<neardup_dedup::pipeline::next_steps::NextStep> {
+    let inputs: Vec<String> = match (run, corpus) {
+        (Some(dir), _) => std::fs::read(dir.join("summary.json"))
+            .ok()
+            .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+            .and_then(|v| serde_json::from_value(v["inputs"].clone()).ok())
+            .unwrap_or_default(),
+        (None, Some(c)) => vec![c.display().to_string()],
+        (None, None) => Vec::new(),
+    };
+    // Without a run, labels follow the sampler's own minhash-lsh (no --from).
+    let (dir, algorithm) = match run {
+        Some(dir) => (dir, algorithm),
+        None => (std::path::Path::new("."), "none"),
+    };
+    let mut steps = neardup_dedup::pipeline::next_steps::next_steps(dir, &inputs, algorithm);
+    steps.remove(0);
+    steps
 }
 
 /// The text summary: what ran, the bands with their sampled pairs, the largest clusters.

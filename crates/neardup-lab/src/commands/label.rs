@@ -24,7 +24,7 @@ pub struct Args {
     #[arg(long)]
     pub corpus: PathBuf,
     /// The labels file (`id_a,id_b,label,stratum,weight,similarity`): created, or resumed.
-    #[arg(long)]
+    #[arg(long = "output", short = 'o', alias = "out")]
     pub out: PathBuf,
     /// Pairs drawn per stratum.
     #[arg(long, default_value_t = 15)]
@@ -46,6 +46,10 @@ pub struct Args {
     /// Ask in the terminal instead of on a page.
     #[arg(long)]
     pub terminal: bool,
+    /// What counts as a duplicate, asked above every pair: say what your deduplication is for
+    /// (e.g. "Is one of these a repost of the other, edits and signatures aside?").
+    #[arg(long, default_value = DEFAULT_QUESTION)]
+    pub question: String,
     /// The page's port on 127.0.0.1 (0: any free port).
     #[arg(long, default_value_t = 0)]
     pub port: u16,
@@ -54,10 +58,18 @@ pub struct Args {
     pub input: CorpusArgs,
 }
 
+/// The question asked when `--question` is not given: a duplicate is what deduplication should
+/// remove.
+pub const DEFAULT_QUESTION: &str = "Should deduplication keep only one of these two documents \
+     (is one a copy of the other, give or take edits, boilerplate or formatting)?";
+
 impl Run for Args {
     fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
         if self.per_stratum == 0 {
             anyhow::bail!("--per-stratum must be at least 1");
+        }
+        if self.question.trim().is_empty() {
+            anyhow::bail!("--question is empty: say what counts as a duplicate");
         }
         let mut params = match &self.from {
             Some(dir) => run_params(dir)?,
@@ -96,6 +108,7 @@ impl Run for Args {
         );
         if self.terminal {
             let colour = std::io::stdout().is_terminal();
+            writeln!(invocation.out, "{}", self.question)?;
             terminal::label(
                 &mut queue,
                 &text,
@@ -115,6 +128,7 @@ impl Run for Args {
         let context = server::Context {
             out: self.out.display().to_string(),
             next,
+            question: self.question,
         };
         server::serve(bound, queue, &text, &context)
     }

@@ -29,7 +29,7 @@ pub fn write(cmd: &clap::Command, dir: &Path) -> Result<usize> {
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Where to write them (created if missing).
-    #[arg(long, default_value = "man")]
+    #[arg(long, short, default_value = "man")]
     pub output: PathBuf,
 }
 

@@ -15,7 +15,7 @@ pub struct Args {
     #[arg(long)]
     pub data_dir: Option<PathBuf>,
     /// Reports directory.
-    #[arg(long, default_value = "reports")]
+    #[arg(long = "output", short = 'o', alias = "out", default_value = "reports")]
     pub out: PathBuf,
     /// Raw-result cache.
     #[arg(long, default_value = ".neardup-cache")]

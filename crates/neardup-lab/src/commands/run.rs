@@ -216,7 +216,7 @@ pub struct Args {
     /// The experiment TOML.
     pub experiment: PathBuf,
     /// Report directory (default: reports/<experiment name>).
-    #[arg(long)]
+    #[arg(long = "output", short = 'o', alias = "out")]
     pub out: Option<PathBuf>,
     /// Recompute cells even when cached.
     #[arg(long)]

@@ -23,11 +23,12 @@ nav a{margin-right:14px;color:#1f5fa8;text-decoration:none;white-space:nowrap}
 .text{white-space:pre-wrap;overflow-wrap:anywhere;max-height:22em;overflow:auto;border:1px solid #eee;
   padding:8px;font:13px/1.5 ui-monospace,monospace;background:#fcfcfb}
 .text h3{font:600 13px system-ui,sans-serif;margin:0 0 6px;color:#333}
-del{background:#ffd7d5;color:#8a1c14;text-decoration:none}
+del{background:#ffd7d5;color:#8a1c14;text-decoration:line-through}
 ins{background:#d4f5d4;color:#0f5b0f;text-decoration:none}
 .missing{color:#888;font-style:italic}
 table{border-collapse:collapse;background:#fff;font-size:14px} td,th{border:1px solid #ddd;padding:4px 8px;text-align:left}
 td.n{text-align:right;font-variant-numeric:tabular-nums}
+td.snippet{color:#444;font-size:13px;max-width:70ch}
 .bar{background:#4a7fbf;height:12px;display:inline-block;vertical-align:middle}
 .below{color:#b3261e;font-weight:600}
 ";
@@ -65,7 +66,8 @@ fn header(s: &mut String, i: &Inspection) {
          Algorithm <code>{}</code>{}.</p>\
          <details class=\"ran\"><summary>Every parameter as it ran</summary><p><code>{}</code></p></details>\
          <p class=\"ran\">Similarity: the algorithm's (its estimate or score); exact: the Jaccard similarity of {}. \
-         Removed text is <del>struck</del> in the first document, added text <ins>marked</ins> in the second.</p>",
+         Words only in the first document are <del>struck</del>, words only in the second <ins>marked</ins>; \
+         case and spacing are not differences (the similarity ignores them).</p>",
         if i.from_run { "found" } else { "would find" },
         esc(&i.output),
         i.documents,
@@ -139,7 +141,7 @@ fn pair_card(s: &mut String, p: &PairView, threshold: Option<f64>) {
 fn side_text(s: &mut String, segments: &[Segment], first: bool) {
     for seg in segments {
         match (seg.side, first) {
-            (Side::Both, _) => s.push_str(&esc(&seg.text)),
+            (Side::Both, _) => s.push_str(&esc(seg.text_in(first))),
             (Side::First, true) => {
                 let _ = write!(s, "<del>{}</del>", esc(&seg.text));
             }
@@ -192,7 +194,7 @@ fn cluster_table(s: &mut String, c: &ClusterView, threshold: Option<f64>) {
     let _ = write!(
         s,
         "<h3>Cluster {} — {} documents, {} kept</h3><table><tr><th>document</th>\
-         <th>similarity to the kept one</th><th></th></tr>",
+         <th>similarity to the kept one</th><th></th><th>beginning of the text</th></tr>",
         c.cluster,
         c.size,
         esc(&c.representative)
@@ -201,17 +203,20 @@ fn cluster_table(s: &mut String, c: &ClusterView, threshold: Option<f64>) {
         let below = matches!((m.similarity, threshold), (Some(x), Some(t)) if x < t);
         let _ = write!(
             s,
-            "<tr><td>{}</td><td class=\"n{}\">{}</td><td>{}</td></tr>",
+            "<tr><td>{}</td><td class=\"n{}\">{}</td><td>{}</td><td class=\"snippet\">{}</td></tr>",
             esc(&m.id),
             if below { " below" } else { "" },
             m.similarity.map_or("–".into(), |x| format!("{x:.3}")),
-            if m.kept { "kept" } else { "removed" }
+            if m.kept { "kept" } else { "removed" },
+            m.snippet
+                .as_deref()
+                .map_or("<span class=\"missing\">text not found</span>".into(), esc)
         );
     }
     if c.members.len() < c.size {
         let _ = write!(
             s,
-            "<tr><td colspan=\"3\">… {} more, closer to the kept one</td></tr>",
+            "<tr><td colspan=\"4\">… {} more, closer to the kept one</td></tr>",
             c.size - c.members.len()
         );
     }

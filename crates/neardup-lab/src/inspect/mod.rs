@@ -117,6 +117,29 @@ pub struct Member {
     pub id: String,
     pub similarity: Option<f64>,
     pub kept: bool,
+    /// The text's beginning, whitespace collapsed ([`SNIPPET_CHARS`] characters at most;
+    /// `None` when the text was not found, an indexed document).
+    pub snippet: Option<String>,
+}
+
+/// Characters of a member's text a cluster table shows: enough to tell a 404 page from an
+/// article at a glance.
+pub const SNIPPET_CHARS: usize = 140;
+
+/// The beginning of `text`, whitespace collapsed, cut at [`SNIPPET_CHARS`] with an ellipsis.
+pub fn snippet(text: &str) -> String {
+    let mut out = String::new();
+    for (n, word) in text.split_whitespace().enumerate() {
+        if n > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+        if out.chars().count() > SNIPPET_CHARS {
+            let cut: String = out.chars().take(SNIPPET_CHARS).collect();
+            return format!("{cut}…");
+        }
+    }
+    out
 }
 
 /// What an inspection is made from: a run's figures, its pairs and clusters.
@@ -206,12 +229,18 @@ pub fn assemble(
     } else {
         bands(&found.pairs, threshold, sampling)
     };
-    let largest = largest(&found.clusters, sampling);
+    let mut largest = largest(&found.clusters, sampling);
     let mut wanted: HashSet<&str> = HashSet::new();
     for p in bands.iter().flat_map(|(_, _, _, (_, s))| s.iter()) {
         wanted.extend([p.id_a.as_str(), p.id_b.as_str()]);
     }
+    for m in largest.iter().flat_map(|c| &c.members) {
+        wanted.insert(m.id.as_str());
+    }
     let texts = texts(&wanted)?;
+    for m in largest.iter_mut().flat_map(|c| &mut c.members) {
+        m.snippet = texts.get(&m.id).map(|t| snippet(t));
+    }
     let features = exact_features(&found.algorithm, &found.params);
     let decisions: BTreeMap<&str, &ClusterRow> =
         found.clusters.iter().map(|c| (c.id.as_str(), c)).collect();
@@ -379,6 +408,7 @@ fn largest(clusters: &[ClusterRow], sampling: Sampling) -> Vec<ClusterView> {
                         id: m.id.clone(),
                         similarity: m.similarity,
                         kept: m.kept,
+                        snippet: None,
                     })
                     .collect(),
             }

@@ -58,6 +58,8 @@ pub struct Context {
     /// The labels file, and the command that uses it.
     pub out: String,
     pub next: String,
+    /// What "duplicate" means here, shown above every pair (`--question`).
+    pub question: String,
 }
 
 /// Serves until the process is stopped; `text` gives a document's text.
@@ -205,6 +207,7 @@ fn state(queue: &Queue<'_>, text: &dyn Fn(u32) -> String, context: &Context) -> 
         "total": total,
         "out": context.out,
         "next": context.next,
+        "question": context.question,
         "pair": pair,
     })
 }

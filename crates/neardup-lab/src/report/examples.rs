@@ -603,6 +603,7 @@ mod tests {
         Segment {
             side,
             text: t.to_string(),
+            second: None,
         }
     }
 

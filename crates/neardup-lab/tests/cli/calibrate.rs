@@ -122,3 +122,131 @@ fn calibrate_contract() {
         "{e}"
     );
 }
+
+/// `label --sample-only` on the dedup tests' corpus (sources with exact and near copies),
+/// labelled by what a careful person would answer (two documents of one source are
+/// duplicates; the empty ones are no one's), with `flip` labelled "duplicate" although it is
+/// not. Returns (corpus, labels file).
+fn labelled_sample(name: &str, flip: Option<&str>) -> (PathBuf, PathBuf) {
+    let corpus = tmp(&format!("{name}.jsonl"));
+    common::dedup_corpus::write_jsonl(&corpus, &common::dedup_corpus::corpus(300));
+    let sample = tmp(&format!("{name}-sample.csv"));
+    let _ = std::fs::remove_file(&sample);
+    ok(&[
+        "label",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--out",
+        sample.to_str().unwrap(),
+        "--per-stratum",
+        "40",
+        "--sample-only",
+    ]);
+    let source = |id: &str| id.split('-').next().unwrap().to_string();
+    let mut flipped = false;
+    let mut filled = String::new();
+    for (i, line) in std::fs::read_to_string(&sample)
+        .unwrap()
+        .lines()
+        .enumerate()
+    {
+        if i == 0 {
+            filled.push_str(line);
+        } else {
+            let cells: Vec<&str> = line.split(',').collect();
+            let duplicate = source(cells[0]) == source(cells[1])
+                && !cells[0].ends_with("-empty")
+                && !cells[1].ends_with("-empty");
+            let wrong = !flipped && Some(cells[3]) == flip;
+            flipped |= wrong;
+            let label = u8::from(duplicate || wrong);
+            filled.push_str(&format!(
+                "{},{},{label},{}",
+                cells[0],
+                cells[1],
+                cells[3..].join(",")
+            ));
+        }
+        filled.push('\n');
+    }
+    assert_eq!(
+        flipped,
+        flip.is_some(),
+        "no pair of stratum {flip:?} to flip"
+    );
+    let labels = tmp(&format!("{name}-labels.csv"));
+    std::fs::write(&labels, filled).unwrap();
+    (corpus, labels)
+}
+
+/// Few labels, none of them wrong: every predicted pair a duplicate still bounds precision
+/// below 1 (a percentile bootstrap said "1.000 [1.000, 1.000]"), and the text says what the
+/// intervals are.
+#[test]
+fn a_precision_seen_without_a_failure_is_bounded_below_one() {
+    let (corpus, labels) = labelled_sample("few-labels", None);
+    let args = [
+        "calibrate",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--pairs",
+        labels.to_str().unwrap(),
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "shingle=word",
+        "--param",
+        "num_perm=128",
+        "--param",
+        "k=3",
+        "--bootstrap",
+        "200",
+    ];
+    let rows: serde_json::Value =
+        serde_json::from_str(&ok(&[&args[..], &["--format", "json"]].concat())).unwrap();
+    let row = &rows[0];
+    println!("{row:#}");
+    assert_eq!(row["precision"].as_f64(), Some(1.0), "{row}");
+    let low = row["precision_low"].as_f64().unwrap();
+    assert!(low < 0.99, "precision 1 from a few labels bounded at {low}");
+    let text = ok(&args);
+    assert!(text.contains("Wilson score intervals"), "{text}");
+}
+
+/// One wrong key on a `random`-stratum pair (a weight near the number of corpus pairs) is
+/// named loudly before the ranking, and so is a recommendation that would remove most of the
+/// corpus.
+#[test]
+fn a_label_outweighing_the_rest_is_named_before_the_ranking() {
+    let (corpus, labels) = labelled_sample("heavy-label", Some("random"));
+    let text = ok(&[
+        "calibrate",
+        "--corpus",
+        corpus.to_str().unwrap(),
+        "--pairs",
+        labels.to_str().unwrap(),
+        "--algorithm",
+        "minhash-lsh",
+        "--param",
+        "num_perm=128",
+        "--bootstrap",
+        "200",
+    ]);
+    println!("{text}");
+    let warning = text
+        .find("WARNING: one labelled pair")
+        .expect("the heavy label named");
+    let table = text.find("algorithm  ").expect("the ranking");
+    assert!(
+        warning < table,
+        "the warning comes after the ranking:\n{text}"
+    );
+    assert!(
+        text[warning..table].contains("labelled duplicate"),
+        "{text}"
+    );
+    assert!(
+        text[warning..table].contains("WARNING: the recommended setting would remove"),
+        "{text}"
+    );
+}
