@@ -70,9 +70,65 @@ pub fn deciding_params(detector: &dyn neardup::detector::Detector) -> String {
         .join(" ")
 }
 
+include!(concat!(env!("OUT_DIR"), "/param_docs.rs"));
+
+/// Algorithms whose `k` (shingle size) users take for the Hamming distance the SimHash
+/// papers and reports call k: `--param k=3` silently ran word 3-shingles.
+const HAMMING_ALGORITHMS: [&str; 2] = ["simhash", "random-projection"];
+
+/// A note for parameters that say something other than what a user likely meant: `k` given
+/// to a Hamming-distance algorithm without its distance.
+pub fn ambiguity(algorithm: &str, params: &ParamMap) -> Option<String> {
+    (HAMMING_ALGORITHMS.contains(&algorithm)
+        && params.contains_key("k")
+        && !params.contains_key("max_distance")
+        && !params.contains_key("min_agreement"))
+    .then(|| {
+        format!(
+            "{algorithm}'s `k` is its shingle size (k={} runs {}-shingles); the Hamming \
+             distance the papers call k is `max_distance` for simhash (`neardup algorithms \
+             {algorithm}` lists what each parameter means)",
+            params["k"], params["k"]
+        )
+    })
+}
+
+/// What parameter `field` of `algorithm` means: the doc comment of the field in the
+/// algorithm's own parameter struct, else in a shared one (features, normalization).
+pub fn param_doc(algorithm: &str, field: &str) -> Option<&'static str> {
+    let own: String = algorithm
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .collect::<String>()
+        .to_lowercase();
+    let of = |own_struct: bool| {
+        PARAM_DOCS
+            .iter()
+            .find(|(s, f, _)| *f == field && s.to_lowercase().starts_with(&own) == own_struct)
+            .map(|d| d.2)
+    };
+    of(true).or_else(|| of(false))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every parameter of every algorithm says what it is (`neardup algorithms NAME`): a
+    /// field added without a doc comment fails here.
+    #[test]
+    fn every_parameter_is_documented() {
+        let mut missing = Vec::new();
+        for a in neardup::registry::algorithms() {
+            for k in a.build_defaults.keys().chain(a.query_defaults.keys()) {
+                if param_doc(a.name, k).is_none_or(|d| d.len() < 10) {
+                    missing.push(format!("{}.{k}", a.name));
+                }
+            }
+        }
+        assert!(missing.is_empty(), "undocumented: {missing:?}");
+        assert!(param_doc("minhash-lsh", "sketch").unwrap().contains("oph"));
+    }
 
     #[test]
     fn values_are_typed_when_json() {

@@ -24,6 +24,13 @@ fn dedup_mode(a: &AlgorithmInfo) -> String {
 fn to_json(a: &AlgorithmInfo) -> serde_json::Value {
     let mut v = a.to_json();
     v["dedup"] = dedup_mode(a).into();
+    let docs: serde_json::Map<String, serde_json::Value> = a
+        .build_defaults
+        .keys()
+        .chain(a.query_defaults.keys())
+        .filter_map(|k| Some((k.clone(), crate::params::param_doc(a.name, k)?.into())))
+        .collect();
+    v["param_docs"] = docs.into();
     v
 }
 
@@ -65,7 +72,7 @@ pub fn show(a: &AlgorithmInfo, out: &mut impl Write) -> Result<()> {
     ];
     for (title, params) in sections {
         writeln!(out, "\n{title}:")?;
-        write_params(params, &resolved, out)?;
+        write_params(a.name, params, &resolved, out)?;
     }
     writeln!(
         out,
@@ -75,7 +82,14 @@ pub fn show(a: &AlgorithmInfo, out: &mut impl Write) -> Result<()> {
     Ok(())
 }
 
-fn write_params(params: &ParamMap, resolved: &ParamMap, out: &mut impl Write) -> Result<()> {
+/// Each parameter: its default (and what it resolves to), then what it means, from the doc
+/// comment of the field that reads it.
+fn write_params(
+    algorithm: &str,
+    params: &ParamMap,
+    resolved: &ParamMap,
+    out: &mut impl Write,
+) -> Result<()> {
     if params.is_empty() {
         writeln!(out, "  (none)")?;
     }
@@ -85,8 +99,28 @@ fn write_params(params: &ParamMap, resolved: &ParamMap, out: &mut impl Write) ->
             Some(r) => writeln!(out, "  {k:width$} = {v}  → {r}")?,
             None => writeln!(out, "  {k:width$} = {v}")?,
         }
+        if let Some(doc) = crate::params::param_doc(algorithm, k) {
+            for line in wrap(doc, 88) {
+                writeln!(out, "      {line}")?;
+            }
+        }
     }
     Ok(())
+}
+
+/// `text` in lines of at most `width` characters (a longer word on a line of its own).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    for word in text.split_whitespace() {
+        match lines.last_mut() {
+            Some(line) if line.chars().count() + 1 + word.chars().count() <= width => {
+                line.push(' ');
+                line.push_str(word);
+            }
+            _ => lines.push(word.to_string()),
+        }
+    }
+    lines
 }
 
 /// List the registered algorithms, or one algorithm's parameters and defaults.

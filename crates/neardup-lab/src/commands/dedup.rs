@@ -151,11 +151,15 @@ pub struct Args {
 impl Args {
     /// The options of `neardup_dedup::run` (parameters parsed).
     pub fn options(self) -> anyhow::Result<DedupOptions> {
+        let params = crate::params::parse_params(&self.params)?;
+        if let Some(note) = crate::params::ambiguity(&self.algorithm, &params) {
+            eprintln!("neardup: note: {note}");
+        }
         Ok(DedupOptions {
             inputs: self.inputs,
             output: self.output,
             algorithm: self.algorithm,
-            params: crate::params::parse_params(&self.params)?,
+            params,
             text_field: self.text_field,
             id_field: self.id_field,
             html_field: self.pages.html_field,

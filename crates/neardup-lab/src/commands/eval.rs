@@ -48,9 +48,13 @@ pub fn configs(algorithms: &[(usize, String)], params: &[(usize, String)]) -> Re
             .filter(|(p, _)| p > pos && *p < next)
             .map(|(_, v)| v.clone())
             .collect();
+        let params = parse_params(&own)?;
+        if let Some(note) = crate::params::ambiguity(name, &params) {
+            eprintln!("neardup: note: {note}");
+        }
         out.push(Config {
             algorithm: name.clone(),
-            params: parse_params(&own)?,
+            params,
         });
     }
     if let Some((p, v)) = params.iter().find(|(p, _)| *p < algorithms[0].0) {

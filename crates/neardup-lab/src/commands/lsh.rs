@@ -54,12 +54,23 @@ pub fn tune(
                 t.false_positive_area,
                 t.false_negative_area
             )?;
+            let at_t = banding::candidate_probability(threshold, t.bands, t.rows);
             if t.objective != "balanced" {
                 writeln!(
                     out,
-                    "\nCandidates it costs: {:.2}× the false-positive area of the balanced \
+                    "\nWhat `neardup dedup` runs for this threshold: it finds {:.0} % of the pairs \
+                     at J = {threshold} and costs {:.2}× the false-positive area of the balanced \
                      banding (dissimilar pairs that become candidates and are then verified).",
+                    100.0 * at_t,
                     t.false_positive_area_vs_balanced
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "\nBalanced (for candidates that are not verified): it finds only {:.0} % of \
+                     the pairs at J = {threshold}. `neardup dedup` verifies every candidate and \
+                     runs the recall-at-threshold banding (the default objective).",
+                    100.0 * at_t
                 )?;
             }
             writeln!(out)?;
@@ -124,10 +135,10 @@ pub enum LshCommand {
         rows: usize,
     },
     /// Choose (b, r) with b·r ≤ num_perm for a target threshold, with P(candidate) around the
-    /// threshold and the permutations the banding leaves unused. `balanced` (datasketch's
-    /// weighted areas) suits unverified candidates; `recall-at-threshold` (P(candidate | J = t)
-    /// ≥ 0.95 with the fewest false candidates) is what `neardup dedup` uses, since it
-    /// verifies every candidate.
+    /// threshold and the permutations the banding leaves unused. The default,
+    /// `recall-at-threshold` (P(candidate | J = t) ≥ 0.95 with the fewest false candidates), is
+    /// what `neardup dedup` runs, since it verifies every candidate; `balanced` (datasketch's
+    /// weighted areas) suits candidates that are not verified, and misses more pairs at t.
     Tune {
         /// Target Jaccard threshold in (0, 1].
         #[arg(long)]
@@ -140,7 +151,7 @@ pub enum LshCommand {
         #[arg(long, default_value_t = 0.5)]
         false_positive_weight: f64,
         /// What the banding is chosen for.
-        #[arg(long, value_enum, default_value_t = TuneObjective::Balanced)]
+        #[arg(long, value_enum, default_value_t = TuneObjective::RecallAtThreshold)]
         objective: TuneObjective,
         /// The least P(candidate | J = threshold) (recall-at-threshold objective only).
         #[arg(long, default_value_t = banding::RECALL_AT_THRESHOLD)]

@@ -45,6 +45,43 @@ fn algorithms_lists_one_line_each() {
     assert_eq!(one["build_defaults"]["cjk_unit"], "char");
     assert_eq!(one["query_defaults"]["threshold"], 0.85);
     assert!(err(&["algorithms", "nope"]).contains("unknown algorithm `nope`"));
+    // Every parameter says what it means, under its default line (a new user could not tell
+    // what `sketch`, `tuning`, `cjk_unit` or `verify` were, nor that `sketch=oph` exists).
+    for (param, says) in [
+        ("sketch", "one permutation hashing"),
+        ("tuning", "recall at the threshold"),
+        ("cjk_unit", "jieba"),
+        ("verify", "estimate"),
+        ("punctuation", "e mail"),
+    ] {
+        let at = minhash
+            .lines()
+            .position(|l| l.trim_start().starts_with(&format!("{param} ")))
+            .unwrap_or_else(|| panic!("no {param} in {minhash}"));
+        let doc: String = minhash
+            .lines()
+            .skip(at + 1)
+            .take(6)
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert!(doc.contains(says), "{param}: {doc}");
+    }
+    assert!(one["param_docs"]["min_spots"].as_str().is_some(), "{one}");
+    // SimHash's k is its shingle size: said when a user gives k without the distance.
+    let corpus = tmp("k-note.jsonl");
+    std::fs::write(&corpus, "{\"text\": \"a b c\"}\n{\"text\": \"a b d\"}\n").unwrap();
+    let out = neardup(&[
+        "dedup",
+        corpus.to_str().unwrap(),
+        "-o",
+        tmp("k-note").to_str().unwrap(),
+        "--algorithm",
+        "simhash",
+        "--param",
+        "k=3",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("`max_distance`"), "{stderr}");
 }
 
 #[test]

@@ -28,21 +28,73 @@ fn tune_contract() {
             format,
         ])
     };
+    // The default is the banding `neardup dedup` runs (recall at the threshold): copying it
+    // must not lose pairs at t (the balanced default found 40 % of them).
     let out = ok(&["lsh", "tune", "--threshold", "0.8", "--num-perm", "128"]);
-    assert!(out.starts_with("bands=9 rows=13 threshold=0.844"), "{out}");
+    assert!(out.starts_with("bands=13 rows=7 threshold=0.693"), "{out}");
     let first = out.lines().next().unwrap();
     assert!(first.contains(" false_positive_area=") && first.contains(" false_negative_area="));
-    // 9 × 13 = 117 of 128 permutations are banded.
-    assert!(first.ends_with(" unused_permutations=11"), "{out}");
-    // P(candidate) at t − 0.1 … t + 0.1: 1 − (1 − s^13)^9.
-    let p = |s: f64| 1.0 - (1.0 - s.powi(13)).powi(9);
+    // 13 × 7 = 91 of 128 permutations are banded.
+    assert!(first.ends_with(" unused_permutations=37"), "{out}");
+    // P(candidate) at t − 0.1 … t + 0.1: 1 − (1 − s^7)^13.
+    let p = |s: f64| 1.0 - (1.0 - s.powi(7)).powi(13);
+    assert!(p(0.8) >= 0.95);
     assert!(out.contains(&format!("0.70  {:>12.6}", p(0.7))), "{out}");
     assert!(
         out.contains(&format!("0.80  {:>12.6}  ← target", p(0.8))),
         "{out}"
     );
+    assert!(out.contains("What `neardup dedup` runs"), "{out}");
     assert!(out.contains(&format!("0.90  {:>12.6}", p(0.9))), "{out}");
-    let json: serde_json::Value = serde_json::from_str(&tune("json")).unwrap();
+    // The dedup run's own banding is the one printed.
+    let dir = tmp("tune-vs-dedup");
+    let corpus = duplicated_corpus("tune-vs-dedup.jsonl", 20);
+    ok(&[
+        "dedup",
+        corpus.to_str().unwrap(),
+        "-o",
+        dir.to_str().unwrap(),
+    ]);
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(dir.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        (
+            summary["params"]["bands"].as_u64(),
+            summary["params"]["rows"].as_u64()
+        ),
+        (Some(13), Some(7)),
+        "{summary}"
+    );
+    // Balanced, on request, says what it misses.
+    let balanced = ok(&[
+        "lsh",
+        "tune",
+        "--threshold",
+        "0.8",
+        "--num-perm",
+        "128",
+        "--objective",
+        "balanced",
+    ]);
+    assert!(balanced.starts_with("bands=9 rows=13"), "{balanced}");
+    assert!(
+        balanced.contains("it finds only 40 % of the pairs"),
+        "{balanced}"
+    );
+    let p = |s: f64| 1.0 - (1.0 - s.powi(13)).powi(9);
+    let json: serde_json::Value = serde_json::from_str(&ok(&[
+        "lsh",
+        "tune",
+        "--threshold",
+        "0.8",
+        "--num-perm",
+        "128",
+        "--objective",
+        "balanced",
+        "--format",
+        "json",
+    ]))
+    .unwrap();
     assert_eq!(
         (json["bands"].as_u64(), json["rows"].as_u64()),
         (Some(9), Some(13))
@@ -51,7 +103,7 @@ fn tune_contract() {
     let probs = json["candidate_probability"].as_array().unwrap();
     assert_eq!(probs.len(), 5);
     assert!((probs[0]["probability"].as_f64().unwrap() - p(0.7)).abs() < 1e-12);
-    // CSV: the columns its --help names, the banding in every row.
+    let p = |s: f64| 1.0 - (1.0 - s.powi(7)).powi(13);
     let csv = tune("csv");
     let header = "bands,rows,threshold,objective,unused_permutations,similarity,probability";
     assert_eq!(csv.lines().next(), Some(header));
@@ -66,7 +118,7 @@ fn tune_contract() {
         .map(|l| l.split(',').collect())
         .collect();
     assert_eq!(rows.len(), 5);
-    assert!(rows.iter().all(|r| r[..2] == ["9", "13"] && r[4] == "11"));
+    assert!(rows.iter().all(|r| r[..2] == ["13", "7"] && r[4] == "37"));
     assert_eq!(rows[0][6], format!("{:.6}", p(0.7)));
     assert!(
         err(&["lsh", "tune", "--threshold", "1.5", "--num-perm", "128"]).contains("outside (0, 1]")

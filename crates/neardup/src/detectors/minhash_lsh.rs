@@ -77,7 +77,11 @@ pub struct MinHashLshParams {
     /// Features (default word 5-shingles, Unicode words, lower-cased, NFKC).
     #[serde(flatten)]
     pub features: FeatureParams,
-    /// Signature scheme: `classic` or `oph`. Default `classic`.
+    /// Signature scheme: `classic` (`num_perm` independent permutations, Broder 1997: work
+    /// grows with shingles × num_perm) or `oph` (one permutation hashing with optimal
+    /// densification, Li, Owen & Zhang NIPS 2012, Shrivastava ICML 2017: one hash per
+    /// shingle, the same estimator, in O(shingles + num_perm) instead of
+    /// O(shingles · num_perm)). Default `classic`.
     pub sketch: SketchKind,
     /// Signature length. Default 128.
     pub num_perm: usize,
@@ -89,7 +93,9 @@ pub struct MinHashLshParams {
     pub bands: usize,
     /// Rows per band; 0 = chosen by the tuner for `threshold`. Default 0.
     pub rows: usize,
-    /// Verification: `estimate`, `exact` or `none`. Default `estimate`.
+    /// How a candidate pair is confirmed: `estimate` (its signatures agree on at least the
+    /// threshold's share of positions), `exact` (the exact Jaccard of its shingle sets, the
+    /// texts read again) or `none` (every candidate is reported). Default `estimate`.
     pub verify: Verify,
     /// What a tuned banding is chosen for: `auto` (recall at the threshold when verified,
     /// balanced when `verify = "none"`), `balanced` or `recall-at-threshold`. Default `auto`.

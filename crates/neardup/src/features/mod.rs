@@ -64,7 +64,9 @@ pub enum ShingleKind {
 pub struct FeatureParams {
     /// Shingle kind: `word`, `char` or `stopword`. Default `word`.
     pub shingle: ShingleKind,
-    /// Shingle size: tokens (`word`, `stopword` including the anchor) or characters. Default 5.
+    /// Shingle size: tokens (`word`, `stopword` including the anchor) or characters; the
+    /// default is the algorithm's (shown beside it). Not a Hamming distance: SimHash's
+    /// distance, which Manku et al. and the reports call k, is `max_distance`.
     pub k: usize,
     /// Shingle size of word shingles that start on Chinese (a Han word or character), where
     /// the unit carries less than an English word: a Han character is about two thirds of a

@@ -42,7 +42,9 @@ pub struct Normalization {
     pub lowercase: bool,
     /// Unicode normalization form. Default `nfkc`.
     pub unicode: UnicodeForm,
-    /// Punctuation handling. Default `keep`.
+    /// Punctuation before tokenizing: `keep` (the Unicode word tokenizer drops it anyway;
+    /// character shingles keep it), `remove` ("don't" → "dont", "e-mail" → "email") or
+    /// `space` ("e-mail" → "e mail"). Default `keep`.
     pub punctuation: Punctuation,
     /// Collapse runs of whitespace into one space and trim the ends. Default true.
     pub collapse_whitespace: bool,
