@@ -86,6 +86,8 @@ pub fn command() -> clap::Command {
         .map(|a| format!("  {:<18} {}", a.name, a.summary))
         .collect();
     Cli::command()
+        // A flag given twice (a --config file's, then the command line's) takes the last.
+        .mut_subcommand("dedup", |c| c.args_override_self(true))
         .mut_subcommand("edit", |c| {
             c.after_help(format!("Edit kinds (rate = …):\n{}", kinds.join("\n")))
         })

@@ -9,6 +9,7 @@ pub mod calibrate;
 pub mod charts;
 pub mod cli;
 pub mod commands;
+pub mod config_file;
 pub mod corpus;
 pub mod edits;
 pub mod error;

@@ -14,7 +14,15 @@ static GLOBAL: neardup_lab::memory::CountingAlloc = neardup_lab::memory::Countin
 fn main() -> ExitCode {
     // First, before any thread: Ctrl-C and SIGTERM remove this run's temporary files.
     neardup_dedup::temp_files::install_signal_cleanup();
-    let matches = neardup_lab::cli::command().get_matches();
+    let command = neardup_lab::cli::command();
+    let argv = match neardup_lab::config_file::expand(std::env::args_os().collect(), &command) {
+        Ok(argv) => argv,
+        Err(e) => {
+            eprintln!("neardup: error: {e:#}");
+            return ExitCode::from(2);
+        }
+    };
+    let matches = command.get_matches_from(argv);
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),

@@ -796,3 +796,71 @@ fn min_words_leaves_short_documents_to_exact_matching() {
         "{e}"
     );
 }
+
+/// What users of every peer expect: a text field inside a nested object (`meta.body`), the
+/// run's flags in a TOML file (the command line overriding it), and the summary as JSON on
+/// stdout — the same clusters as the flat corpus run with flags.
+#[test]
+fn a_config_file_a_nested_text_field_and_json_on_stdout() {
+    let docs = corpus(60);
+    let d = dir("config");
+    let flat = d.join("flat.jsonl");
+    write_jsonl(&flat, &docs);
+    let nested = d.join("nested.jsonl");
+    let lines: String = docs
+        .iter()
+        .map(|(id, text)| {
+            serde_json::json!({"id": id, "meta": {"lang": "en", "body": text}}).to_string() + "\n"
+        })
+        .collect();
+    std::fs::write(&nested, lines).unwrap();
+    let expected = d.join("expected");
+    dedup_ok(&flat, &expected, &["--param", "threshold=0.7"]);
+    let config = d.join("dedup.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "inputs = [{:?}]\noutput = {:?}\ntext_field = \"meta.body\"\nformat = \"json\"\n\
+             [param]\nthreshold = 0.9\n",
+            nested.to_str().unwrap(),
+            d.join("ignored").to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let out = d.join("from-config");
+    let printed = ok(&[
+        "dedup",
+        "--config",
+        config.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--param",
+        "threshold=0.7",
+    ]);
+    let summary: serde_json::Value = serde_json::from_str(&printed).expect("JSON on stdout");
+    assert_eq!(summary["text_field"], "meta.body");
+    assert_eq!(
+        summary["params"]["threshold"], 0.7,
+        "the command line overrides the file"
+    );
+    assert!(
+        summary["next"][0]
+            .as_str()
+            .unwrap()
+            .starts_with("neardup inspect")
+    );
+    assert!(!d.join("ignored").exists());
+    assert_eq!(clusters_by_id(&out), clusters_by_id(&expected));
+    std::fs::write(&config, "txet_field = \"body\"\n").unwrap();
+    let e = err(&[
+        "dedup",
+        "--config",
+        config.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("dedup.toml") && e.contains("`txet_field`") && e.contains("text-field"),
+        "{e}"
+    );
+}

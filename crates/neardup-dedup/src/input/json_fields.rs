@@ -3,6 +3,9 @@
 //! the line when it holds no escape, so a block of lines is parsed without a copy of its texts.
 //! A record holding a page's HTML (`--html-field`) also gives its `url`, `host` and `date`
 //! fields, which travel with the page (its host groups its template lines).
+//!
+//! A text field named with dots (`meta.body`) is a path into nested objects, as datatrove's
+//! and text-dedup's users keep their text; a key holding the dots itself is read first.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -122,6 +125,11 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         while let Some(key) = map.next_key::<Key<'de>>()? {
             if key.0 == self.text {
                 parsed.text = Some(map.next_value::<TextValue<'de>>()?.0);
+            } else if let Some((head, rest)) = self.text.split_once('.')
+                && key.0 == head
+                && parsed.text.is_none()
+            {
+                parsed.text = map.next_value_seed(PathSeed { path: rest })?;
             } else if key.0 == self.id {
                 let v: serde_json::Value = map.next_value()?;
                 parsed.id = Some(id_string(&v).ok_or_else(|| {
@@ -138,6 +146,71 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
             }
         }
         Ok(parsed)
+    }
+}
+
+/// The string at `path` (dot-separated keys) inside a JSON value: `None` when the value is
+/// not an object or the path is not there; an error when the text there is not a string or
+/// null.
+struct PathSeed<'f> {
+    path: &'f str,
+}
+
+impl<'de> DeserializeSeed<'de> for PathSeed<'_> {
+    type Value = Option<Cow<'de, str>>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for PathSeed<'_> {
+    type Value = Option<Cow<'de, str>>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let mut found = None;
+        while let Some(key) = map.next_key::<Key<'de>>()? {
+            if key.0 == self.path {
+                found = Some(map.next_value::<TextValue<'de>>()?.0);
+            } else if let Some((head, rest)) = self.path.split_once('.')
+                && key.0 == head
+                && found.is_none()
+            {
+                found = map.next_value_seed(PathSeed { path: rest })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(found)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> std::result::Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(None)
     }
 }
 
@@ -248,6 +321,35 @@ mod tests {
             let e = parse_json_line(line, "text", "id").unwrap_err();
             assert!(e.contains(want), "{}: {e}", String::from_utf8_lossy(line));
         }
+    }
+
+    /// `meta.body` reaches into nested objects (borrowed, like a top-level text); a literal
+    /// `meta.body` key wins; a path that is not there is a missing text field.
+    #[test]
+    fn a_dotted_text_field_is_a_path() {
+        let line =
+            br#"{"id": 1, "meta": {"lang": "en", "body": "deep text", "n": [1, {"body": 2}]}}"#;
+        let f = parse_json_line(line, "meta.body", "id").unwrap();
+        assert!(matches!(f.text, Cow::Borrowed("deep text")));
+        let f = parse_json_line(br#"{"a": {"b": {"c": null}}}"#, "a.b.c", "id").unwrap();
+        assert_eq!(f.text, "");
+        let f = parse_json_line(
+            br#"{"meta": {"body": "x"}, "meta.body": "y"}"#,
+            "meta.body",
+            "id",
+        )
+        .unwrap();
+        assert_eq!(f.text, "y");
+        for line in [
+            &br#"{"meta": 3}"#[..],
+            br#"{"meta": {"lang": "en"}}"#,
+            br#"{"meta": [1]}"#,
+        ] {
+            let e = parse_json_line(line, "meta.body", "id").unwrap_err();
+            assert!(e.contains("missing text field `meta.body`"), "{e}");
+        }
+        let e = parse_json_line(br#"{"meta": {"body": 5}}"#, "meta.body", "id").unwrap_err();
+        assert!(e.contains("must be a string or null"), "{e}");
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub struct CorpusArgs {
     /// Field holding the document id.
     #[arg(long, default_value = "id")]
     pub id_field: String,
-    /// Field holding the text.
+    /// Field holding the text (JSONL: `meta.body` reaches into a nested object).
     #[arg(long, default_value = "text")]
     pub text_field: String,
     /// Field holding the cluster label (null = unlabelled). Every record must have it when

@@ -11,10 +11,33 @@ use neardup_dedup::{Keep, Stage};
 
 use super::args::{PageArgs, named_choice, parse_shard, parse_size};
 use super::invocation::{Invocation, Run};
+use crate::output_format::ListFormat;
 
-/// Runs `neardup dedup` and prints the summary (or what a partial run did).
-pub fn run(options: &DedupOptions, out: &mut impl Write) -> Result<()> {
-    match run_stages(options)? {
+/// Runs `neardup dedup` and prints the summary (or what a partial run did): for people, or as
+/// JSON (`summary.json`'s object with the next steps; a partial run's `finished` and
+/// `output`).
+pub fn run(options: &DedupOptions, format: ListFormat, out: &mut impl Write) -> Result<()> {
+    let ran = run_stages(options)?;
+    if format == ListFormat::Json {
+        let json = match &ran {
+            Some(s) => {
+                let mut v = serde_json::to_value(s)?;
+                v["next"] = next_steps(&options.output, &s.inputs, &s.algorithm)
+                    .into_iter()
+                    .map(|step| step.command)
+                    .collect::<Vec<_>>()
+                    .into();
+                v
+            }
+            None => serde_json::json!({
+                "finished": partial(options),
+                "output": options.output.display().to_string(),
+            }),
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+        return Ok(());
+    }
+    match ran {
         Some(s) => {
             writeln!(
                 out,
@@ -42,15 +65,20 @@ pub fn run(options: &DedupOptions, out: &mut impl Write) -> Result<()> {
             }
         }
         None => {
-            let what = match (options.shard, options.stage) {
-                (Some((i, n)), _) => format!("sketch shard {i}/{n}"),
-                (None, Some(stage)) => format!("stage {}", stage.name()),
-                (None, None) => "nothing".into(),
-            };
+            let what = partial(options);
             writeln!(out, "finished {what} in {}", options.output.display())?;
         }
     }
     Ok(())
+}
+
+/// What a run that stopped early did.
+fn partial(options: &DedupOptions) -> String {
+    match (options.shard, options.stage) {
+        (Some((i, n)), _) => format!("sketch shard {i}/{n}"),
+        (None, Some(stage)) => format!("stage {}", stage.name()),
+        (None, None) => "nothing".into(),
+    }
 }
 
 /// Deduplicate a corpus: near-duplicate clusters, the ids removed, and the corpus without
@@ -85,7 +113,8 @@ pub struct Args {
     /// `key=value` parameter of the algorithm (repeatable), e.g. threshold=0.7.
     #[arg(long = "param", value_name = "KEY=VALUE")]
     pub params: Vec<String>,
-    /// Text field (JSONL) or column (CSV, Parquet).
+    /// Text field (JSONL) or column (CSV, Parquet); in JSONL, `meta.body` is the `body` of
+    /// a nested `meta` object when no key is named `meta.body` itself.
     #[arg(long, default_value = "text")]
     pub text_field: String,
     /// Id field or column (document numbers when a record has none).
@@ -146,6 +175,14 @@ pub struct Args {
     /// instead of the file's start.
     #[arg(long, value_name = "SIZE", value_parser = parse_size, default_value = "256MiB")]
     pub checkpoint_every: u64,
+    /// Flags from a TOML file, by their long names (`text_field = "body"`, `min_words = 5`,
+    /// `[param]` `threshold = 0.7`, `inputs = ["a.jsonl"]`); the command line overrides them.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// What is printed when the run ends: a summary for people, or `summary.json`'s object
+    /// (with `next`, the commands to run next) for programs.
+    #[arg(long, value_enum, default_value_t = ListFormat::Text)]
+    pub format: ListFormat,
 }
 
 impl Args {
@@ -186,6 +223,7 @@ impl Args {
 
 impl Run for Args {
     fn run(self, invocation: &mut Invocation<'_>) -> Result<()> {
-        run(&self.options()?, &mut invocation.out)
+        let format = self.format;
+        run(&self.options()?, format, &mut invocation.out)
     }
 }

@@ -42,56 +42,7 @@ pub fn tune(
         .map(|c| (c.similarity, c.probability))
         .collect();
     match format {
-        ReportFormat::Text => {
-            writeln!(
-                out,
-                "bands={} rows={} threshold={:.6} objective={} false_positive_area={:.6} \
-                 false_negative_area={:.6} unused_permutations={unused}",
-                t.bands,
-                t.rows,
-                t.threshold,
-                t.objective,
-                t.false_positive_area,
-                t.false_negative_area
-            )?;
-            let at_t = banding::candidate_probability(threshold, t.bands, t.rows);
-            if t.objective != "balanced" {
-                writeln!(
-                    out,
-                    "\nWhat `neardup dedup` runs for this threshold: it finds {:.0} % of the pairs \
-                     at J = {threshold} and costs {:.2}× the false-positive area of the balanced \
-                     banding (dissimilar pairs that become candidates and are then verified).",
-                    100.0 * at_t,
-                    t.false_positive_area_vs_balanced
-                )?;
-            } else {
-                writeln!(
-                    out,
-                    "\nBalanced (for candidates that are not verified): it finds only {:.0} % of \
-                     the pairs at J = {threshold}. `neardup dedup` verifies every candidate and \
-                     runs the recall-at-threshold banding (the default objective).",
-                    100.0 * at_t
-                )?;
-            }
-            writeln!(out)?;
-            writeln!(out, "  similarity  P(candidate)")?;
-            for (s, p) in &probabilities {
-                let mark = if (s - threshold).abs() < 1e-9 {
-                    "  ← target"
-                } else {
-                    ""
-                };
-                writeln!(out, "  {s:>10.2}  {p:>12.6}{mark}")?;
-            }
-            if unused > 0 {
-                writeln!(
-                    out,
-                    "\n{unused} of {num_perm} permutations are not in any band: a signature of \
-                     {} is enough, or they sharpen verification only.",
-                    t.bands * t.rows
-                )?;
-            }
-        }
+        ReportFormat::Text => write_text(&t, threshold, num_perm, &probabilities, out)?,
         ReportFormat::Csv => {
             // One row per similarity point, each with the banding it belongs to, so the answer
             // is in every row a spreadsheet keeps.
@@ -110,6 +61,62 @@ pub fn tune(
         ReportFormat::Json => {
             writeln!(out, "{}", serde_json::to_string_pretty(&t)?)?;
         }
+    }
+    Ok(())
+}
+
+/// `lsh tune`'s text: the `key=value` line, what the banding finds at the threshold, then
+/// P(candidate) around it.
+fn write_text(
+    t: &banding::TuneReport,
+    threshold: f64,
+    num_perm: usize,
+    probabilities: &[(f64, f64)],
+    out: &mut impl Write,
+) -> Result<()> {
+    let unused = t.unused_permutations;
+    writeln!(
+        out,
+        "bands={} rows={} threshold={:.6} objective={} false_positive_area={:.6} \
+         false_negative_area={:.6} unused_permutations={unused}",
+        t.bands, t.rows, t.threshold, t.objective, t.false_positive_area, t.false_negative_area
+    )?;
+    let at_t = banding::candidate_probability(threshold, t.bands, t.rows);
+    if t.objective != "balanced" {
+        writeln!(
+            out,
+            "\nWhat `neardup dedup` runs for this threshold: it finds {:.0} % of the pairs \
+             at J = {threshold} and costs {:.2}× the false-positive area of the balanced \
+             banding (dissimilar pairs that become candidates and are then verified).",
+            100.0 * at_t,
+            t.false_positive_area_vs_balanced
+        )?;
+    } else {
+        writeln!(
+            out,
+            "\nBalanced (for candidates that are not verified): it finds only {:.0} % of \
+             the pairs at J = {threshold}. `neardup dedup` verifies every candidate and \
+             runs the recall-at-threshold banding (the default objective).",
+            100.0 * at_t
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(out, "  similarity  P(candidate)")?;
+    for (s, p) in probabilities {
+        let mark = if (s - threshold).abs() < 1e-9 {
+            "  ← target"
+        } else {
+            ""
+        };
+        writeln!(out, "  {s:>10.2}  {p:>12.6}{mark}")?;
+    }
+    if unused > 0 {
+        writeln!(
+            out,
+            "\n{unused} of {num_perm} permutations are not in any band: a signature of \
+             {} is enough, or they sharpen verification only.",
+            t.bands * t.rows
+        )?;
     }
     Ok(())
 }

@@ -63,6 +63,19 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
 type Record = (String, String, Option<String>);
 
 /// Parses one line into (id, text, label); `None` for a record the filter leaves out.
+/// The value at `name`: a key of that name, else a dot-separated path into nested objects
+/// (`meta.body`), as `neardup dedup` reads it.
+fn take_path(obj: &mut serde_json::Map<String, Value>, name: &str) -> Option<Value> {
+    if let Some(v) = obj.remove(name) {
+        return Some(v);
+    }
+    let (head, rest) = name.split_once('.')?;
+    match obj.get_mut(head)? {
+        Value::Object(inner) => take_path(inner, rest),
+        _ => None,
+    }
+}
+
 fn parse_record(line: &[u8], options: &LoadOptions) -> std::result::Result<Option<Record>, String> {
     let text = std::str::from_utf8(line)
         .map_err(|e| format!("not valid UTF-8 (byte {} of the line)", e.valid_up_to() + 1))?;
@@ -83,7 +96,7 @@ fn parse_record(line: &[u8], options: &LoadOptions) -> std::result::Result<Optio
         Some(v) => id_string(v)
             .ok_or_else(|| format!("id field `{}` must be a string or integer, not {v}", f.id))?,
     };
-    let text = match obj.remove(&f.text) {
+    let text = match take_path(&mut obj, &f.text) {
         None => return Err(format!("missing text field `{}`", f.text)),
         Some(Value::String(s)) => s,
         Some(Value::Null) => String::new(),
