@@ -73,7 +73,17 @@ impl Items {
         let message = message.into();
         if self.lines {
             let len = self.bar.length().unwrap_or(0);
-            eprintln!("neardup: [{}/{len}] {message}", self.bar.position());
+            let done = self.bar.position();
+            // Without a bar, the rate and what is left still matter: a calibration step can
+            // take minutes.
+            let elapsed = self.bar.elapsed().as_secs_f64();
+            let timing = if done > 0 {
+                let left = elapsed / done as f64 * len.saturating_sub(done) as f64;
+                format!(" ({elapsed:.0} s so far, about {left:.0} s left)")
+            } else {
+                String::new()
+            };
+            eprintln!("neardup: [{done}/{len}] {}{timing}", message.trim_end());
         }
         self.bar.set_message(message);
     }

@@ -22,6 +22,10 @@ pub struct Series {
     pub weights: Vec<f64>,
     /// The chosen threshold, if the algorithm has one.
     pub chosen: Option<f64>,
+    /// An algorithm that decides by something its score does not follow: the counts of its
+    /// own decisions (what the ranking shows), drawn instead of a curve over score cutoffs,
+    /// which would chart a detector it is not.
+    pub decided: Option<AtThreshold>,
 }
 
 /// The configurations of one algorithm.
@@ -40,7 +44,7 @@ pub fn draw(panels: &[Panel], dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
         .filter(|p| {
             p.series
                 .iter()
-                .any(|s| !sweep(&s.observations, None).is_empty())
+                .any(|s| s.decided.is_some() || !sweep(&s.observations, None).is_empty())
         })
         .collect();
     if panels.is_empty() {
@@ -59,7 +63,9 @@ pub fn draw(panels: &[Panel], dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
             "F1 on the labelled pairs against the threshold",
             "One panel per algorithm, one line per configuration of its grid; a pair is predicted a \
              duplicate when its score is at least the threshold. The filled marker is the chosen \
-             threshold.",
+             threshold. An algorithm that decides by something else (supershingle votes, MD5 \
+             equality) is a flat line at the F1 of its own decisions, as ranked, and one point on the \
+             precision–recall chart.",
             true,
         ),
         (
@@ -115,8 +121,14 @@ where
             vec![(14, y + 6), (38, y + 6)],
             look.stroke(),
         ))?;
+        let name = match (s.name.is_empty(), s.decided.is_some()) {
+            (true, false) => "defaults".to_string(),
+            (true, true) => "defaults (its own decision)".to_string(),
+            (false, true) => format!("{} (its own decision)", s.name),
+            (false, false) => s.name.clone(),
+        };
         legend.draw(&Text::new(
-            style::fit(&s.name, 380, 12),
+            style::fit(&name, 380, 12),
             (44, y),
             ("sans-serif", 12).into_font(),
         ))?;
@@ -135,6 +147,17 @@ where
         .draw()?;
     for (i, s) in panel.series.iter().enumerate() {
         let look = Look::nth(i);
+        if let Some(d) = s.decided {
+            if f1 {
+                chart.draw_series(LineSeries::new(
+                    [(0.0, d.f1()), (1.0, d.f1())],
+                    look.stroke().stroke_width(1),
+                ))?;
+            } else {
+                style::draw_markers(&mut chart, &[(d.recall(), d.precision())], look, 6)?;
+            }
+            continue;
+        }
         let sweep = sweep(&s.observations, Some(&s.weights));
         let point = |t: &AtThreshold| {
             if f1 {

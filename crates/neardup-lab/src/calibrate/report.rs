@@ -86,7 +86,8 @@ fn ranking_rule(opts: &Options) -> String {
     };
     format!(
         "{by} Removed: the documents deduplicating the whole corpus with the chosen setting \
-         would remove, and its largest cluster."
+         would remove, and its largest cluster (`*`: connected components, for algorithms \
+         that cannot compare any pair)."
     )
 }
 
@@ -522,7 +523,10 @@ pub(crate) fn write(
 /// One chart panel per algorithm, a series per configuration with observations.
 fn panels(outcomes: &[Outcome]) -> Vec<Panel> {
     let mut panels: Vec<Panel> = Vec::new();
-    for o in outcomes.iter().filter(|o| !o.observations.is_empty()) {
+    for o in outcomes
+        .iter()
+        .filter(|o| !o.observations.is_empty() && o.note.is_none() && o.error.is_none())
+    {
         let series = Series {
             name: render_params(&o.params),
             observations: o.observations.clone(),
@@ -531,6 +535,7 @@ fn panels(outcomes: &[Outcome]) -> Vec<Panel> {
                 .threshold_params
                 .as_ref()
                 .and(o.chosen.map(|c| c.threshold)),
+            decided: o.threshold_params.is_none().then_some(o.chosen).flatten(),
         };
         match panels.iter_mut().find(|p| p.algorithm == o.algorithm) {
             Some(p) => p.series.push(series),

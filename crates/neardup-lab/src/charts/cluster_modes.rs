@@ -133,7 +133,7 @@ where
             if *v < 0.0 {
                 String::new()
             } else {
-                style::whole(v)
+                style::compact(v)
             }
         })
         .label_style(("sans-serif", 12))

@@ -55,7 +55,7 @@ impl Chart for Designs {
                     )?;
                 a.configure_mesh()
                     .x_desc("tables (log scale)")
-                    .x_label_formatter(&style::whole)
+                    .x_label_formatter(&style::compact)
                     .y_desc("log2 expected matches per probe, 2^(34 − p)")
                     .axis_desc_style(("sans-serif", 14))
                     .draw()?;
@@ -67,7 +67,7 @@ impl Chart for Designs {
                     .build_cartesian_2d(style::log_axis(1.0, tmax * 2.0), 0.0..mmax * 1.1)?;
                 b.configure_mesh()
                     .x_desc("tables (log scale)")
-                    .x_label_formatter(&style::whole)
+                    .x_label_formatter(&style::compact)
                     .y_desc("terabytes (f/8 + 4 bytes per entry)")
                     .axis_desc_style(("sans-serif", 14))
                     .draw()?;

@@ -126,7 +126,7 @@ where
         .configure_mesh()
         .x_desc("documents per second, build + query (log scale)")
         .y_desc("recall")
-        .x_label_formatter(&style::whole)
+        .x_label_formatter(&style::compact)
         .axis_desc_style(("sans-serif", 14))
         .draw()?;
     for name in series {

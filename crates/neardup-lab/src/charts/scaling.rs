@@ -57,7 +57,7 @@ impl Chart for Scaling {
                 a.configure_mesh()
                     .x_desc("documents (log scale)")
                     .y_desc("seconds (log scale)")
-                    .x_label_formatter(&style::whole)
+                    .x_label_formatter(&style::compact)
                     .axis_desc_style(("sans-serif", 14))
                     .draw()?;
                 let mut b = ChartBuilder::on(&right)
@@ -69,7 +69,7 @@ impl Chart for Scaling {
                 b.configure_mesh()
                     .x_desc("documents (log scale)")
                     .y_desc("MB (10^6 bytes, log scale)")
-                    .x_label_formatter(&style::whole)
+                    .x_label_formatter(&style::compact)
                     .axis_desc_style(("sans-serif", 14))
                     .draw()?;
                 for label in &labels {

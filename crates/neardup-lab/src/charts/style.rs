@@ -506,7 +506,7 @@ where
 pub fn tick(v: f64, whole: bool) -> String {
     if whole {
         if (v - v.round()).abs() < 1e-9 {
-            self::whole(&v)
+            compact(&v)
         } else {
             String::new()
         }
@@ -516,7 +516,26 @@ pub fn tick(v: f64, whole: bool) -> String {
     }
 }
 
-/// A log-axis tick as a whole number with thousands separators (1,000,000, not 1e6).
+/// An axis tick as people say it: 950, 1k, 2.5k, 100k, 1M (not 1e6). Thousands separators
+/// at axis size rasterize in the PNGs so that "1,000" reads "1.000".
+pub fn compact(v: &f64) -> String {
+    let (scaled, suffix) = match v.abs() {
+        a if a >= 1e9 => (v / 1e9, "G"),
+        a if a >= 1e6 => (v / 1e6, "M"),
+        a if a >= 1e3 => (v / 1e3, "k"),
+        _ => (*v, ""),
+    };
+    let s = format!("{scaled:.2}");
+    let s = if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        &s
+    };
+    format!("{s}{suffix}")
+}
+
+/// A whole number with thousands separators (1,000,000, not 1e6), for text and labels large
+/// enough to read them.
 pub fn whole(v: &f64) -> String {
     let n = v.round() as i64;
     let digits = n.unsigned_abs().to_string();
@@ -688,6 +707,17 @@ pub fn log_ticks(low: f64, high: f64) -> Vec<f64> {
 #[cfg(test)]
 mod log_axis_tests {
     use super::*;
+
+    #[test]
+    fn axis_ticks_are_compact() {
+        let got: Vec<String> = [0.0, 950.0, 1_000.0, 2_500.0, 20_000.0, 1_000_000.0, 1.5e9]
+            .iter()
+            .map(compact)
+            .collect();
+        assert_eq!(got, ["0", "950", "1k", "2.5k", "20k", "1M", "1.5G"]);
+        assert_eq!(tick(3.0, true), "3");
+        assert_eq!(tick(1000.0, true), "1k");
+    }
 
     #[test]
     fn a_narrow_log_axis_gets_more_than_one_label_and_a_wide_one_only_decades() {

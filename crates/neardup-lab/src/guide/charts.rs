@@ -116,10 +116,10 @@ pub fn design_costs(dir: &Path, points: &[DesignPoint]) -> anyhow::Result<ChartF
                 .configure_mesh()
                 .x_desc("fingerprints in the index (log scale)")
                 .y_desc("examined per query (log scale)")
-                .x_label_formatter(&style::whole)
+                .x_label_formatter(&style::compact)
                 .y_label_formatter(&|v| {
                     if *v >= 1.0 {
-                        style::whole(v)
+                        style::compact(v)
                     } else {
                         // 0.001, not 0.0010 or 1e-3.
                         let s = format!("{v:.6}");
@@ -197,7 +197,7 @@ pub fn measured(
                     .configure_mesh()
                     .x_desc("documents (log scale)")
                     .y_desc(axis)
-                    .x_label_formatter(&style::whole)
+                    .x_label_formatter(&style::compact)
                     .axis_desc_style(("sans-serif", 16))
                     .draw()?;
                 for (i, (_, points)) in lines.iter().enumerate() {
