@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Whole dedup pipelines side by side: `neardup dedup` and the peers' dedup_end_to_end
-# (datatrove, text-dedup: ../shared/peers) on the same generated corpus in the same run, per
+# (datatrove, text-dedup: bench/peers) on the same generated corpus in the same run, per
 # corpus size; writes reports/dedup/README.md from the JSON lines.
 #   bash scripts/bench-dedup.sh [DOCS...]          (default: 200000)
 # Environment: NEARDUP_DEDUP_PEERS=0 skips the peers (neardup only) for sizes where they would
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sizes=("${@:-200000}")
-peers="${NEARDUP_PEERS_DIR:-../shared/peers}"
+peers="${NEARDUP_PEERS_DIR:-bench/peers}"
 work="${NEARDUP_BENCH_DIR:-target/bench-dedup}"
 mkdir -p "$work" reports/dedup
 cargo build --release -p neardup-lab --bin neardup >&2

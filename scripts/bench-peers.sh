@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Measures neardup and the peers (../shared/peers) on the same generated corpus in the same
+# Measures neardup and the peers (bench/peers) on the same generated corpus in the same
 # run, and prints every JSON line plus neardup/peer ratios.
 #   bash scripts/bench-peers.sh [DOCS]
 # The report goes to reports/performance for the default 20,000 documents and to
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 docs="${1:-20000}"
-peers="${NEARDUP_PEERS_DIR:-../shared/peers}"
+peers="${NEARDUP_PEERS_DIR:-bench/peers}"
 work="${NEARDUP_BENCH_DIR:-target/bench-peers}/$docs"
 report=reports/performance
 [ "$docs" = 20000 ] || report="reports/performance-$docs"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python package's minhash against `neardup bench` and rensa / gaoya (../shared/peers) on
+# The Python package's minhash against `neardup bench` and rensa / gaoya (bench/peers) on
 # the same generated corpus in the same run; writes reports/python/README.md.
 #   bash scripts/bench-python.sh [DOCS]        (default 200000: 280 MB)
 # Uses the virtualenv at $NEARDUP_PYTHON_VENV (default ~/.cache/neardup-python-venv) and

@@ -22,7 +22,7 @@ per-core comparison.
 datatrove needs `pip install datatrove==0.10.1 orjson xxhash tokenizers spacy warcio
 faust-cchardet python-magic lxml_html_clean "trafilatura>=1.8,<1.12"` in --datatrove-python
 (the peers kit's pins plus its WARC reader's and extractor's); its words are split on
-whitespace by the peers kit's `SplitTokenizer` (../shared/peers beside the data directory).
+whitespace by the peers kit's `SplitTokenizer` (bench/peers beside the data directory).
 """
 
 import argparse

@@ -122,7 +122,7 @@ def main():
         f"{args.repeat}; {os.cpu_count()} cores, Python {platform.python_version()}, "
         f"numpy {np.__version__}, pyarrow {pa.__version__}; neardup {neardup.__version__}.",
         "Shingles as the peers define them (lower-cased, split on whitespace, word 5-shingles),",
-        "128 permutations. rensa's and gaoya's lines come from `../shared/peers/run.sh` on the same",
+        "128 permutations. rensa's and gaoya's lines come from `bench/peers/run.sh` on the same",
         "file in the same run; gaoya's task also inserts and queries its LSH index, rensa's",
         "`minhash128_sketch` starts from shingle sets built beforehand.",
         "",

@@ -6,7 +6,7 @@ this generates parts of --part documents with seeds SEED, SEED + 1, … (part 0 
 (`d` + the global index, zero-padded, so lexicographic order is still document order) and
 the planted pairs. Planted pairs stay within a part; the parts' statistics are the kit's.
 
-    python3 scripts/make_corpus_parts.py --peers ../shared/peers --docs 5000000 \\
+    python3 scripts/make_corpus_parts.py --peers bench/peers --docs 5000000 \\
         --out work/corpus-5000000.jsonl [--part 1000000] [--seed 42] [--jobs 2]
 
 Writes the corpus and `<out without .jsonl>.truth.csv`; part files are kept in the output's

@@ -5,7 +5,7 @@
 # of DOCS documents in $NEARDUP_BENCH_DIR (default target/NAME). Sets docs, peers, work, venv,
 # bin and corpus.
 docs="$1"
-peers="${NEARDUP_PEERS_DIR:-../shared/peers}"
+peers="${NEARDUP_PEERS_DIR:-bench/peers}"
 work="${NEARDUP_BENCH_DIR:-target/$2}"
 venv="${NEARDUP_PYTHON_VENV:-$HOME/.cache/neardup-python-venv}"
 mkdir -p "$work"

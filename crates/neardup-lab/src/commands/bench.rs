@@ -1,5 +1,5 @@
 //! `neardup bench --corpus FILE --task TASK [--truth FILE] [--repeat N]`: one JSON line in the
-//! schema of `../shared/peers` (`tool`, `task`, `docs`, `mb`, `seconds`, `docs_per_s`,
+//! schema of `bench/peers` (`tool`, `task`, `docs`, `mb`, `seconds`, `docs_per_s`,
 //! `mb_per_s`, `cpu_s`, `version`, and for LSH `threshold`, `bands`, `rows` plus, with
 //! `--truth`, `pairs_found`, `planted_found`, `planted`, `recall`, `precision`).
 //!

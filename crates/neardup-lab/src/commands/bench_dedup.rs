@@ -1,6 +1,6 @@
 //! `neardup bench --task dedup_end_to_end`: the peers kit's whole-pipeline task for neardup.
 //!
-//! Like the kit's launcher (`../shared/peers/peers_pipeline.py`), each repeat runs one child
+//! Like the kit's launcher (`bench/peers/peers_pipeline.py`), each repeat runs one child
 //! process — `neardup dedup CORPUS -o <fresh dir>` with default parameters at `--threshold` —
 //! timed from start to exit, with CPU time and peak RSS from `getrusage(RUSAGE_CHILDREN)`
 //! (the child is this process's only one, so the figures are its own). Precision and recall

@@ -105,8 +105,8 @@ fn commands(s: &mut String, header: Option<&Value>, out: &Path) {
     let _ = write!(
         s,
         "\n## Commands\n\n```sh\n{just}\n# which runs:\n\
-         python3 ../shared/peers/make_corpus.py --docs {docs} --edit-rate 0.02 --seed 42 --out corpus.jsonl\n\
-         ../shared/peers/run.sh --corpus corpus.jsonl --truth corpus.truth.csv --repeat {repeat}\n\
+         python3 bench/peers/make_corpus.py --docs {docs} --edit-rate 0.02 --seed 42 --out corpus.jsonl\n\
+         bench/peers/run.sh --corpus corpus.jsonl --truth corpus.truth.csv --repeat {repeat}\n\
          neardup bench --corpus corpus.jsonl --truth corpus.truth.csv --task TASK   # each neardup task\n\
          neardup bench --task hamming_all_pairs --fingerprints 1000000\n\
          neardup bench-report results.jsonl --peers-header peers.header --out {}\n```\n",
@@ -212,7 +212,7 @@ fn introduction(header: Option<&Value>, peers: &[&str]) -> String {
     let _ = writeln!(
         s,
         "Every figure below was measured in one run of `just bench-peers` (scripts/bench-peers.sh): the peer kit \
-         (../shared/peers) and `neardup bench` on the same corpus file, one after the other; each of neardup's figures \
+         (bench/peers) and `neardup bench` on the same corpus file, one after the other; each of neardup's figures \
          is the best of 3 runs, each of the peers' the best of {}. Ratios from one run are steadier than absolute \
          figures (the kit's README saw absolute figures move by up to 17 % between runs).\n",
         peers_repeat(header)

@@ -2,7 +2,7 @@
 //!
 //! `label` is 0 / `false` (not a duplicate) or a positive integer / `true` (a duplicate, the
 //! integer being a grade); `skip` (a pair a person passed over) is left out. Without a
-//! `label` column every listed pair is a duplicate (the shape of `../shared/peers`'
+//! `label` column every listed pair is a duplicate (the shape of `bench/peers`'
 //! `corpus.truth.csv`). An optional `weight` column says how many pairs of the corpus each
 //! stands for (the inverse of its chance to be sampled, as `neardup label` writes it); 1
 //! without it.

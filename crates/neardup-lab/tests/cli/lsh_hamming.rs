@@ -126,7 +126,7 @@ fn tune_contract() {
     assert!(err(&["lsh", "tune", "--threshold", "0.5", "--num-perm", "0"]).contains("num_perm"));
 }
 
-/// Manku et al.'s designs for f = 64, k = 3, 2^34 fingerprints (../shared/PUBLISHED.md).
+/// Manku et al.'s designs for f = 64, k = 3, 2^34 fingerprints (reports/published/SOURCES.md).
 #[test]
 fn hamming_tune_contract() {
     let out = ok(&[

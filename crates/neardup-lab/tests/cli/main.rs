@@ -16,6 +16,7 @@ mod edit;
 mod eval;
 mod limits;
 mod lsh_hamming;
+mod reports;
 mod site;
 
 fn repo() -> PathBuf {

@@ -156,7 +156,7 @@ mod tests {
     const B: &str = "a rose is a flower which is a rose";
 
     /// Broder 1997, "On the resemblance and containment of documents", worked example
-    /// (../shared/PUBLISHED.md): resemblance 60 %, 50 %, 42.86 % (3/7) for w = 1, 2, 3 with
+    /// (reports/published/SOURCES.md): resemblance 60 %, 50 %, 42.86 % (3/7) for w = 1, 2, 3 with
     /// plain shingle sets; 70 %, 50 %, 30 % with labelled shingles (multisets).
     #[test]
     fn broder_rose_example() {

@@ -524,7 +524,7 @@ mod tests {
         assert!(cheapest_within(64, 3, n, 1e6).unwrap().is_none());
     }
 
-    /// Manku et al.'s designs for f = 64, k = 3, d = 34 (../shared/PUBLISHED.md).
+    /// Manku et al.'s designs for f = 64, k = 3, d = 34 (reports/published/SOURCES.md).
     #[test]
     fn manku_designs() {
         let d20 = Design::single(64, 3, 6).unwrap();

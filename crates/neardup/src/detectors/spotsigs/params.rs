@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::text::{CjkUnit, Normalization, WordParams};
 
-/// The authors' released antecedent list (../shared/PUBLISHED.md): articles and forms of be,
+/// The authors' released antecedent list (reports/published/SOURCES.md): articles and forms of be,
 /// can, will, have, do, and the French and Spanish articles of their crawl.
 pub const ENGLISH_ANTECEDENTS: &str = "the,be,is,are,was,will,would,shall,should,can,could,has,have,had,do,did,does,done,un,une,le,la,el,al";
 
