@@ -29,10 +29,29 @@ pub fn run(
     }
     neardup_dedup::fsutil::check_output(output, &[input])?;
     let corpus = corpus::load(input, options)?;
+    let mut extras = match options.format.or_else(|| corpus::Format::guess(input)) {
+        Some(corpus::Format::Jsonl) => corpus::jsonl::extra_fields(input, options)?,
+        _ => Default::default(),
+    };
     let mut counts = Default::default();
     neardup_dedup::fsutil::write_atomic(output, |w| {
         counts = derive_each(&corpus, &model, derive_options, |r| {
-            serde_json::to_writer(&mut *w, &r).map_err(|e| LabError::io(output, e.into()))?;
+            let mut record =
+                serde_json::to_value(&r).map_err(|e| LabError::io(output, e.into()))?;
+            // A copy carries its source's other fields (a chain link, the link before's).
+            let own = match &r.source {
+                Some(source) => extras.get(source).cloned(),
+                None => extras.get(&r.id).cloned(),
+            };
+            if let (Some(fields), Some(obj)) = (own, record.as_object_mut()) {
+                for (k, v) in &fields {
+                    obj.entry(k.clone()).or_insert_with(|| v.clone());
+                }
+                if r.source.is_some() {
+                    extras.insert(r.id.clone(), fields);
+                }
+            }
+            serde_json::to_writer(&mut *w, &record).map_err(|e| LabError::io(output, e.into()))?;
             w.write_all(b"\n").map_err(|e| LabError::io(output, e))
         })
         .map_err(std::io::Error::other)?;

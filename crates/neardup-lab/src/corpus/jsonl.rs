@@ -59,6 +59,47 @@ pub fn load(path: &Path, options: &LoadOptions) -> Result<Corpus> {
     builder.finish(stem(path), path.display().to_string(), sha)
 }
 
+/// Every record's fields other than its id, text and label, by id (`neardup edit` writes them
+/// back beside each source and its copies: a corpus's `url`, `date` or `meta` are not its to
+/// drop). Malformed lines are left out, as the loader left them.
+pub fn extra_fields(
+    path: &Path,
+    options: &LoadOptions,
+) -> Result<std::collections::HashMap<String, serde_json::Map<String, Value>>> {
+    let mut input = Input::open(path)?;
+    let f = &options.fields;
+    let mut extras = std::collections::HashMap::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input
+            .reader
+            .read_until(b'\n', &mut line)
+            .map_err(|e| input.read_error(path, e))?
+            == 0
+        {
+            break;
+        }
+        let body = line.strip_prefix(BOM).unwrap_or(&line);
+        let Ok(Value::Object(mut obj)) = serde_json::from_slice::<Value>(body) else {
+            continue;
+        };
+        let Some(id) = obj.remove(&f.id).as_ref().and_then(id_string) else {
+            continue;
+        };
+        if take_path(&mut obj, &f.text).is_none() {
+            continue;
+        }
+        if let Some(label) = &f.label {
+            obj.remove(label);
+        }
+        if !obj.is_empty() {
+            extras.insert(id, obj);
+        }
+    }
+    Ok(extras)
+}
+
 /// A parsed record: (id, text, label).
 type Record = (String, String, Option<String>);
 

@@ -98,3 +98,53 @@ fn edit_refuses_symlinks_fifos_devices_and_its_input() {
     );
     assert!(std::fs::read_to_string(&corpus).unwrap().contains("\"a1\""));
 }
+
+/// The fields `edit` does not read travel with each source and its copies (a chain's links
+/// too): a corpus's `url`, `date` or nested `meta` were dropped.
+#[test]
+fn edit_keeps_the_fields_it_does_not_know() {
+    let corpus = tmp("with-fields.jsonl");
+    let mut s = String::new();
+    for i in 0..4 {
+        s.push_str(
+            &serde_json::json!({
+                "id": format!("d{i}"),
+                "url": format!("https://example.com/{i}"),
+                "meta": {"date": "2026-11-28", "score": i},
+                "text": format!("document {i} has some words in it that an edit can change {i}"),
+            })
+            .to_string(),
+        );
+        s.push('\n');
+    }
+    std::fs::write(&corpus, s).unwrap();
+    for chain in [false, true] {
+        let out = tmp(&format!("with-fields-out-{chain}.jsonl"));
+        let mut args = vec![
+            "edit",
+            corpus.to_str().unwrap(),
+            "--edits",
+            "substitute=0.2",
+            "--copies",
+            "2",
+            "-o",
+            out.to_str().unwrap(),
+        ];
+        if chain {
+            args.push("--chain");
+        }
+        ok(&args);
+        let rows: Vec<serde_json::Value> = std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(rows.len(), 12);
+        for r in &rows {
+            let source = r["id"].as_str().unwrap().split('~').next().unwrap();
+            let i: u64 = source[1..].parse().unwrap();
+            assert_eq!(r["url"], format!("https://example.com/{i}"), "{r}");
+            assert_eq!(r["meta"]["score"], i, "{r}");
+        }
+    }
+}
