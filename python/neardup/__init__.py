@@ -186,6 +186,7 @@ def dedup(
     boilerplate_lines: Optional[int] = None,
     write_text: bool = False,
     min_words: int = 0,
+    skip_invalid: bool = False,
     **params: Any,
 ) -> DedupResult:
     """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline.
@@ -222,7 +223,9 @@ def dedup(
     stops only a join that would really be quadratic — a heavy cluster (thousands of copies of
     one page) is joined in linear time. ``min_words=N``: documents of fewer words are left
     out of near-duplicate detection, their exact copies still found (``neardup dedup
-    --min-words``; ``summary["short_documents"]`` counts them). Other keyword arguments are the
+    --min-words``; ``summary["short_documents"]`` counts them). ``skip_invalid``: malformed
+    JSON Lines records are counted (``summary["invalid_records"]``), not compared, and copied to
+    the deduplicated output as they are, instead of stopping the run. Other keyword arguments are the
     algorithm's parameters (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
     """
     import pyarrow as pa
@@ -244,7 +247,7 @@ def dedup(
                       bool(inflated_copy), clusters, progress=bool(progress),
                       max_pairs=max_pairs, html_field=html_column, extract=extract,
                       boilerplate_lines=boilerplate_lines, write_text=bool(write_text),
-                      min_words=int(min_words))
+                      min_words=int(min_words), skip_invalid=bool(skip_invalid))
         if table is not None:
             # The temporary file is not an input the user can find again: say what it was.
             _rename_table_input(out)

@@ -29,7 +29,7 @@ fn keep_named(keep: &str) -> PyResult<Keep> {
 
 /// Runs `neardup dedup` and returns `summary.json`'s content.
 #[pyfunction]
-#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false, max_pairs=None, html_field=None, extract="main", boilerplate_lines=None, write_text=false, min_words=0))]
+#[pyo3(signature = (inputs, output, algorithm, params, text_field, id_field, keep, memory=None, index=None, inflated_copy=true, clusters=None, clusters_format="parquet", progress=false, max_pairs=None, html_field=None, extract="main", boilerplate_lines=None, write_text=false, min_words=0, skip_invalid=false))]
 #[allow(clippy::too_many_arguments)]
 pub fn dedup(
     py: Python<'_>,
@@ -52,6 +52,7 @@ pub fn dedup(
     boilerplate_lines: Option<u32>,
     write_text: bool,
     min_words: usize,
+    skip_invalid: bool,
 ) -> PyResult<String> {
     if boilerplate_lines.is_some_and(|k| k < 2) {
         return Err(PyValueError::new_err(
@@ -90,6 +91,7 @@ pub fn dedup(
         inflated_copy,
         checkpoint_bytes: neardup_dedup::pipeline::DEFAULT_CHECKPOINT_BYTES,
         min_words,
+        skip_invalid,
     };
     let summary = py.detach(|| {
         let was_quiet = neardup_dedup::progress::set_quiet(!progress);

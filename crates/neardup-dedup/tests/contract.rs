@@ -98,6 +98,7 @@ fn options(input: &Path, output: &Path) -> DedupOptions {
         inflated_copy: false,
         checkpoint_bytes: neardup_dedup::pipeline::DEFAULT_CHECKPOINT_BYTES,
         min_words: 0,
+        skip_invalid: false,
     }
 }
 

@@ -864,3 +864,53 @@ fn a_config_file_a_nested_text_field_and_json_on_stdout() {
         "{e}"
     );
 }
+
+/// `--skip-invalid`: malformed JSON Lines records (bad JSON, no text field, a number for a
+/// text) are counted, not compared, and copied to the deduplicated output as they are; the
+/// valid records are deduplicated exactly as without them, and a reused run counts the same.
+/// Without the flag the first one stops the run, naming its line.
+#[test]
+fn skip_invalid_counts_malformed_records_and_loses_none() {
+    let docs = corpus(60);
+    let d = dir("skip-invalid");
+    let clean = d.join("clean.jsonl");
+    write_jsonl(&clean, &docs);
+    let mut lines: Vec<String> = std::fs::read_to_string(&clean)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    let bad = [
+        "{\"id\": \"x1\", \"text\": ",
+        "{\"id\": \"x2\"}",
+        "{\"id\": \"x3\", \"text\": 5}",
+    ];
+    for (i, b) in bad.iter().enumerate() {
+        lines.insert(10 + 7 * i, b.to_string());
+    }
+    let dirty = d.join("dirty.jsonl");
+    std::fs::write(&dirty, lines.join("\n") + "\n").unwrap();
+    let e = err(&[
+        "dedup",
+        dirty.to_str().unwrap(),
+        "-o",
+        d.join("stop").to_str().unwrap(),
+    ]);
+    assert!(e.contains("dirty.jsonl:11"), "{e}");
+    let expected = d.join("expected");
+    dedup_ok(&clean, &expected, &[]);
+    let out = d.join("out");
+    let printed = dedup_ok(&dirty, &out, &["--skip-invalid"]);
+    assert!(printed.contains("3 malformed records skipped"), "{printed}");
+    assert_eq!(clusters_by_id(&out), clusters_by_id(&expected));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&read(out.join("summary.json"))).unwrap();
+    assert_eq!(summary["invalid_records"], 3);
+    let deduplicated = String::from_utf8(read(out.join("deduplicated.jsonl"))).unwrap();
+    for b in bad {
+        assert!(deduplicated.lines().any(|l| l == b), "{b} was lost");
+    }
+    dedup_ok(&dirty, &out, &["--skip-invalid"]);
+    let again: serde_json::Value = serde_json::from_slice(&read(out.join("summary.json"))).unwrap();
+    assert_eq!(again["invalid_records"], 3);
+}

@@ -26,6 +26,40 @@ pub struct Fields {
     /// Documents with fewer words are matched by their exact text only (`--min-words`; 0:
     /// every document takes part; `pipeline::short_texts`).
     pub min_words: usize,
+    /// Malformed JSON Lines records are skipped and counted per file instead of stopping the
+    /// run (`--skip-invalid`).
+    pub skip_invalid: bool,
+    /// The records skipped so far, by file.
+    pub skipped: SkippedRecords,
+}
+
+/// Malformed records skipped, per input file (files are read concurrently, so one counter
+/// each).
+#[derive(Debug, Clone, Default)]
+pub struct SkippedRecords(
+    Arc<std::sync::Mutex<std::collections::BTreeMap<std::path::PathBuf, u64>>>,
+);
+
+impl SkippedRecords {
+    /// Counts `n` more skipped in `file`.
+    pub fn add(&self, file: &std::path::Path, n: u64) {
+        if n > 0 {
+            let mut m = self
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *m.entry(file.to_path_buf()).or_default() += n;
+        }
+    }
+
+    /// Skipped in `file` so far.
+    pub fn of(&self, file: &std::path::Path) -> u64 {
+        let m = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        m.get(file).copied().unwrap_or(0)
+    }
 }
 
 impl Fields {
@@ -39,6 +73,8 @@ impl Fields {
             tally: PageTally::default(),
             boilerplate: None,
             min_words: 0,
+            skip_invalid: false,
+            skipped: SkippedRecords::default(),
         }
     }
 

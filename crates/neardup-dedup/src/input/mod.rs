@@ -102,7 +102,7 @@ fn for_each_field_block(
             let mut records = from.position.records;
             for_each_line_block_from(file, from, |lines| {
                 bytes(&lines.data);
-                let parsed = lines
+                let parsed: Vec<Result<Record<'_>>> = lines
                     .lines()
                     .par_iter()
                     .map(|&(line, bytes)| {
@@ -113,7 +113,15 @@ fn for_each_field_block(
                             })
                             .map_err(|reason| Error::line(&file.path, line as usize, reason))
                     })
-                    .collect::<Result<Vec<_>>>()?;
+                    .collect();
+                let parsed = if fields.skip_invalid {
+                    let before = parsed.len();
+                    let kept: Vec<Record<'_>> = parsed.into_iter().filter_map(|r| r.ok()).collect();
+                    fields.skipped.add(&file.path, (before - kept.len()) as u64);
+                    kept
+                } else {
+                    parsed.into_iter().collect::<Result<Vec<_>>>()?
+                };
                 records += parsed.len() as u64;
                 each(parsed, lines.end(records))
             })

@@ -228,6 +228,7 @@ fn summary(
         text_bytes: run.text_bytes,
         min_words: 0,
         short_documents: 0,
+        invalid_records: 0,
         clusters: in_clusters.len() as u64,
         documents_in_clusters: in_clusters.iter().map(|&s| s as u64).sum(),
         removed: counts.removed,

@@ -252,6 +252,9 @@ pub struct DedupOptions {
     /// Documents of fewer words are left out of near-duplicate detection, their exact
     /// copies still found (`--min-words`; 0: none; `short_texts`).
     pub min_words: usize,
+    /// Malformed JSON Lines records are skipped, counted, and copied to the deduplicated
+    /// output as they are, instead of stopping the run.
+    pub skip_invalid: bool,
 }
 
 impl DedupOptions {
@@ -261,6 +264,7 @@ impl DedupOptions {
             html: self.html_field.clone(),
             extract: self.extract,
             min_words: self.min_words,
+            skip_invalid: self.skip_invalid,
             ..crate::input::Fields::new(&self.text_field, &self.id_field)
         }
     }

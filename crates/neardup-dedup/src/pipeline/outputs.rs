@@ -278,6 +278,7 @@ impl Run<'_> {
                 .sum(),
             min_words: self.options.min_words,
             short_documents: docs.shards.iter().map(|s| s.short).sum(),
+            invalid_records: docs.shards.iter().map(|s| s.invalid).sum(),
             clusters: sizes.iter().filter(|&&s| s > 1).count() as u64,
             documents_in_clusters: labels.iter().filter(|&&c| sizes[c as usize] > 1).count() as u64,
             removed,

@@ -21,14 +21,7 @@ pub(super) fn readme(s: &Summary, output: &std::path::Path) -> String {
         s.documents,
         mb
     ));
-    if s.min_words > 0 {
-        out.push_str(&format!(
-            "{} documents had fewer than {} words (`--min-words`): they took no part in \
-             near-duplicate detection; exact copies of them (case and spacing aside) were still \
-             found.\n\n",
-            s.short_documents, s.min_words
-        ));
-    }
+    out.push_str(&left_out(s));
     if s.spilled {
         out.push_str(
             "The signatures did not fit `--memory`: the join spilled its keys to disk and read \
@@ -80,6 +73,28 @@ pub(super) fn readme(s: &Summary, output: &std::path::Path) -> String {
     out.push_str("\n## Next\n\n");
     for step in super::next_steps::next_steps(output, &s.inputs, &s.algorithm) {
         out.push_str(&format!("- `{}`: {}.\n", step.command, step.why));
+    }
+    out
+}
+
+/// What the run left out of the comparison: short documents (`--min-words`) and malformed
+/// records (`--skip-invalid`).
+fn left_out(s: &Summary) -> String {
+    let mut out = String::new();
+    if s.min_words > 0 {
+        out.push_str(&format!(
+            "{} documents had fewer than {} words (`--min-words`): they took no part in \
+             near-duplicate detection; exact copies of them (case and spacing aside) were still \
+             found.\n\n",
+            s.short_documents, s.min_words
+        ));
+    }
+    if s.invalid_records > 0 {
+        out.push_str(&format!(
+            "{} malformed records were skipped (`--skip-invalid`): not compared, and copied to \
+             the deduplicated output as they are.\n\n",
+            s.invalid_records
+        ));
     }
     out
 }

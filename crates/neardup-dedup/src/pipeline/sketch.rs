@@ -229,6 +229,7 @@ impl Run<'_> {
         let mut shards = self.read_shards(&dir, markers, spill_budget.is_some())?;
         for (shard, marker) in shards.iter_mut().zip(markers) {
             shard.short = marker.short_documents;
+            shard.invalid = marker.invalid_records;
         }
 
         let read: usize = shards.iter().map(SketchShard::len).sum();
@@ -458,6 +459,8 @@ impl SketchJob<'_> {
             seconds,
             short_before: done.last().map_or(0, |m| m.short_documents),
             short: 0,
+            invalid_before: done.last().map_or(0, |m| m.invalid_records),
+            invalid: 0,
             content,
         };
         let mut inflated = InflatedCopy::start(self.options, file, i, from.is_some())?;
@@ -595,6 +598,9 @@ struct FileSketch<'j, 'a> {
     /// Documents shorter than `--min-words`: before this run, and since.
     short_before: u64,
     short: u64,
+    /// Malformed records skipped: before this run, and since.
+    invalid_before: u64,
+    invalid: u64,
     /// The hash of the file's bytes.
     content: Content,
 }
@@ -618,6 +624,7 @@ impl FileSketch<'_, '_> {
         }
         self.piece_rows += part.len() as u64;
         self.short += part.short;
+        self.invalid += part.invalid;
         if let Some(k) = &mut self.kept {
             let added = part.len() as u64 * job.join_bytes_per_doc;
             k.append(part);
@@ -642,6 +649,7 @@ impl FileSketch<'_, '_> {
                     seconds: self.seconds + self.start.elapsed().as_secs_f64(),
                     text_bytes: self.text_bytes + c.text_bytes,
                     short_documents: self.short_before + self.short,
+                    invalid_records: self.invalid_before + self.invalid,
                     pieces: Vec::new(),
                     position: Some(c.position),
                     content: Some(self.content.at_checkpoint()),
@@ -674,6 +682,7 @@ impl FileSketch<'_, '_> {
             seconds: self.seconds + self.start.elapsed().as_secs_f64(),
             text_bytes: self.text_bytes + read,
             short_documents: self.short_before + self.short,
+            invalid_records: self.invalid_before + self.invalid,
             pieces: self.pieces,
             position: None,
             content: Some(self.content.whole(file)?),

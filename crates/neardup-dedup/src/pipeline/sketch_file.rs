@@ -100,7 +100,13 @@ pub fn sketch_file_parts(
         Ok(())
     };
     let mut previous: Option<Sketched> = None;
+    // Records of one file are parsed in order, so the skipped count's growth between two
+    // blocks is the block's own.
+    let mut skipped_before = fields.skipped.of(&file.path);
     let read = |block: Vec<Record<'_>>, after: ReadPosition| {
+        let skipped_now = fields.skipped.of(&file.path);
+        let skipped = skipped_now - skipped_before;
+        skipped_before = skipped_now;
         if let Some(limit) = limit {
             check_lengths(&file.path, &block, limit)?;
         }
@@ -109,7 +115,11 @@ pub fn sketch_file_parts(
         let mut sketched = None;
         let min_words = fields.min_words;
         let appended = rayon::in_place_scope(|scope| {
-            scope.spawn(|_| sketched = Some(sketch_block(stream, width, block, min_words)));
+            scope.spawn(|_| {
+                let mut shard = sketch_block(stream, width, block, min_words);
+                shard.invalid = skipped;
+                sketched = Some(shard);
+            });
             tail(&mut part, previous.take())
         });
         appended?;
@@ -120,7 +130,7 @@ pub fn sketch_file_parts(
     from.block = from.block.min(every.try_into().unwrap_or(usize::MAX));
     input::for_each_record_block_and_bytes(file, &from, fields, bytes, read)?;
     tail(&mut part, previous.take())?;
-    if !part.is_empty() {
+    if !part.is_empty() || part.invalid > 0 {
         sink(part, None)?;
     }
     Ok(text_bytes)

@@ -45,6 +45,9 @@ pub struct Marker {
     /// the file up to its end.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub short_documents: u64,
+    /// Malformed records skipped (`--skip-invalid`), counted as `short_documents` is.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub invalid_records: u64,
     /// A piece of an input file not finished yet: where the piece after it starts reading.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<crate::input::ReadPosition>,
@@ -129,6 +132,8 @@ pub struct SketchShard {
     /// Documents shorter than `--min-words`, matched by their exact text (counted when
     /// sketched; a shard read back takes the count from its marker).
     pub short: u64,
+    /// Malformed records skipped among its lines (`--skip-invalid`; counted likewise).
+    pub invalid: u64,
 }
 
 impl SketchShard {
@@ -204,6 +209,7 @@ impl SketchShard {
         self.bytes.extend(other.bytes);
         self.table.extend(&other.table);
         self.short += other.short;
+        self.invalid += other.invalid;
     }
 
     /// Rows `from..to` as a frame of the sketch shard layout.
@@ -420,6 +426,7 @@ fn places(path: &Path, df: &DataFrame, width: usize) -> Result<SketchShard> {
         bytes,
         table: SignatureTable::new(width),
         short: 0,
+        invalid: 0,
     })
 }
 

@@ -54,6 +54,9 @@ pub struct Summary {
     /// Documents shorter than `min_words`: left out of near-duplicate detection, matched by
     /// their exact text only.
     pub short_documents: u64,
+    /// Malformed records skipped (`--skip-invalid`; copied to the deduplicated output as they
+    /// are).
+    pub invalid_records: u64,
     /// Clusters of two or more documents.
     pub clusters: u64,
     /// Documents in those clusters.

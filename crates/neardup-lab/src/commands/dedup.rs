@@ -57,6 +57,9 @@ pub fn run(options: &DedupOptions, format: ListFormat, out: &mut impl Write) -> 
                     s.short_documents, s.min_words
                 )?;
             }
+            if s.invalid_records > 0 {
+                writeln!(out, "{} malformed records skipped", s.invalid_records)?;
+            }
             writeln!(out, "wrote {}", options.output.display())?;
             writeln!(out, "next:")?;
             let steps = next_steps(&options.output, &s.inputs, &s.algorithm);
@@ -134,6 +137,11 @@ pub struct Args {
     /// little evidence. Counted in the summary. Needs an algorithm that streams.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub min_words: usize,
+    /// Skip malformed JSON Lines records (bad JSON, no text field, a text that is not a
+    /// string) instead of stopping at the first: they are counted in the summary, not
+    /// compared, and copied to the deduplicated output as they are (nothing is lost).
+    #[arg(long)]
+    pub skip_invalid: bool,
     /// Which document of a cluster is kept.
     #[arg(long, default_value = "first", value_parser = named_choice(&Keep::ALL, Keep::name, Keep::description))]
     pub keep: Keep,
@@ -217,6 +225,7 @@ impl Args {
             inflated_copy: !self.no_inflated_copy,
             checkpoint_bytes: self.checkpoint_every.max(1),
             min_words: self.min_words,
+            skip_invalid: self.skip_invalid,
         })
     }
 }
