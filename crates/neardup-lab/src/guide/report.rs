@@ -356,8 +356,8 @@ fn measured_minhash(dir: &Path, s: &mut String, m: &Measurements) -> anyhow::Res
         "\n### MinHash-LSH: threshold t against Jaccard ≥ t\n\n\
          `minhash-lsh` with its defaults (128 permutations, candidates verified on the full \
          signature, so the banding is tuned for recall at the threshold: P(candidate | J = t) \
-         ≥ 0.95, `neardup lsh tune --objective recall-at-threshold`, not the balanced banding \
-         of the table above) at each threshold t; each cell: pairs reported, precision / \
+         ≥ 0.95, the banding of the table above, `neardup lsh tune`'s answer) at each \
+         threshold t; each cell: pairs reported, precision / \
          recall against the pairs with exact Jaccard ≥ t. Recall below 1 has two causes: the \
          banding misses a few pairs near t, and verification drops pairs whose 128-permutation \
          estimate falls under t (and keeps some just below it: precision).\n"
