@@ -454,7 +454,7 @@ def _banding(threshold: float, num_perm: int, weights: Tuple[float, float],
     else:
         from . import lsh_tune
 
-        tuned = lsh_tune(threshold, num_perm, weights[0])
+        tuned = lsh_tune(threshold, num_perm, weights[0], objective="balanced")
         b, r = tuned["bands"], tuned["rows"]
     if b < 2:
         raise ValueError("The number of bands are too small (b < 2)")

@@ -33,6 +33,7 @@ SUMMARY_SCHEMA: Dict[str, Tuple[type, ...]] = {
     "algorithm": (str,), "params": (dict,), "streamed": (bool,), "spilled": (bool,),
     "keep": (str,), "cluster_mode": (str,), "documents": (int,),
     "indexed_documents": (int,), "duplicates_of_index": (int,), "text_bytes": (int,),
+    "min_words": (int,), "short_documents": (int,), "invalid_records": (int,),
     "clusters": (int,), "documents_in_clusters": (int,), "removed": (int,),
     "removed_below_threshold": (int, type(None)), "kept": (int,), "pairs": (int,),
     "cluster_sizes": (list,), "largest_clusters": (list,), "stages": (list,),

@@ -8,7 +8,7 @@ use crate::errors;
 /// The (b, r) banding for `threshold` within `num_perm` hashes, as JSON; `objective` is
 /// `balanced` or `recall-at-threshold`.
 #[pyfunction]
-#[pyo3(signature = (threshold, num_perm, false_positive_weight, objective="balanced", min_probability=neardup::minhash::banding::RECALL_AT_THRESHOLD))]
+#[pyo3(signature = (threshold, num_perm, false_positive_weight, objective="recall-at-threshold", min_probability=neardup::minhash::banding::RECALL_AT_THRESHOLD))]
 pub fn lsh_tune(
     threshold: f64,
     num_perm: usize,
