@@ -208,7 +208,13 @@ fn peers(lines: &[Line]) -> Vec<&str> {
 
 /// Title, how it was measured, the corpus, the versions and the machine.
 fn introduction(header: Option<&Value>, peers: &[&str]) -> String {
-    let mut s = format!("# Performance: neardup against {}\n\n", peers.join(", "));
+    // The corpus size in the title: two reports of different sizes had the same one.
+    let docs = header.and_then(|h| h["docs"].as_u64()).unwrap_or(20_000);
+    let mut s = format!(
+        "# Performance at {} documents: neardup against {}\n\n",
+        crate::charts::style::whole(&(docs as f64)),
+        peers.join(", ")
+    );
     let _ = writeln!(
         s,
         "Every figure below was measured in one run of `just bench-peers` (scripts/bench-peers.sh): the peer kit \
