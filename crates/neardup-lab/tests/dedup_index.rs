@@ -285,6 +285,22 @@ fn index_refuses_what_it_cannot_serve() {
         e.contains("index.json") && e.contains("other parameters"),
         "{e}"
     );
+    // Short documents' signatures are exact fingerprints under --min-words: an index of
+    // another N (or none) cannot serve them, and says so.
+    let e = err(&[
+        "dedup",
+        &s(&f),
+        "-o",
+        &s(&d.join("o4")),
+        "--index",
+        &s(&index),
+        "--min-words",
+        "5",
+    ]);
+    assert!(
+        e.contains("min_words=5") && e.contains("--min-words"),
+        "{e}"
+    );
     let empty = d.join("none.txt");
     std::fs::write(&empty, "\n").unwrap();
     let e = err(&[

@@ -101,9 +101,24 @@ impl IncrementalIndex {
     /// Opens the index at `dir` for `stream`'s signatures, creating it when `dir` has none;
     /// refuses an index of other signatures.
     pub fn open_for(dir: &Path, stream: &dyn StreamingDetector) -> Result<Self> {
+        Self::open_for_sketch(dir, stream, 0)
+    }
+
+    /// [`Self::open_for`] for signatures sketched with `--min-words min_words`: a short
+    /// document's signature is then its exact fingerprint, so an index holds one N's (a batch
+    /// run with another N would match short documents differently, unseen). 0 keeps the key
+    /// every index had before the option.
+    pub fn open_for_sketch(
+        dir: &Path,
+        stream: &dyn StreamingDetector,
+        min_words: usize,
+    ) -> Result<Self> {
         fsutil::check_dir(dir)?;
         let index = Self::lock(dir)?;
-        let sketch_key = format!("{}:{}", stream.name(), stream.sketch_key());
+        let mut sketch_key = format!("{}:{}", stream.name(), stream.sketch_key());
+        if min_words > 0 {
+            sketch_key.push_str(&format!(" min_words={min_words}"));
+        }
         let mut index = match index {
             (lock, Some(manifest)) => IncrementalIndex {
                 dir: dir.to_path_buf(),
@@ -137,7 +152,7 @@ impl IncrementalIndex {
                 format!(
                     "the index holds {} signatures made with other parameters ({}) than this run's ({}): \
                      run with the index's algorithm and sketch parameters (shingles, num_perm, seed, \
-                     normalization), or use a new index directory",
+                     normalization, --min-words), or use a new index directory",
                     m.algorithm, m.sketch_key, sketch_key
                 ),
             ));

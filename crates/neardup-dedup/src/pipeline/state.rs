@@ -224,7 +224,8 @@ impl Run<'_> {
         let (Some(dir), Some(stream)) = (&self.options.index, &self.stream) else {
             return Ok(());
         };
-        let index = IncrementalIndex::open_for(dir, stream.as_ref())?;
+        let index =
+            IncrementalIndex::open_for_sketch(dir, stream.as_ref(), self.options.min_words)?;
         crate::temp_files::sweep_and_say(dir, 1)?;
         let source = key(&("index source", sketch_keys));
         let documents = index.documents_excluding(&source) as usize;
