@@ -201,7 +201,10 @@ def dedup(
     ``output`` (``None`` when no ``output`` was given) and, for a ``pyarrow.Table`` input,
     ``deduplicated``: its kept rows. ``clusters``: ``"verified"`` (a document is removed only
     in the name of a kept one within the threshold; the default when the algorithm can
-    compare any two documents) or ``"connected"`` (connected components).
+    compare any two documents) or ``"connected"`` (connected components). ``keep``: which
+    member of a cluster is kept — ``"first"``, ``"longest"``, or ``"max:FIELD"`` /
+    ``"min:FIELD"`` (the largest or smallest number or ISO 8601 date in that field:
+    ``"max:date"`` keeps the newest), as ``neardup dedup --keep``.
 
     ``data``: JSONL (.jsonl/.json/.ndjson, optionally .gz/.zst), CSV or Parquet files, WARC
     or WET files (.warc, .warc.gz, .warc.zst), HTML files (.html/.htm), directories or globs,

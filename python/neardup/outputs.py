@@ -16,7 +16,7 @@ An output directory holds, whichever of the three wrote it:
 * ``stages/`` — the engine's working files (resumable stages in one process, shards on Ray).
 
 :func:`read_summary` checks ``summary.json`` against :data:`SUMMARY_SCHEMA` (and
-:data:`SUMMARY_OPTIONAL`, the keys of runs over web pages);
+:data:`SUMMARY_OPTIONAL`, the keys of runs over web pages or keeping by a field);
 :func:`read_output` reads the tables beside it.
 """
 
@@ -40,9 +40,12 @@ SUMMARY_SCHEMA: Dict[str, Tuple[type, ...]] = {
     "seconds": (float, int), "peak_rss_bytes": (int, type(None)), "threads": (int,),
     "tables": (list,), "deduplicated": (list,), "engine": (dict,),
 }
-#: Keys present only when the inputs held web pages (WARC, HTML files, an HTML column).
+#: Keys present only when the inputs held web pages (WARC, HTML files, an HTML column), or
+#: when the run kept by a field.
 SUMMARY_OPTIONAL: Dict[str, Tuple[type, ...]] = {
     "html_field": (str,), "extract": (str,), "pages": (dict,),
+    # Runs with keep="max:FIELD" / "min:FIELD" only.
+    "without_keep_value": (int,),
 }
 _ENGINE_SCHEMA = {"name": (str,), "partitions": (int, type(None)),
                   "component_rounds": (int, type(None)),

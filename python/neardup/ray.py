@@ -939,7 +939,8 @@ def dedup(
     from ray.data.context import DataContext, ShuffleStrategy
 
     if keep not in ("first", "longest"):
-        raise ValueError(f"keep must be 'first' or 'longest', not {keep!r}")
+        raise ValueError(f"keep must be 'first' or 'longest' on Ray, not {keep!r} (keeping by a "
+                         "field, 'max:FIELD', runs in neardup.dedup and the CLI)")
     if clusters not in ("verified", "connected"):
         raise ValueError(f"clusters must be 'verified' or 'connected', not {clusters!r}")
     if threshold is not None:

@@ -18,13 +18,8 @@ use crate::sketch_api::parse_params;
 
 /// Which document of a cluster is kept, by its name.
 fn keep_named(keep: &str) -> PyResult<Keep> {
-    match keep {
-        "first" => Ok(Keep::First),
-        "longest" => Ok(Keep::Longest),
-        other => Err(PyValueError::new_err(format!(
-            "keep must be 'first' or 'longest', not {other:?}"
-        ))),
-    }
+    keep.parse()
+        .map_err(|e: String| PyValueError::new_err(format!("keep: {e}")))
 }
 
 /// Runs `neardup dedup` and returns `summary.json`'s content.

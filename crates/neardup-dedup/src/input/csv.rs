@@ -5,6 +5,8 @@ use std::borrow::Cow;
 
 use super::csv_quotes::{QuoteAudit, malformed};
 use super::files::InputFile;
+use super::json_fields::FieldNames;
+use super::keep_value;
 use super::open::open_tapped;
 use super::position::{ReadFrom, ReadPosition};
 use super::record::Record;
@@ -14,8 +16,7 @@ use crate::error::{Error, Result};
 pub(super) fn for_each_block(
     file: &InputFile,
     read: &ReadFrom,
-    text_field: &str,
-    id_field: &str,
+    names: FieldNames<'_>,
     mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
 ) -> Result<()> {
     let path = &file.path;
@@ -24,7 +25,7 @@ pub(super) fn for_each_block(
     let mut reader = csv::ReaderBuilder::new()
         .flexible(false)
         .from_reader(QuoteAudit::new(open_tapped(file, read.tap.as_ref())?));
-    let (text_col, id_col) = columns(&mut reader, path, text_field, id_field)?;
+    let (text_col, id_col, keep_col) = columns(&mut reader, path, names)?;
     let mut block = Vec::new();
     let mut bytes = 0;
     let mut records = 0u64;
@@ -57,11 +58,17 @@ pub(super) fn for_each_block(
         let line = record.position().map_or(0, |p| p.line());
         let text = record.get(text_col).unwrap_or("").to_string();
         bytes += text.len();
+        let keep = match (keep_col, names.keep) {
+            (Some(c), Some(field)) => keep_value::of_text(field, record.get(c).unwrap_or(""))
+                .map_err(|why| Error::line(path, line as usize, why))?,
+            _ => keep_value::MISSING,
+        };
         block.push(Record {
             page: None,
             line,
             id: id_col.and_then(|c| record.get(c)).map(str::to_string),
             text: Cow::Owned(text),
+            keep,
         });
         if bytes >= block_bytes {
             each(std::mem::take(&mut block), position(&reader, records))?;
@@ -74,14 +81,13 @@ pub(super) fn for_each_block(
     Ok(())
 }
 
-/// The positions of the text column and, if there is one, the id column in the header (a
-/// UTF-8 byte-order mark ignored).
+/// The positions of the text column, the id column if there is one and the keep field's
+/// column if one is asked (it must be there) in the header (a UTF-8 byte-order mark ignored).
 fn columns<R: std::io::Read>(
     reader: &mut csv::Reader<R>,
     path: &std::path::Path,
-    text_field: &str,
-    id_field: &str,
-) -> Result<(usize, Option<usize>)> {
+    names: FieldNames<'_>,
+) -> Result<(usize, Option<usize>, Option<usize>)> {
     let headers = reader.headers().map_err(|e| {
         malformed(path, &e)
             .unwrap_or_else(|| Error::file(path, format!("cannot read the CSV header: {e}")))
@@ -91,12 +97,22 @@ fn columns<R: std::io::Read>(
             .iter()
             .position(|h| h.trim_start_matches('\u{feff}') == name)
     };
-    let text_col = column(text_field).ok_or_else(|| {
+    let text_col = column(names.text).ok_or_else(|| {
         Error::line(
             path,
             1,
-            format!("no text column `{text_field}` in the header"),
+            format!("no text column `{}` in the header", names.text),
         )
     })?;
-    Ok((text_col, column(id_field)))
+    let keep_col = match names.keep {
+        Some(field) => Some(column(field).ok_or_else(|| {
+            Error::line(
+                path,
+                1,
+                format!("no column `{field}` (the field --keep chooses by) in the header"),
+            )
+        })?),
+        None => None,
+    };
+    Ok((text_col, column(names.id), keep_col))
 }

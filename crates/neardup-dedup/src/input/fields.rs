@@ -31,6 +31,9 @@ pub struct Fields {
     pub skip_invalid: bool,
     /// The records skipped so far, by file.
     pub skipped: SkippedRecords,
+    /// The field whose value `--keep max:FIELD` / `min:FIELD` chooses by (a web page's
+    /// `date` is when it was fetched).
+    pub keep: Option<String>,
 }
 
 /// Malformed records skipped, per input file (files are read concurrently, so one counter
@@ -75,6 +78,7 @@ impl Fields {
             min_words: 0,
             skip_invalid: false,
             skipped: SkippedRecords::default(),
+            keep: None,
         }
     }
 

@@ -23,6 +23,20 @@ pub struct JsonFields<'a> {
     pub text: Cow<'a, str>,
     /// A page's `url`, `host` and `date` fields (read by [`parse_json_page_line`] only).
     pub page: Option<PageInfo>,
+    /// The value `--keep max:FIELD` chooses by ([`super::keep_value`]; missing: NaN).
+    pub keep: f64,
+}
+
+/// Which fields of a JSONL record are read.
+#[derive(Debug, Clone, Copy)]
+pub struct FieldNames<'f> {
+    /// The text field, or the field holding a page's HTML when `page`.
+    pub text: &'f str,
+    pub id: &'f str,
+    /// The field `--keep max:FIELD` / `min:FIELD` names (dots: a path, as for the text).
+    pub keep: Option<&'f str>,
+    /// Whether the record holds a page's HTML (its `url`, `host`, `date` are read too).
+    pub page: bool,
 }
 
 /// Decodes the id and text fields of one JSONL line; every other field is skipped unparsed
@@ -32,7 +46,15 @@ pub fn parse_json_line<'a>(
     text_field: &str,
     id_field: &str,
 ) -> std::result::Result<JsonFields<'a>, String> {
-    parse(line, text_field, id_field, false)
+    parse_json_record(
+        line,
+        FieldNames {
+            text: text_field,
+            id: id_field,
+            keep: None,
+            page: false,
+        },
+    )
 }
 
 /// Decodes a record holding a page's HTML in `html_field`: its id, the HTML, and its `url`,
@@ -42,23 +64,26 @@ pub fn parse_json_page_line<'a>(
     html_field: &str,
     id_field: &str,
 ) -> std::result::Result<JsonFields<'a>, String> {
-    parse(line, html_field, id_field, true)
+    parse_json_record(
+        line,
+        FieldNames {
+            text: html_field,
+            id: id_field,
+            keep: None,
+            page: true,
+        },
+    )
 }
 
-fn parse<'a>(
+/// Decodes the fields `names` says of one JSONL line; every other field is skipped unparsed.
+/// Errors are the reason only (the caller adds file and line).
+pub fn parse_json_record<'a>(
     line: &'a [u8],
-    text_field: &str,
-    id_field: &str,
-    page: bool,
+    names: FieldNames<'_>,
 ) -> std::result::Result<JsonFields<'a>, String> {
+    let (text_field, page) = (names.text, names.page);
     let mut de = serde_json::Deserializer::from_slice(line);
-    let parsed = RecordSeed {
-        text: text_field,
-        id: id_field,
-        page,
-    }
-    .deserialize(&mut de)
-    .map_err(|e| {
+    let parsed = RecordSeed { names }.deserialize(&mut de).map_err(|e| {
         use serde_json::error::Category;
         let s = e.to_string();
         let s = s.split(" at line ").next().unwrap_or(&s).to_string();
@@ -83,18 +108,20 @@ fn parse<'a>(
         }
         info
     });
+    let keep = match names.keep {
+        Some(field) => super::keep_value::of_json(field, parsed.keep.as_ref())?,
+        None => super::keep_value::MISSING,
+    };
     Ok(JsonFields {
         id: parsed.id,
         text,
         page,
+        keep,
     })
 }
 
 struct RecordSeed<'f> {
-    text: &'f str,
-    id: &'f str,
-    /// Whether the page fields (`url`, `host`, `date`) are read too.
-    page: bool,
+    names: FieldNames<'f>,
 }
 
 #[derive(Default)]
@@ -102,6 +129,8 @@ struct Parsed<'de> {
     id: Option<String>,
     text: Option<Cow<'de, str>>,
     page: PageInfo,
+    /// The keep field's value as written (`None`: absent).
+    keep: Option<serde_json::Value>,
 }
 
 impl<'de> DeserializeSeed<'de> for RecordSeed<'_> {
@@ -121,24 +150,42 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         mut map: A,
     ) -> std::result::Result<Self::Value, A::Error> {
         use serde::de::Error as _;
+        let names = self.names;
         let mut parsed = Parsed::default();
         while let Some(key) = map.next_key::<Key<'de>>()? {
-            if key.0 == self.text {
+            let keep = names.keep.and_then(|k| keep_path(k, &key.0));
+            if key.0 == names.text {
                 parsed.text = Some(map.next_value::<TextValue<'de>>()?.0);
-            } else if let Some((head, rest)) = self.text.split_once('.')
+            } else if let Some((head, rest)) = names.text.split_once('.')
                 && key.0 == head
                 && parsed.text.is_none()
             {
-                parsed.text = map.next_value_seed(PathSeed { path: rest })?;
-            } else if key.0 == self.id {
+                match keep {
+                    None => parsed.text = map.next_value_seed(PathSeed { path: rest })?,
+                    // The text and the keep field inside one object (`meta.body`,
+                    // `meta.date`): the object is read once, as a value.
+                    Some(path) => {
+                        let v: serde_json::Value = map.next_value()?;
+                        parsed.keep = walk(&v, path).cloned();
+                        parsed.text = text_at(&v, rest, names.text).map_err(A::Error::custom)?;
+                    }
+                }
+            } else if key.0 == names.id || keep.is_some() {
                 let v: serde_json::Value = map.next_value()?;
-                parsed.id = Some(id_string(&v).ok_or_else(|| {
-                    A::Error::custom(format!(
-                        "id field `{}` must be a string or integer, not {v}",
-                        self.id
-                    ))
-                })?);
-            } else if let (true, Some(slot)) = (self.page, page_slot(&mut parsed.page, &key.0)) {
+                if let Some(path) = keep
+                    && (path.is_empty() || parsed.keep.is_none())
+                {
+                    parsed.keep = walk(&v, path).cloned();
+                }
+                if key.0 == names.id {
+                    parsed.id = Some(id_string(&v).ok_or_else(|| {
+                        A::Error::custom(format!(
+                            "id field `{}` must be a string or integer, not {v}",
+                            names.id
+                        ))
+                    })?);
+                }
+            } else if let (true, Some(slot)) = (names.page, page_slot(&mut parsed.page, &key.0)) {
                 let v: serde_json::Value = map.next_value()?;
                 *slot = v.as_str().map(str::to_string).filter(|s| !s.is_empty());
             } else {
@@ -147,6 +194,46 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
         }
         Ok(parsed)
     }
+}
+
+/// Where the keep field `field` is inside the value of `key`: `Some("")` when `key` is the
+/// field, the rest of the path when `field` is a dotted path starting at `key`.
+fn keep_path<'f>(field: &'f str, key: &str) -> Option<&'f str> {
+    if field == key {
+        return Some("");
+    }
+    field
+        .split_once('.')
+        .and_then(|(head, rest)| (head == key).then_some(rest))
+}
+
+/// The text at the dotted `path` inside `v`, as [`PathSeed`] reads it.
+fn text_at(
+    v: &serde_json::Value,
+    path: &str,
+    field: &str,
+) -> std::result::Result<Option<Cow<'static, str>>, String> {
+    match walk(v, path) {
+        // Absent is missing (an error later); null is the empty text.
+        None => Ok(None),
+        Some(serde_json::Value::Null) => Ok(Some(Cow::Borrowed(""))),
+        Some(serde_json::Value::String(s)) => Ok(Some(Cow::Owned(s.clone()))),
+        Some(other) => Err(format!(
+            "text field `{field}` must be a string or null (invalid type: {other})"
+        )),
+    }
+}
+
+/// The value at the dotted `path` inside `v` (`""`: `v`).
+fn walk<'v>(v: &'v serde_json::Value, path: &str) -> Option<&'v serde_json::Value> {
+    if path.is_empty() {
+        return Some(v);
+    }
+    if let Some(inner) = v.get(path) {
+        return Some(inner);
+    }
+    let (head, rest) = path.split_once('.')?;
+    walk(v.get(head)?, rest)
 }
 
 /// The string at `path` (dot-separated keys) inside a JSON value: `None` when the value is

@@ -29,6 +29,7 @@ pub mod csv_quotes;
 pub(crate) mod fields;
 pub(crate) mod files;
 pub mod json_fields;
+pub mod keep_value;
 mod line_blocks;
 pub(crate) mod open;
 pub mod parquet;
@@ -39,7 +40,7 @@ use crate::error::{Error, Result};
 pub use fields::Fields;
 pub use files::{Compression, FileFormat, InputFile, compression_of, detect, expand, stem};
 pub use json_fields::id_string;
-use json_fields::{parse_json_line, parse_json_page_line};
+use json_fields::{FieldNames, parse_json_record};
 pub use line_blocks::{BOM, LineBlock, for_each_line_block, for_each_line_block_from, line_record};
 pub use open::{decompressed, open};
 pub use position::{BLOCK_BYTES, ReadFrom, ReadPosition};
@@ -92,10 +93,11 @@ fn for_each_field_block(
 ) -> Result<()> {
     use rayon::prelude::*;
     let (text_field, id_field) = (fields.text_source(), fields.id.as_str());
-    let parse = if fields.html.is_some() {
-        parse_json_page_line
-    } else {
-        parse_json_line
+    let names = FieldNames {
+        text: text_field,
+        id: id_field,
+        keep: fields.keep.as_deref(),
+        page: fields.html.is_some(),
     };
     match file.format {
         FileFormat::Jsonl => {
@@ -106,9 +108,10 @@ fn for_each_field_block(
                     .lines()
                     .par_iter()
                     .map(|&(line, bytes)| {
-                        parse(bytes, text_field, id_field)
+                        parse_json_record(bytes, names)
                             .map(|f| Record {
                                 page: f.page.map(Box::new),
+                                keep: f.keep,
                                 ..Record::new(line, f.id, f.text)
                             })
                             .map_err(|reason| Error::line(&file.path, line as usize, reason))
@@ -126,10 +129,8 @@ fn for_each_field_block(
                 each(parsed, lines.end(records))
             })
         }
-        FileFormat::Csv => csv::for_each_block(file, from, text_field, id_field, each),
-        FileFormat::Parquet => {
-            parquet::for_each_block(file, from.position, text_field, id_field, each)
-        }
+        FileFormat::Csv => csv::for_each_block(file, from, names, each),
+        FileFormat::Parquet => parquet::for_each_block(file, from.position, names, each),
         FileFormat::Warc | FileFormat::Html => unreachable!("web pages are read by crate::web"),
     }
 }

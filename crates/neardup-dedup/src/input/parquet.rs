@@ -9,7 +9,8 @@
 //! the reader should one remain, is an error naming the file.
 //!
 //! Texts must be text (a string column; a column of numbers is a wrong `--text-field`, as
-//! JSONL rejects numbers as text); ids and labels may be strings or integers.
+//! JSONL rejects numbers as text); ids and labels may be strings or integers, and the field
+//! `--keep max:FIELD` names numbers, dates or timestamps too.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -17,7 +18,9 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
-    Int8Type, Int16Type, Int32Type, Int64Type, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
+    Date32Type, Date64Type, Float32Type, Float64Type, Int8Type, Int16Type, Int32Type, Int64Type,
+    TimestampMicrosecondType, TimestampMillisecondType, TimestampNanosecondType,
+    TimestampSecondType, UInt8Type, UInt16Type, UInt32Type, UInt64Type,
 };
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::DataType;
@@ -25,6 +28,8 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 
 use super::files::InputFile;
+use super::json_fields::FieldNames;
+use super::keep_value;
 use super::position::ReadPosition;
 use super::record::Record;
 use crate::error::{Error, Result};
@@ -264,20 +269,26 @@ impl ParquetInput {
 pub(super) fn for_each_block(
     file: &InputFile,
     from: ReadPosition,
-    text_field: &str,
-    id_field: &str,
+    names: FieldNames<'_>,
     mut each: impl FnMut(Vec<Record<'_>>, ReadPosition) -> Result<()>,
 ) -> Result<()> {
     let path = &file.path;
     let parquet = ParquetInput::open(path)?;
     let mut columns = vec![TextColumn {
-        name: text_field,
+        name: names.text,
         strings_only: true,
     }];
-    let has_id = parquet.has_column(id_field);
-    if has_id {
+    // The keep field's column must be there (a wrong name is an error, as for the text);
+    // the id's may not be.
+    if let Some(keep) = names.keep {
         columns.push(TextColumn {
-            name: id_field,
+            name: keep,
+            strings_only: false,
+        });
+    }
+    if parquet.has_column(names.id) {
+        columns.push(TextColumn {
+            name: names.id,
             strings_only: false,
         });
     }
@@ -292,25 +303,17 @@ pub(super) fn for_each_block(
         parquet.each_text_batch(&columns, Some(vec![group]), |values| {
             let mut values = values.into_iter();
             let texts = values.next().unwrap_or_default();
+            let keeps = names.keep.and_then(|_| values.next());
             let ids = values.next();
             let batch_first = row;
             row += texts.len() as u64;
-            if row > first || ids.as_ref().is_some_and(|i| i.len() != texts.len()) {
+            let other_length =
+                |c: &Option<Values>| c.as_ref().is_some_and(|c| c.len() != texts.len());
+            if row > first || other_length(&ids) || other_length(&keeps) {
                 return Err(wrong_row_count(path, group, row - group_first, rows));
             }
             let skip = from.records.saturating_sub(batch_first) as usize;
-            let mut ids = ids.map(|i| i.into_iter().skip(skip));
-            let records: Vec<Record<'_>> = texts
-                .into_iter()
-                .enumerate()
-                .skip(skip)
-                .map(|(k, text)| Record {
-                    page: None,
-                    line: batch_first + k as u64 + 1,
-                    id: ids.as_mut().and_then(|i| i.next().flatten()),
-                    text: Cow::Owned(text.unwrap_or_default()),
-                })
-                .collect();
+            let records = batch_records(path, names, batch_first, skip, texts, ids, keeps)?;
             if records.is_empty() {
                 return Ok(());
             }
@@ -328,6 +331,37 @@ pub(super) fn for_each_block(
     Ok(())
 }
 
+/// The records of one batch whose first row is `batch_first` (0-based), from its `skip`th.
+fn batch_records(
+    path: &Path,
+    names: FieldNames<'_>,
+    batch_first: u64,
+    skip: usize,
+    texts: Values,
+    ids: Option<Values>,
+    keeps: Option<Values>,
+) -> Result<Vec<Record<'static>>> {
+    let mut ids = ids.map(|i| i.into_iter().skip(skip));
+    let mut keeps = keeps.map(|i| i.into_iter().skip(skip));
+    let mut records = Vec::with_capacity(texts.len().saturating_sub(skip));
+    for (k, text) in texts.into_iter().enumerate().skip(skip) {
+        let line = batch_first + k as u64 + 1;
+        let keep = match (keeps.as_mut().and_then(|v| v.next().flatten()), names.keep) {
+            (Some(value), Some(field)) => keep_value::of_text(field, &value)
+                .map_err(|why| Error::line(path, line as usize, why))?,
+            _ => keep_value::MISSING,
+        };
+        records.push(Record {
+            page: None,
+            line,
+            id: ids.as_mut().and_then(|i| i.next().flatten()),
+            text: Cow::Owned(text.unwrap_or_default()),
+            keep,
+        });
+    }
+    Ok(records)
+}
+
 /// A row group that holds (at least) `held` rows where its footer says `rows`.
 fn wrong_row_count(path: &Path, group: usize, held: u64, rows: u64) -> Error {
     Error::file(
@@ -342,6 +376,7 @@ fn is_text(t: &DataType, strings_only: bool) -> bool {
     match t {
         Utf8 | LargeUtf8 | Utf8View | Null => true,
         Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => !strings_only,
+        Float32 | Float64 | Timestamp(_, _) | Date32 | Date64 => !strings_only,
         _ => false,
     }
 }
@@ -365,6 +400,21 @@ fn append_text(array: &dyn Array, out: &mut Values) -> std::result::Result<(), S
         UInt16 => each(out, array.as_primitive::<UInt16Type>().iter()),
         UInt32 => each(out, array.as_primitive::<UInt32Type>().iter()),
         UInt64 => each(out, array.as_primitive::<UInt64Type>().iter()),
+        Float32 => each(out, array.as_primitive::<Float32Type>().iter()),
+        Float64 => each(out, array.as_primitive::<Float64Type>().iter()),
+        // Dates and times as their count of units since the epoch: ordered as they are, which
+        // is what `--keep max:FIELD` reads them for.
+        Date32 => each(out, array.as_primitive::<Date32Type>().iter()),
+        Date64 => each(out, array.as_primitive::<Date64Type>().iter()),
+        Timestamp(unit, _) => {
+            use arrow_schema::TimeUnit::*;
+            match unit {
+                Second => each(out, array.as_primitive::<TimestampSecondType>().iter()),
+                Millisecond => each(out, array.as_primitive::<TimestampMillisecondType>().iter()),
+                Microsecond => each(out, array.as_primitive::<TimestampMicrosecondType>().iter()),
+                Nanosecond => each(out, array.as_primitive::<TimestampNanosecondType>().iter()),
+            }
+        }
         Dictionary(_, _) => {
             let dictionary = array.as_any_dictionary();
             let mut distinct = Vec::new();
@@ -435,7 +485,13 @@ mod tests {
                 records: from as u64,
                 ..ReadPosition::START
             };
-            for_each_block(&file, start, "text", "id", |block, after| {
+            let names = FieldNames {
+                text: "text",
+                id: "id",
+                keep: None,
+                page: false,
+            };
+            for_each_block(&file, start, names, |block, after| {
                 assert!(block.len() <= BATCH_ROWS, "a block of {} rows", block.len());
                 for r in &block {
                     assert_eq!(r.text, format!("t{}", r.line));
@@ -449,5 +505,69 @@ mod tests {
             let want: Vec<u64> = (from as u64 + 1..=rows as u64).collect();
             assert_eq!(lines, want, "from record {from}");
         }
+    }
+
+    /// The field `--keep max:FIELD` names may hold floats, dates or timestamps: each read as a
+    /// number that orders as the values do.
+    #[test]
+    fn keep_values_come_from_numbers_dates_and_timestamps() {
+        use arrow_array::{Date32Array, Float64Array, TimestampMillisecondArray};
+        let dir = crate::test_dir::TestDir::new("parquet-keep");
+        let path = dir.join("k.parquet");
+        let texts = StringArray::from_iter_values(["a", "b", "c"]);
+        let score = Float64Array::from(vec![Some(2.5), None, Some(-1.0)]);
+        let day = Date32Array::from(vec![Some(19_000), Some(19_002), None]);
+        let at = TimestampMillisecondArray::from(vec![Some(5_000), Some(-3_000), Some(0)]);
+        let batch = RecordBatch::try_from_iter([
+            ("text", Arc::new(texts) as Arc<dyn Array>),
+            ("score", Arc::new(score) as Arc<dyn Array>),
+            ("day", Arc::new(day) as Arc<dyn Array>),
+            ("at", Arc::new(at) as Arc<dyn Array>),
+        ])
+        .unwrap();
+        let f = File::create(&path).unwrap();
+        let mut writer = parquet::arrow::ArrowWriter::try_new(f, batch.schema(), None).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+        let file = InputFile {
+            size: std::fs::metadata(&path).unwrap().len(),
+            path,
+            format: FileFormat::Parquet,
+            compression: Compression::None,
+            stream: false,
+        };
+        let read = |field: &str| {
+            let mut values = Vec::new();
+            let names = FieldNames {
+                text: "text",
+                id: "id",
+                keep: Some(field),
+                page: false,
+            };
+            for_each_block(&file, ReadPosition::START, names, |block, _| {
+                values.extend(block.iter().map(|r| r.keep));
+                Ok(())
+            })
+            .unwrap();
+            values
+        };
+        let shown = |v: Vec<f64>| format!("{v:?}");
+        assert_eq!(shown(read("score")), "[2.5, NaN, -1.0]");
+        assert_eq!(shown(read("day")), "[19000.0, 19002.0, NaN]");
+        assert_eq!(shown(read("at")), "[5000.0, -3000.0, 0.0]");
+        let e = for_each_block(
+            &file,
+            ReadPosition::START,
+            FieldNames {
+                text: "text",
+                id: "id",
+                keep: Some("when"),
+                page: false,
+            },
+            |_, _| Ok(()),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("no column `when`"), "{e}");
     }
 }

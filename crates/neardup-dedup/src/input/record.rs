@@ -14,6 +14,8 @@ pub struct Record<'a> {
     pub text: Cow<'a, str>,
     /// For a web page: its URL, host, date, charset and title.
     pub page: Option<Box<PageInfo>>,
+    /// The value of the field `--keep max:FIELD` names ([`super::keep_value`]; NaN: none).
+    pub keep: f64,
 }
 
 impl<'a> Record<'a> {
@@ -24,6 +26,7 @@ impl<'a> Record<'a> {
             id,
             text,
             page: None,
+            keep: super::keep_value::MISSING,
         }
     }
 }

@@ -30,28 +30,46 @@ pub(super) enum Comparer<'a> {
 /// What anchoring needs to know.
 pub(super) struct Anchoring<'a> {
     pub docs: &'a Documents,
-    pub keep: Keep,
+    pub keep: &'a Keep,
     /// Cut components (`--clusters verified`), or only measure (`connected`).
     pub cut: bool,
     pub comparer: Comparer<'a>,
 }
 
+/// The rank of a keep field's value, least kept first: the largest value first when
+/// `largest`, else the smallest; a missing value (NaN) after every value.
+fn field_rank(value: f64, largest: bool) -> u64 {
+    if value.is_nan() {
+        return u64::MAX;
+    }
+    // IEEE 754 bits made to order as the numbers do (-0 and 0 alike).
+    let value = if value == 0.0 { 0.0 } else { value };
+    let bits = value.to_bits();
+    let ordered = if value < 0.0 { !bits } else { bits | (1 << 63) };
+    // A finite value's `ordered` is neither 0 nor u64::MAX, so either way it ranks before
+    // a missing one.
+    if largest { !ordered } else { ordered }
+}
+
 impl Anchoring<'_> {
     /// Which member represents a group, least first: an indexed document (it is kept
     /// already), then the one `--keep` keeps; ties to the smaller document number.
-    fn rank(&self, d: u32) -> (bool, u32) {
+    fn rank(&self, d: u32) -> (bool, u64) {
         let n = self.docs.len() as u32;
         if d >= n {
             return (false, 0);
         }
-        let bytes = match self.keep {
+        let (f, i) = self.docs.locate(d as usize);
+        let shard = &self.docs.shards[f];
+        let rank = match self.keep {
             Keep::First => 0,
-            Keep::Longest => {
-                let (f, i) = self.docs.locate(d as usize);
-                self.docs.shards[f].bytes[i]
+            Keep::Longest => u64::from(u32::MAX - shard.bytes[i]),
+            Keep::ByField { largest, .. } => {
+                let value = shard.keep.as_ref().map_or(f64::NAN, |k| k[i]);
+                field_rank(value, *largest)
             }
         };
-        (true, u32::MAX - bytes)
+        (true, rank)
     }
 
     /// Every document's cluster from the connected components `labels` (over every
@@ -168,5 +186,46 @@ impl Anchoring<'_> {
             super::spilled_join::gather_rows(shards, &rows)?
         };
         Ok((std::borrow::Cow::Owned(table), Some(rows)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field_rank;
+
+    /// The oracle: sorting the values themselves (missing last, then by position).
+    #[test]
+    fn field_ranks_order_as_the_values_do() {
+        let values = [
+            3.5,
+            -2.0,
+            0.0,
+            -0.0,
+            f64::NAN,
+            1e300,
+            -1e-300,
+            f64::MIN_POSITIVE,
+            1_709_343_000.0,
+            -7.25,
+            f64::MAX,
+            f64::MIN,
+        ];
+        for largest in [true, false] {
+            let mut by_rank: Vec<usize> = (0..values.len()).collect();
+            by_rank.sort_by_key(|&i| (field_rank(values[i], largest), i));
+            let mut by_value: Vec<usize> = (0..values.len()).collect();
+            by_value.sort_by(|&a, &b| {
+                let (x, y) = (values[a], values[b]);
+                let order = match (x.is_nan(), y.is_nan()) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (true, false) => std::cmp::Ordering::Greater,
+                    (false, true) => std::cmp::Ordering::Less,
+                    _ if largest => y.partial_cmp(&x).unwrap(),
+                    _ => x.partial_cmp(&y).unwrap(),
+                };
+                order.then(a.cmp(&b))
+            });
+            assert_eq!(by_rank, by_value, "largest = {largest}");
+        }
     }
 }

@@ -77,7 +77,7 @@ impl Run<'_> {
                 };
                 let anchoring = Anchoring {
                     docs,
-                    keep: options.keep,
+                    keep: &options.keep,
                     cut,
                     comparer,
                 };

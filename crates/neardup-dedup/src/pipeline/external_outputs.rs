@@ -220,6 +220,7 @@ fn summary(
         params: run.params.clone(),
         streamed: true,
         spilled: false,
+        without_keep_value: None,
         keep,
         cluster_mode,
         documents: run.documents,

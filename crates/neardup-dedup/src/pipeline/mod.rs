@@ -108,7 +108,7 @@ pub fn run(options: &DedupOptions) -> anyhow::Result<Option<outputs::Summary>> {
     }
     crate::machine::return_freed_memory();
     // The representative depends on --keep, the cut on --clusters.
-    let components_key = key(&("components", &verify_key, run.cluster_mode, options.keep));
+    let components_key = key(&("components", &verify_key, run.cluster_mode, &options.keep));
     let (verified, built) = verified.map_or((None, None), |(p, b)| (Some(p), b));
     let clusters = run.components_stage(&docs, verified, built, &components_key)?;
     if only == Some(Stage::Components) {

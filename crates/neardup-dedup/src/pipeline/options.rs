@@ -7,13 +7,16 @@ use neardup::detector::ParamMap;
 use serde::Serialize;
 
 /// Which document of a cluster is kept.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Keep {
     /// The first in input order.
     First,
     /// The longest text (the first among equals).
     Longest,
+    /// The one whose `field` holds the largest (`largest`) or smallest value — a number or an
+    /// ISO 8601 date (`crate::input::keep_value`); documents without one come last, the first
+    /// among equals. `max:date` keeps the newest, `max:score` the best scored.
+    ByField { field: String, largest: bool },
 }
 
 /// How verified pairs become clusters.
@@ -56,23 +59,34 @@ pub enum Stage {
 }
 
 impl Keep {
-    /// Every choice, in the order `--help` lists them.
-    pub const ALL: [Keep; 2] = [Keep::First, Keep::Longest];
+    /// What `--keep` accepts, for `--help` and its errors.
+    pub const CHOICES: &'static str = "first (the first in input order), longest (the longest \
+        text), max:FIELD or min:FIELD (the largest or smallest value of a field holding numbers \
+        or ISO 8601 dates: max:date keeps the newest); the first among equals";
 
     /// Its name on the command line and in `summary.json`.
-    pub fn name(self) -> &'static str {
+    pub fn name(&self) -> String {
         match self {
-            Keep::First => "first",
-            Keep::Longest => "longest",
+            Keep::First => "first".into(),
+            Keep::Longest => "longest".into(),
+            Keep::ByField { field, largest } => {
+                format!("{}:{field}", if *largest { "max" } else { "min" })
+            }
         }
     }
 
-    /// What it keeps, for `--help`.
-    pub fn description(self) -> &'static str {
+    /// The field whose values choose, if it is one.
+    pub fn field(&self) -> Option<&str> {
         match self {
-            Keep::First => "The first in input order",
-            Keep::Longest => "The longest text (the first among equals)",
+            Keep::ByField { field, .. } => Some(field),
+            _ => None,
         }
+    }
+}
+
+impl Serialize for Keep {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(&self.name())
     }
 }
 
@@ -145,7 +159,20 @@ impl std::str::FromStr for Keep {
     type Err = String;
 
     fn from_str(s: &str) -> std::result::Result<Self, String> {
-        parse_named(s, &Keep::ALL, |k| k.name())
+        let by_field = |largest: bool, field: &str| match field.trim() {
+            "" => Err(format!("`{s}` names no field: give one, as in max:date")),
+            field => Ok(Keep::ByField {
+                field: field.to_string(),
+                largest,
+            }),
+        };
+        match s.split_once(':') {
+            None if s == "first" => Ok(Keep::First),
+            None if s == "longest" => Ok(Keep::Longest),
+            Some(("max", field)) => by_field(true, field),
+            Some(("min", field)) => by_field(false, field),
+            _ => Err(format!("`{s}` is not one of {}", Keep::CHOICES)),
+        }
     }
 }
 
@@ -265,6 +292,7 @@ impl DedupOptions {
             extract: self.extract,
             min_words: self.min_words,
             skip_invalid: self.skip_invalid,
+            keep: self.keep.field().map(str::to_string),
             ..crate::input::Fields::new(&self.text_field, &self.id_field)
         }
     }

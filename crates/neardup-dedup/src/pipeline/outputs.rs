@@ -224,6 +224,7 @@ impl Run<'_> {
             fsutil::remove_if_present(&stage_files::inflated_copy_path(output, f))?;
         }
         let summary = self.summary(docs, &ids, clusters, &decisions, deduplicated, started);
+        warn_if_no_keep_values(&summary);
         let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
         publish::publish(output, &set, &readme(&summary, output), &json)?;
         Ok(summary)
@@ -265,7 +266,14 @@ impl Run<'_> {
             params: self.detector.resolved_params(),
             streamed: self.stream.is_some(),
             spilled: docs.spill.is_some(),
-            keep: self.options.keep,
+            keep: self.options.keep.clone(),
+            without_keep_value: self.options.keep.field().map(|_| {
+                let missing = |s: &stage_files::SketchShard| match &s.keep {
+                    Some(values) => values.iter().filter(|v| v.is_nan()).count(),
+                    None => s.len(),
+                };
+                docs.shards.iter().map(|s| missing(s) as u64).sum()
+            }),
             cluster_mode: self.cluster_mode,
             documents: docs.len() as u64,
             indexed_documents: decisions.indexed as u64,
@@ -500,5 +508,16 @@ impl Written<'_> {
                 Column::Str(rows.iter().map(|r| r.2.to_string()).collect()),
             ])
         })
+    }
+}
+
+/// `--keep max:FIELD` where no document has the field is almost surely a misspelt name.
+fn warn_if_no_keep_values(summary: &Summary) {
+    if summary.documents > 0 && summary.without_keep_value == Some(summary.documents) {
+        crate::progress::warn(format_args!(
+            "--keep {}: no document has a value in that field (a misspelt name?): each \
+             cluster kept its first member",
+            summary.keep.name()
+        ));
     }
 }

@@ -89,6 +89,13 @@ fn left_out(s: &Summary) -> String {
             s.short_documents, s.min_words
         ));
     }
+    if let Some(n) = s.without_keep_value.filter(|&n| n > 0) {
+        out.push_str(&format!(
+            "{n} documents had no value in the field `--keep {}` chooses by: in a cluster, \
+             one with a value was kept before them.\n\n",
+            s.keep.name()
+        ));
+    }
     if s.invalid_records > 0 {
         out.push_str(&format!(
             "{} malformed records were skipped (`--skip-invalid`): not compared, and copied to \

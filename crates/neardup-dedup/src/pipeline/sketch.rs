@@ -149,6 +149,10 @@ impl Run<'_> {
             // Only then: the keys of runs without it, and the shards they name, stay.
             base.push_str(&format!(" min_words={}", self.options.min_words));
         }
+        if let Some(field) = self.options.keep.field() {
+            // Shards then hold the field's values (max and min read the same ones).
+            base.push_str(&format!(" keep_field={field}"));
+        }
         self.files
             .iter()
             .map(|f| {
@@ -616,6 +620,7 @@ impl FileSketch<'_, '_> {
             self.writer = Some(SketchWriter::create(
                 &piece_path(dir, i, piece),
                 job.width,
+                job.fields.keep.is_some(),
                 self.kept.is_some(),
             )?);
         }

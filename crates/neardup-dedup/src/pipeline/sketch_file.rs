@@ -113,10 +113,9 @@ pub fn sketch_file_parts(
         text_bytes += block.iter().map(|r| r.text.len() as u64).sum::<u64>();
         let through = text_bytes;
         let mut sketched = None;
-        let min_words = fields.min_words;
         let appended = rayon::in_place_scope(|scope| {
             scope.spawn(|_| {
-                let mut shard = sketch_block(stream, width, block, min_words);
+                let mut shard = sketch_block(stream, width, block, fields);
                 shard.invalid = skipped;
                 sketched = Some(shard);
             });
@@ -161,8 +160,9 @@ fn sketch_block(
     stream: Option<&dyn StreamingDetector>,
     width: usize,
     block: Vec<Record<'_>>,
-    min_words: usize,
+    fields: &Fields,
 ) -> SketchShard {
+    let min_words = fields.min_words;
     let mut words = vec![0u32; block.len() * width.max(1)];
     let (empty, short): (Vec<bool>, Vec<bool>) = words
         .par_chunks_mut(width.max(1))
@@ -182,13 +182,16 @@ fn sketch_block(
     if width == 0 {
         words.clear();
     }
-    let mut shard = SketchShard::new(width);
+    let mut shard = SketchShard::with_keep(width, fields.keep.is_some());
     shard.short = short.iter().filter(|&&s| s).count() as u64;
     shard.table = SignatureTable::from_parts(width, words, empty);
     for r in block {
         shard.lines.push(r.line);
         shard.ids.push(r.id);
         shard.bytes.push(r.text.len().min(u32::MAX as usize) as u32);
+        if let Some(keep) = &mut shard.keep {
+            keep.push(r.keep);
+        }
     }
     shard
 }

@@ -127,6 +127,9 @@ pub struct SketchShard {
     pub ids: Vec<Option<String>>,
     /// Text length in bytes (for `--keep longest`).
     pub bytes: Vec<u32>,
+    /// The keep field's value of each document, for `--keep max:FIELD` / `min:FIELD` only
+    /// (`input::keep_value`; NaN: none). A shard without them has no `keep` column.
+    pub keep: Option<Vec<f64>>,
     /// The signatures (`width` 0 for algorithms that run in memory).
     pub table: SignatureTable,
     /// Documents shorter than `--min-words`, matched by their exact text (counted when
@@ -190,11 +193,22 @@ impl SketchShard {
         }
     }
 
+    /// An empty shard of signatures `width` words wide, with keep values if `with_keep`.
+    pub fn with_keep(width: usize, with_keep: bool) -> Self {
+        SketchShard {
+            keep: with_keep.then(Vec::new),
+            ..SketchShard::new(width)
+        }
+    }
+
     /// Makes room for exactly `rows` more documents.
     pub fn reserve_exact(&mut self, rows: usize) {
         self.lines.reserve_exact(rows);
         self.ids.reserve_exact(rows);
         self.bytes.reserve_exact(rows);
+        if let Some(keep) = &mut self.keep {
+            keep.reserve_exact(rows);
+        }
         self.table.reserve_exact(rows);
     }
 
@@ -207,6 +221,9 @@ impl SketchShard {
         self.lines.extend(other.lines);
         self.ids.extend(other.ids);
         self.bytes.extend(other.bytes);
+        if let (Some(keep), Some(more)) = (&mut self.keep, other.keep) {
+            keep.extend(more);
+        }
         self.table.extend(&other.table);
         self.short += other.short;
         self.invalid += other.invalid;
@@ -228,16 +245,17 @@ impl SketchShard {
             "signature".into(),
             (0..to - from).map(|i| &bytes[i * width * 4..(i + 1) * width * 4]),
         );
-        DataFrame::new(
-            to - from,
-            vec![
-                Column::new("line".into(), &self.lines[from..to]),
-                Column::new("id".into(), &self.ids[from..to]),
-                Column::new("bytes".into(), &self.bytes[from..to]),
-                Column::new("empty".into(), &self.table.empty_flags()[from..to]),
-                signatures.into_series().into(),
-            ],
-        )
+        let mut columns = vec![
+            Column::new("line".into(), &self.lines[from..to]),
+            Column::new("id".into(), &self.ids[from..to]),
+            Column::new("bytes".into(), &self.bytes[from..to]),
+            Column::new("empty".into(), &self.table.empty_flags()[from..to]),
+            signatures.into_series().into(),
+        ];
+        if let Some(keep) = &self.keep {
+            columns.push(Column::new("keep".into(), &keep[from..to]));
+        }
+        DataFrame::new(to - from, columns)
     }
 }
 
@@ -285,11 +303,12 @@ impl std::fmt::Debug for SketchWriter {
 }
 
 impl SketchWriter {
-    /// Starts the shard at `path`, of signatures `width` words wide; written past the page
-    /// cache when `direct` (no one reads it back soon: the join keeps the signatures).
-    pub fn create(path: &Path, width: usize, direct: bool) -> Result<Self> {
+    /// Starts the shard at `path`, of signatures `width` words wide (and keep values if
+    /// `with_keep`); written past the page cache when `direct` (no one reads it back soon: the
+    /// join keeps the signatures).
+    pub fn create(path: &Path, width: usize, with_keep: bool, direct: bool) -> Result<Self> {
         let mut pending = fsutil::PendingFile::create(path)?;
-        let schema = SketchShard::new(width)
+        let schema = SketchShard::with_keep(width, with_keep)
             .frame(0, 0)
             .map_err(|e| corrupt(path, e))?
             .schema()
@@ -336,7 +355,7 @@ impl SketchWriter {
 
 /// Writes a sketch shard.
 pub fn write_sketch(path: &Path, shard: &SketchShard) -> Result<()> {
-    let mut writer = SketchWriter::create(path, shard.table.width(), false)?;
+    let mut writer = SketchWriter::create(path, shard.table.width(), shard.keep.is_some(), false)?;
     writer.write(shard)?;
     writer.commit().map(|_| ())
 }
@@ -355,8 +374,13 @@ pub fn read_sketch(path: &Path, width: usize) -> Result<SketchShard> {
 /// Reads a sketch shard's documents without their signatures (`table` left empty): what a
 /// join that does not fit in memory keeps.
 pub fn read_sketch_places(path: &Path, width: usize) -> Result<SketchShard> {
-    let columns = ["line", "id", "bytes"].map(String::from).to_vec();
-    let df = super::frames::read_frame_with(path, |r| r.with_columns(Some(columns)).finish())?;
+    let df = super::frames::read_frame_with(path, |mut r| {
+        let mut columns = ["line", "id", "bytes"].map(String::from).to_vec();
+        if r.schema()?.contains("keep") {
+            columns.push("keep".into());
+        }
+        r.with_columns(Some(columns)).finish()
+    })?;
     places(path, &df, width)
 }
 
@@ -417,13 +441,27 @@ fn places(path: &Path, df: &DataFrame, width: usize) -> Result<SketchShard> {
         .map_err(|e| corrupt(path, e))?
         .into_no_null_iter()
         .collect();
-    if ids.len() != lines.len() || bytes.len() != lines.len() {
+    let keep: Option<Vec<f64>> = match df.column("keep") {
+        Ok(c) => Some(
+            c.f64()
+                .map_err(|e| corrupt(path, e))?
+                .iter()
+                .map(|v| v.unwrap_or(f64::NAN))
+                .collect(),
+        ),
+        Err(_) => None,
+    };
+    if ids.len() != lines.len()
+        || bytes.len() != lines.len()
+        || keep.as_ref().is_some_and(|k| k.len() != lines.len())
+    {
         return Err(corrupt(path, "columns of different lengths"));
     }
     Ok(SketchShard {
         lines,
         ids,
         bytes,
+        keep,
         table: SignatureTable::new(width),
         short: 0,
         invalid: 0,

@@ -60,6 +60,7 @@ impl<'a> Run<'a> {
     /// `--index`).
     pub(super) fn open(options: &'a DedupOptions) -> Result<Run<'a>> {
         let files = input::expand(&options.inputs)?;
+        check_keep_field(options, &files)?;
         check_outputs(options, &files)?;
         let detector = neardup::registry::detector(&options.algorithm, &options.params)?;
         let stream = detector.streaming();
@@ -404,5 +405,26 @@ fn kept_segment(
         table,
         tables_key: tables_key.to_string(),
         stored_rows: None,
+    }
+}
+
+/// `--keep max:FIELD` on WARC and HTML files: a page has no fields but when it was fetched.
+fn check_keep_field(options: &DedupOptions, files: &[input::InputFile]) -> Result<()> {
+    let Some(field) = options.keep.field() else {
+        return Ok(());
+    };
+    let page_file = files
+        .iter()
+        .find(|f| matches!(f.format, input::FileFormat::Warc | input::FileFormat::Html));
+    match page_file {
+        Some(f) if field != "date" => Err(Error::file(
+            &f.path,
+            format!(
+                "--keep {}: a WARC or HTML file's pages have no field `{field}`; they can be \
+                 kept by `date` (when the page was fetched: max:date keeps the newest)",
+                options.keep.name()
+            ),
+        )),
+        _ => Ok(()),
     }
 }

@@ -39,6 +39,10 @@ pub struct Summary {
     pub spilled: bool,
     /// Which member of a cluster is kept.
     pub keep: Keep,
+    /// With `--keep max:FIELD` / `min:FIELD`: documents without a value in the field (kept
+    /// only where no member of their cluster has one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub without_keep_value: Option<u64>,
     /// How verified pairs became clusters.
     pub cluster_mode: ClusterMode,
     /// Documents read.

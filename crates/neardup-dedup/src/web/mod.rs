@@ -32,6 +32,7 @@ use rayon::prelude::*;
 use crate::error::{Error, Result};
 use crate::input::fields::Fields;
 use crate::input::files::InputFile;
+use crate::input::keep_value;
 use crate::input::position::{ReadFrom, ReadPosition};
 use crate::input::record::{PageInfo, Record, host_of};
 use extract::{Extract, Outcome, page_text};
@@ -90,6 +91,7 @@ fn pages_to_records(pages: Vec<RawPage>, fields: &Fields) -> Vec<Record<'static>
                         line: page.record,
                         id,
                         text: Cow::Owned(without_template(text.into_owned(), &info, fields)),
+                        keep: keep_value_of(&info, fields),
                         page: Some(Box::new(info)),
                     }
                 }
@@ -132,6 +134,7 @@ fn page_record(
         line,
         id,
         text: Cow::Owned(without_template(taken.text, &info, fields)),
+        keep: keep_value_of(&info, fields),
         page: Some(Box::new(PageInfo {
             charset,
             title: taken.title,
@@ -148,6 +151,18 @@ fn without_template(text: String, info: &PageInfo, fields: &Fields) -> String {
     }
 }
 
+/// A page's value for `--keep max:date` / `min:date`: when it was fetched (`WARC-Date`, or
+/// the record's `date` field); a date that does not parse counts as none (crawls are messy;
+/// `pipeline::state` refuses other keep fields for WARC and HTML files, which have no fields).
+fn keep_value_of(info: &PageInfo, fields: &Fields) -> f64 {
+    match (fields.keep.as_deref(), &info.date) {
+        (Some("date"), Some(date)) => {
+            keep_value::seconds_of_date(date.trim()).unwrap_or(keep_value::MISSING)
+        }
+        _ => keep_value::MISSING,
+    }
+}
+
 /// Records whose text is a page's HTML (a `--html-field`), extracted in parallel.
 pub fn extract_records<'a>(records: Vec<Record<'a>>, fields: &Fields) -> Vec<Record<'a>> {
     if fields.extract == Extract::None {
@@ -157,7 +172,12 @@ pub fn extract_records<'a>(records: Vec<Record<'a>>, fields: &Fields) -> Vec<Rec
         .into_par_iter()
         .map(|r| {
             let info = r.page.map(|p| *p).unwrap_or_default();
-            page_record(r.line, r.id, &r.text, None, info, fields)
+            let read = r.keep;
+            let page = page_record(r.line, r.id, &r.text, None, info, fields);
+            Record {
+                keep: if read.is_nan() { page.keep } else { read },
+                ..page
+            }
         })
         .collect()
 }

@@ -142,8 +142,16 @@ pub struct Args {
     /// compared, and copied to the deduplicated output as they are (nothing is lost).
     #[arg(long)]
     pub skip_invalid: bool,
-    /// Which document of a cluster is kept.
-    #[arg(long, default_value = "first", value_parser = named_choice(&Keep::ALL, Keep::name, Keep::description))]
+    /// Which document of a cluster is kept: first (the first in input order), longest (the
+    /// longest text), max:FIELD or min:FIELD (the largest or smallest value of a field
+    /// holding numbers or ISO 8601 dates: `max:date` keeps the newest, `max:score` the best
+    /// scored; documents without a value come last); the first among equals. A value that is
+    /// neither a number nor a date is an error naming its file and line.
+    #[arg(
+        long,
+        default_value = "first",
+        value_name = "first|longest|max:FIELD|min:FIELD"
+    )]
     pub keep: Keep,
     /// How verified pairs become clusters. Default: verified, when the algorithm can compare
     /// any two documents (every streamed one, and minhash-lsh with verify=exact); connected
@@ -211,7 +219,7 @@ impl Args {
             extract: self.pages.extract,
             boilerplate_lines: self.pages.boilerplate_lines,
             write_text: self.write_text,
-            keep: self.keep,
+            keep: self.keep.clone(),
             clusters: self.clusters,
             clusters_format: self.clusters_format,
             // Without --memory, the global limit bounds dedup as every other command.
