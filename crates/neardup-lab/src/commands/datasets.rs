@@ -1,4 +1,5 @@
-//! `neardup datasets list` and `neardup datasets verify [NAME...]`.
+//! `neardup datasets list`, `neardup datasets verify [NAME...]` and
+//! `neardup datasets fetch NAME` (`corpus::fetch`).
 
 use std::io::Write;
 use std::path::Path;
@@ -67,6 +68,13 @@ pub fn verify(data_dir: &Path, names: &[String], out: &mut impl Write) -> Result
         let got = sha256_file(&path)?;
         if got == m.sha256 {
             writeln!(out, "{:<18} ok       sha256 {got}", m.name)?;
+        } else if m.is_rebuilt(&path)? {
+            writeln!(
+                out,
+                "{:<18} ok       rebuilt: the published records (content sha256 {}), recompressed",
+                m.name,
+                m.content_sha256.as_deref().unwrap_or_default()
+            )?;
         } else {
             writeln!(
                 out,
@@ -113,6 +121,19 @@ pub enum DatasetsCommand {
         /// Dataset names (default: every present file).
         names: Vec<String>,
     },
+    /// Rebuild a dataset from the upstream snapshot its manifest names: download the archive
+    /// (with curl), convert it to the published JSON Lines, check their SHA-256 against the
+    /// manifest, and write NAME.jsonl.gz into the data directory (never over a file there).
+    Fetch {
+        /// The dataset (`neardup datasets list` names them; those with a converter: 20news).
+        name: String,
+        /// A local copy of the upstream archive, instead of downloading it.
+        #[arg(long, conflicts_with = "url")]
+        archive: Option<PathBuf>,
+        /// Download the archive from here instead (a mirror of the manifest's snapshot).
+        #[arg(long)]
+        url: Option<String>,
+    },
 }
 
 impl Run for Args {
@@ -121,6 +142,17 @@ impl Run for Args {
         match self.command {
             DatasetsCommand::List => list(&dir, &mut invocation.out),
             DatasetsCommand::Verify { names } => verify(&dir, &names, &mut invocation.out),
+            DatasetsCommand::Fetch { name, archive, url } => {
+                use crate::corpus::fetch::{self, Source};
+                let source = match (&archive, &url) {
+                    (Some(file), _) => Some(Source::File(file)),
+                    (None, Some(url)) => Some(Source::Url(url)),
+                    (None, None) => None,
+                };
+                let said = fetch::fetch(&manifest::find(&name)?, &dir, source)?;
+                writeln!(invocation.out, "{said}")?;
+                Ok(())
+            }
         }
     }
 }

@@ -29,6 +29,13 @@ pub struct Manifest {
     pub source: String,
     /// Expected SHA-256 of the file.
     pub sha256: String,
+    /// SHA-256 of the uncompressed JSONL: what a file rebuilt by `neardup datasets fetch`
+    /// (gzipped by another deflate than the published one) is recognized by.
+    #[serde(default)]
+    pub content_sha256: Option<String>,
+    /// Where `neardup datasets fetch` rebuilds it from (`[fetch]`).
+    #[serde(default)]
+    pub fetch: Option<FetchSpec>,
     /// Expected number of documents.
     pub docs: usize,
     /// Field names.
@@ -38,6 +45,16 @@ pub struct Manifest {
     /// one file can give several datasets.
     #[serde(default)]
     pub filter: std::collections::BTreeMap<String, String>,
+}
+
+/// Where `neardup datasets fetch` rebuilds a corpus from (`[fetch]` in `datasets/NAME.toml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FetchSpec {
+    /// The upstream snapshot: a `.tar.gz` archive's URL.
+    pub archive: String,
+    /// The converter that builds the JSONL from it (`corpus::fetch`).
+    pub converter: String,
 }
 
 impl Manifest {
@@ -60,6 +77,11 @@ impl Manifest {
             ..LoadOptions::default()
         };
         let mut corpus = super::load(&path, &options)?;
+        if corpus.sha256 != self.sha256 && self.is_rebuilt(&path)? {
+            // The same records recompressed (`datasets fetch`): known by the published
+            // checksum, so every result keyed by it is the same.
+            corpus.sha256 = self.sha256.clone();
+        }
         if corpus.sha256 != self.sha256 {
             return Err(LabError::file(
                 &path,
@@ -101,6 +123,38 @@ impl Manifest {
         }
         corpus.name = self.name.clone();
         Ok(corpus)
+    }
+}
+
+impl Manifest {
+    /// Whether the file at `path` is this dataset: the published bytes, or the same records
+    /// recompressed.
+    pub fn matches(&self, path: &Path) -> Result<bool> {
+        let sum = neardup_dedup::input::checksummed::sha256_file(path)
+            .map_err(|e| LabError::file(path, e.to_string()))?;
+        Ok(sum == self.sha256 || self.is_rebuilt(path)?)
+    }
+
+    /// Whether the gzip file at `path` holds exactly the published records (its uncompressed
+    /// SHA-256 is `content_sha256`).
+    pub fn is_rebuilt(&self, path: &Path) -> Result<bool> {
+        let Some(want) = &self.content_sha256 else {
+            return Ok(false);
+        };
+        use sha2::Digest;
+        let file = std::fs::File::open(path).map_err(|e| LabError::file(path, e.to_string()))?;
+        let mut hasher = sha2::Sha256::new();
+        let mut gz = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+        let mut buf = vec![0u8; 1 << 16];
+        loop {
+            match std::io::Read::read(&mut gz, &mut buf) {
+                Ok(0) => break,
+                Ok(n) => hasher.update(&buf[..n]),
+                // Not gzip, or damaged: not the rebuilt file.
+                Err(_) => return Ok(false),
+            }
+        }
+        Ok(&neardup_dedup::input::checksummed::hex(&hasher.finalize()) == want)
     }
 }
 
@@ -148,6 +202,61 @@ pub fn data_dir(flag: Option<&Path>) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn gzip(bytes: &[u8], level: u32) -> Vec<u8> {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::new(level));
+        gz.write_all(bytes).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn sha256_hex(bytes: &[u8]) -> String {
+        use sha2::Digest;
+        neardup_dedup::input::checksummed::hex(&sha2::Sha256::digest(bytes))
+    }
+
+    /// A file of the published records compressed otherwise (what `datasets fetch` writes)
+    /// loads under the published checksum; other records do not load.
+    #[test]
+    fn recompressed_records_load_as_the_published_file() {
+        let dir = std::env::temp_dir().join(format!("neardup-manifest-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let records = b"{\"id\":\"a\",\"text\":\"one two\"}\n{\"id\":\"b\",\"text\":\"three\"}\n";
+        let published = gzip(records, 1);
+        let manifest = Manifest {
+            name: "tiny".into(),
+            file: "tiny.jsonl.gz".into(),
+            format: Format::Jsonl,
+            description: String::new(),
+            license: String::new(),
+            source: String::new(),
+            sha256: sha256_hex(&published),
+            content_sha256: Some(sha256_hex(records)),
+            fetch: None,
+            docs: 2,
+            fields: Fields {
+                label: None,
+                ..Fields::default()
+            },
+            filter: Default::default(),
+        };
+        let path = manifest.path(&dir);
+        for (what, bytes) in [("published", published), ("rebuilt", gzip(records, 9))] {
+            std::fs::write(&path, &bytes).unwrap();
+            let corpus = manifest
+                .load(&dir)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            assert_eq!(corpus.sha256, manifest.sha256, "{what}");
+            assert!(manifest.matches(&path).unwrap(), "{what}");
+        }
+        let mut other = records.to_vec();
+        other[20] = b'X';
+        std::fs::write(&path, gzip(&other, 9)).unwrap();
+        let e = manifest.load(&dir).unwrap_err().to_string();
+        assert!(e.contains("wrong checksum"), "{e}");
+        assert!(!manifest.matches(&path).unwrap());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn embedded_manifests_parse() {

@@ -10,6 +10,7 @@
 //! from a separate CSV ([`pairs`]).
 
 pub mod csv_file;
+pub mod fetch;
 pub mod jsonl;
 mod load;
 pub mod manifest;

@@ -50,3 +50,130 @@ fn shared_bible_loads_with_labels() {
         ["5945", "11890"]
     );
 }
+
+/// A `.tar.gz` holding `files` (path, text), as GitHub's archives are laid out.
+fn tar_gz(files: &[(&str, &str)]) -> Vec<u8> {
+    let gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    let mut tar = tar::Builder::new(gz);
+    for (path, text) in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(text.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        tar.append_data(&mut header, path, text.as_bytes()).unwrap();
+    }
+    tar.into_inner().unwrap().finish().unwrap()
+}
+
+/// Serves `body` at `/snapshot.tar.gz` (404 elsewhere) on the loopback interface, `requests`
+/// times; the base URL.
+fn serve(body: Vec<u8>, requests: usize) -> String {
+    let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", server.server_addr().to_ip().unwrap());
+    std::thread::spawn(move || {
+        for request in server.incoming_requests().take(requests) {
+            let response = if request.url() == "/snapshot.tar.gz" {
+                tiny_http::Response::from_data(body.clone()).boxed()
+            } else {
+                tiny_http::Response::empty(404).boxed()
+            };
+            let _ = request.respond(response);
+        }
+    });
+    url
+}
+
+/// `datasets fetch` downloads, converts and checks before it writes: an archive that is not
+/// the manifest's snapshot (here a two-message fixture) is refused with what was built, and
+/// nothing is left in the data directory; a missing archive is the download's error.
+#[test]
+fn fetch_checks_what_it_built_before_writing() {
+    let archive = tar_gz(&[
+        (
+            "mlnn_P65-7393be6/data/20news-bydate-train/sci.space/1",
+            "Subject: One\n\nfirst body\n",
+        ),
+        (
+            "mlnn_P65-7393be6/data/20news-bydate-test/sci.space/2",
+            "Subject: Two\n\nsecond body\n",
+        ),
+        ("mlnn_P65-7393be6/README.md", "the repository's other files"),
+    ]);
+    let url = serve(archive, 2);
+    let data = tmp("fetch-data");
+    let _ = std::fs::remove_dir_all(&data);
+    let d = data.to_str().unwrap();
+    let e = err(&[
+        "datasets",
+        "fetch",
+        "20news",
+        "--data-dir",
+        d,
+        "--url",
+        &format!("{url}/snapshot.tar.gz"),
+    ]);
+    assert!(
+        e.contains("the 2 documents built have content sha256")
+            && e.contains("b6976a0fef96bda8c2543ca101170cda4b1dcfcd0280474eaaaa34b7362ef97f")
+            && e.contains("nothing was written"),
+        "{e}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&data).unwrap().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+    let e = err(&[
+        "datasets",
+        "fetch",
+        "20news",
+        "--data-dir",
+        d,
+        "--url",
+        &format!("{url}/elsewhere.tar.gz"),
+    ]);
+    assert!(e.contains("downloading") && e.contains("failed"), "{e}");
+    assert_eq!(std::fs::read_dir(&data).unwrap().count(), 0);
+    // A dataset without a converter says where it comes from.
+    let e = err(&["datasets", "fetch", "bible-en", "--data-dir", d]);
+    assert!(
+        e.contains("no converter") && e.contains("scrollmapper"),
+        "{e}"
+    );
+}
+
+/// A file already there is never replaced; the published records recompressed (what a
+/// fetch writes) verify as the dataset.
+#[test]
+fn fetch_leaves_a_file_there_and_rebuilt_files_verify() {
+    let Some(dir) = shared_data("20news.jsonl.gz") else {
+        return;
+    };
+    let data = tmp("fetch-rebuilt");
+    let _ = std::fs::remove_dir_all(&data);
+    std::fs::create_dir_all(&data).unwrap();
+    let mut records = Vec::new();
+    let published = std::fs::File::open(dir.join("20news.jsonl.gz")).unwrap();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(published), &mut records).unwrap();
+    let target = data.join("20news.jsonl.gz");
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut gz, &records).unwrap();
+    std::fs::write(&target, gz.finish().unwrap()).unwrap();
+    let d = data.to_str().unwrap();
+    let out = ok(&["datasets", "verify", "--data-dir", d, "20news"]);
+    assert!(out.contains("ok") && out.contains("rebuilt"), "{out}");
+    let out = ok(&["datasets", "fetch", "20news", "--data-dir", d]);
+    assert!(out.contains("verifies; nothing to do"), "{out}");
+    // One byte of the records changed: neither the published file nor a rebuilt one.
+    records[100] ^= 1;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    std::io::Write::write_all(&mut gz, &records).unwrap();
+    let changed = gz.finish().unwrap();
+    std::fs::write(&target, &changed).unwrap();
+    let e = err(&["datasets", "fetch", "20news", "--data-dir", d]);
+    assert!(e.contains("move it away"), "{e}");
+    assert_eq!(
+        std::fs::read(&target).unwrap(),
+        changed,
+        "the file there is untouched"
+    );
+    let e = err(&["datasets", "verify", "--data-dir", d, "20news"]);
+    assert!(e.contains("wrong checksum"), "{e}");
+}

@@ -1,0 +1,25 @@
+//! What a converter of `neardup datasets fetch` reads and gives.
+
+/// One regular file of an archive: its path inside it and its bytes.
+#[derive(Debug)]
+pub struct ArchiveFile {
+    pub path: String,
+    pub bytes: Vec<u8>,
+}
+
+/// What a converter built.
+#[derive(Debug)]
+pub struct Converted {
+    /// The JSON Lines, uncompressed.
+    pub jsonl: Vec<u8>,
+    pub documents: usize,
+}
+
+/// A dataset's converter: which files of the archive it reads, and how.
+#[derive(Debug, Clone, Copy)]
+pub struct Converter {
+    /// Builds the JSONL from the files read.
+    pub convert: fn(Vec<ArchiveFile>) -> Result<Converted, String>,
+    /// Whether a file (its path inside the archive) is read.
+    pub reads: fn(&str) -> bool,
+}
