@@ -59,6 +59,10 @@ impl Anchoring<'_> {
         if d >= n {
             return (false, 0);
         }
+        if *self.keep == Keep::First {
+            // Ties go to the smaller number: the first in input order.
+            return (true, 0);
+        }
         let (f, i) = self.docs.locate(d as usize);
         let shard = &self.docs.shards[f];
         let rank = match self.keep {
