@@ -539,10 +539,28 @@ pub fn write(
     );
     lsh_section(&dir, &mut s)?;
     hamming_section(&dir, &mut s)?;
+    // What t and k report on real corpus sizes: its own page, a link away.
+    let charts = crate::report::CHARTS_FILE;
+    let _ = writeln!(
+        s,
+        "## What do t and k report on a corpus of 10^4–10^6 documents?\n\n\
+         [{charts}]({charts}): MinHash-LSH's threshold t and SimHash's distance k run on \
+         corpora of 10^4–10^6 documents with planted near-duplicates, against their exact \
+         joins — the pairs found at each Jaccard level, and how far below a level to run to \
+         find more of the pairs above it.\n"
+    );
     let measured = measure_all(sizes, cache, force, Some((&dir, full)))?;
-    measured_section(&dir, &mut s, &measured)?;
+    let mut page = String::from("# Choosing parameters: measured on 10^4–10^6 documents\n\n");
+    measured_section(&dir, &mut page, &measured)?;
     let info = crate::report::RunInfo::current();
-    let _ = writeln!(s, "Revision `{}`, neardup {}.", info.revision, info.version);
+    for text in [&mut s, &mut page] {
+        let _ = writeln!(
+            text,
+            "Revision `{}`, neardup {}.",
+            info.revision, info.version
+        );
+    }
+    write_bytes(&dir.join(charts), page.as_bytes())?;
     write_bytes(&dir.join("README.md"), s.as_bytes())?;
     Ok(())
 }
@@ -571,6 +589,8 @@ mod tests {
         write(&dir, &dir.join("cache"), &[2_000, 4_000], false, false).unwrap();
         let text = std::fs::read_to_string(dir.join("choosing-parameters/README.md")).unwrap();
         assert!(text.contains("## Which (b, r)") && text.contains("N = 2^34"));
+        assert!(text.contains("](CHARTS.md)"), "{text}");
+        let text = std::fs::read_to_string(dir.join("choosing-parameters/CHARTS.md")).unwrap();
         // Three measured tables (MinHash, SimHash at two levels), each with both sizes, and
         // the cross table of thresholds against levels.
         assert_eq!(text.matches("docs: pairs, P / R").count(), 6, "{text}");

@@ -146,6 +146,11 @@ pub struct ExperimentReport {
     pub run: RunInfo,
 }
 
+/// Every chart of a report, beside its README.
+pub const CHARTS_FILE: &str = "CHARTS.md";
+/// The corpora, result files and configuration of a report, beside its README.
+pub const CONFIGURATION_FILE: &str = "CONFIGURATION.md";
+
 impl ExperimentReport {
     /// Assembles the report of a finished run.
     pub fn new(
@@ -200,9 +205,20 @@ impl ExperimentReport {
         }
     }
 
-    /// Writes README.md, TIMING.md and report.json into `dir`.
+    /// Writes README.md (the answer), CHARTS.md (every chart, when there are more than the
+    /// README shows), CONFIGURATION.md, TIMING.md and report.json into `dir`.
     pub fn write(&self, dir: &Path) -> Result<()> {
         write_bytes(&dir.join("README.md"), self.markdown().as_bytes())?;
+        let charts = dir.join(CHARTS_FILE);
+        match self.charts_markdown() {
+            Some(md) => write_bytes(&charts, md.as_bytes())?,
+            // An earlier regeneration's, which this one would leave stale.
+            None => neardup_dedup::fsutil::remove_if_present(&charts)?,
+        }
+        write_bytes(
+            &dir.join(CONFIGURATION_FILE),
+            self.configuration_markdown().as_bytes(),
+        )?;
         write_bytes(&dir.join("TIMING.md"), self.timing_markdown().as_bytes())?;
         let json = serde_json::to_vec_pretty(self).expect("report serializes");
         write_bytes(&dir.join("report.json"), &json)
@@ -235,29 +251,78 @@ impl ExperimentReport {
             );
         }
 
-        // The charts answer at a glance; the tables behind them follow (the site folds the
-        // long ones).
-        let quality_charts: Vec<&ChartFile> = self.charts.iter().filter(|c| !c.timing).collect();
-        if !quality_charts.is_empty() {
-            s.push_str("## Charts\n\n");
-            for c in quality_charts {
-                let _ = writeln!(s, "### {}\n\n{}", c.title, c.markdown());
-            }
-        }
-        if self.examples {
-            let _ = writeln!(
-                s,
-                "## Example pairs\n\n[{}]({}): for each algorithm and corpus, the true pairs just above \
-                 and just below its cut and the false pairs it reports, side by side with the differing words \
-                 marked.\n",
-                examples::FILE,
-                examples::FILE
-            );
+        // The first chart answers at a glance, the tables behind it follow (the site folds
+        // the long ones); every other chart, the examples, the corpora and the configuration
+        // are a link away.
+        if let Some(c) = self.quality_charts().first() {
+            let _ = writeln!(s, "## {}\n\n{}", c.title, c.markdown());
         }
         for t in &self.tables {
             s.push_str(&t.markdown());
         }
         self.problems_markdown(&mut s);
+        self.more_markdown(&mut s);
+        let _ = writeln!(
+            s,
+            "## Reproduce\n\n```sh\ncargo run --release -p neardup-lab -- run {}\n```\n\nRevision `{}`, neardup {}, on {}.",
+            self.config_path, self.run.revision, self.run.version, self.run.machine
+        );
+        s
+    }
+
+    fn quality_charts(&self) -> Vec<&ChartFile> {
+        self.charts.iter().filter(|c| !c.timing).collect()
+    }
+
+    /// The list of the report's other pages.
+    fn more_markdown(&self, s: &mut String) {
+        s.push_str("## More\n\n");
+        let charts = self.quality_charts();
+        if charts.len() > 1 {
+            let titles: Vec<&str> = charts[1..].iter().map(|c| c.title.as_str()).collect();
+            let _ = writeln!(
+                s,
+                "- [{CHARTS_FILE}]({CHARTS_FILE}): every chart — {}.",
+                titles.join("; ")
+            );
+        }
+        if self.examples {
+            let _ = writeln!(
+                s,
+                "- [{}]({}): for each algorithm and corpus, the true pairs just above and just \
+                 below its cut and the false pairs it reports, side by side with the differing \
+                 words marked.",
+                examples::FILE,
+                examples::FILE
+            );
+        }
+        let _ = writeln!(
+            s,
+            "- [TIMING.md](TIMING.md): seconds, throughput and memory of every configuration.\n\
+             - [{CONFIGURATION_FILE}]({CONFIGURATION_FILE}): the corpora (documents, true pairs, \
+             checksums), the result files and the experiment's TOML.\n"
+        );
+    }
+
+    /// CHARTS.md: every quality chart, when there is more than the one the README shows.
+    pub fn charts_markdown(&self) -> Option<String> {
+        let charts = self.quality_charts();
+        if charts.len() < 2 {
+            return None;
+        }
+        let mut s = format!(
+            "# {}: charts\n\n**Question.** {}\n\n",
+            self.title, self.question
+        );
+        for c in charts {
+            let _ = writeln!(s, "## {}\n\n{}", c.title, c.markdown());
+        }
+        Some(s)
+    }
+
+    /// CONFIGURATION.md: the corpora, the result files and the experiment's TOML.
+    pub fn configuration_markdown(&self) -> String {
+        let mut s = format!("# {}: corpora and configuration\n\n", self.title);
         s.push_str("## Corpora\n\n| dataset | edits | seed | docs | true pairs | sha256 |\n|---|---|---:|---:|---:|---|\n");
         for c in &self.corpora {
             let _ = writeln!(
@@ -278,11 +343,6 @@ impl ExperimentReport {
             "## Configuration\n\n`{}`:\n\n```toml\n{}\n```\n",
             self.config_path,
             self.config.trim()
-        );
-        let _ = writeln!(
-            s,
-            "## Reproduce\n\n```sh\ncargo run --release -p neardup-lab -- run {}\n```\n\nRevision `{}`, neardup {}, on {}.",
-            self.config_path, self.run.revision, self.run.version, self.run.machine
         );
         s
     }

@@ -501,8 +501,8 @@ fn result_row(
     );
 }
 
-/// The whole README.
-pub fn markdown(exp: &Experiment, results: &Path) -> Result<String> {
+/// The README: the math (the configurations are on CONFIGURATION.md).
+pub fn markdown() -> String {
     let tables = math_tables();
     let (total, matching) = tables
         .iter()
@@ -541,26 +541,61 @@ pub fn markdown(exp: &Experiment, results: &Path) -> Result<String> {
          and Broder's sketch sizes (100 samples reasonable, 200 more than enough) are advice, \
          not results; the experiments report what such choices do on our corpora.\n\n",
     );
-    s.push_str(&configuration_section(exp, results)?);
+    let _ = writeln!(
+        s,
+        "# Configurations run on our corpora\n\n[{0}]({0}): the published parameters (Henzinger, \
+         SpotSigs, text-dedup, Manku et al., Lee et al. and RefinedWeb, FineWeb, BigCode) run on \
+         our corpora, what each paper reported beside what they find here, and SpotSigs on news \
+         pages.\n",
+        super::CONFIGURATION_FILE
+    );
     let info = super::RunInfo::current();
     let _ = writeln!(
         s,
         "Revision `{}`, neardup {}, on {}.",
         info.revision, info.version, info.machine
     );
-    Ok(s)
+    s
 }
 
-/// Writes `out/published/README.md` from the math and the stored results of
-/// `out/published-configs/`.
+/// `markdown` with every heading one level lower (outside fenced code): its H1s become
+/// sections of the page that holds them.
+fn demoted(markdown: &str) -> String {
+    let mut fenced = false;
+    let mut out = String::with_capacity(markdown.len() + 64);
+    for line in markdown.split_inclusive('\n') {
+        if line.starts_with("```") {
+            fenced = !fenced;
+        }
+        if !fenced && line.starts_with('#') {
+            out.push('#');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+/// Writes `out/published/README.md` (the math) and its CONFIGURATION.md (the published
+/// configurations on our corpora, from the stored results of `out/published-configs/`, and
+/// SpotSigs on news pages).
 pub fn write(out: &Path, exp: &Experiment) -> Result<()> {
     let results = out.join(CONFIG_EXPERIMENT).join("results.csv");
-    let mut text = markdown(exp, &results)?;
-    // The SpotSigs section goes before the closing revision line.
-    let at = text.rfind("Revision `").unwrap_or(text.len());
-    text.insert_str(at, &super::published_pages::section(out)?);
+    let text = markdown();
+    let sections = format!(
+        "{}{}",
+        configuration_section(exp, &results)?,
+        super::published_pages::section(out)?
+    );
+    let configurations = format!(
+        "# Published configurations on our corpora\n\n{}",
+        demoted(&sections)
+    );
     let dir = out.join("published");
     std::fs::create_dir_all(&dir).map_err(|e| LabError::io(&dir, e))?;
+    write_bytes(
+        &dir.join(super::CONFIGURATION_FILE),
+        configurations.as_bytes(),
+    )?;
     write_bytes(&dir.join("README.md"), text.as_bytes())
 }
 

@@ -1,9 +1,11 @@
-//! The static report site: `reports/index.html` and one page per report
-//! (`reports/<name>/index.html`), rendered from the same Markdown files a reader sees on disk.
-//! No server and no script: every page carries the navigation to every other, an "on this
-//! page" line of its sections (each heading has an anchor), long tables folded under their
-//! heading, and where each report came from (one revision per regeneration; reports made by
-//! other commands, such as the benchmarks, say which build made them and when).
+//! The static report site: `reports/index.html` and, per report, one page per Markdown file
+//! of its folder (`README.md` → `index.html`, `CHARTS.md` → `charts.html`, …: [`PARTS`]),
+//! rendered from the same files a reader sees on disk, so a report's first page answers its
+//! question and the details wait on their own pages. No server and no script: every page
+//! carries the navigation to every report and to its report's other pages, an "on this page"
+//! line of its sections (each heading has an anchor), long tables folded under their heading,
+//! and where each report came from (one revision per regeneration; reports made by other
+//! commands, such as the benchmarks, say which build made them and when).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -24,8 +26,8 @@ pub struct Page<'a> {
     pub folder: &'a str,
     /// Title, for the tab and the navigation.
     pub title: String,
-    /// Markdown parts shown one after another, each with the anchor of its part
-    /// (`README.md` → "", `TIMING.md` → "timing").
+    /// Its Markdown files, each a page, with the page's name ([`PARTS`]: `README.md` → "",
+    /// written as `index.html`; `TIMING.md` → "timing", written as `timing.html`).
     pub parts: Vec<(String, String)>,
 }
 
@@ -34,6 +36,7 @@ p,li,blockquote{max-width:80ch}p:has(img){max-width:none}\n\
 header{position:sticky;top:0;background:#fff;border-bottom:1px solid #ddd;padding:.4em 0;z-index:2;font-size:14px}\n\
 header nav{display:flex;flex-wrap:wrap;gap:.15em .9em}header nav a{white-space:nowrap}\n\
 header nav a.here{font-weight:700;color:#000;text-decoration:none}\n\
+header .tabs{margin-top:.35em;font-size:15px}header .tabs a{margin-right:1.1em}header .tabs a.here{font-weight:700;color:#000;text-decoration:none}\n\
 header .toc{margin-top:.3em;color:#555}header .toc a{margin-right:.8em;white-space:nowrap}\n\
 h1,h2,h3{scroll-margin-top:6em}h2{border-top:2px solid #e4e4e4;padding-top:.6em}\n\
 table{border-collapse:collapse;margin:1em 0;font-size:13px;display:block;overflow-x:auto}\n\
@@ -48,32 +51,46 @@ pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:13px}code{background:
 .text h4{font:600 13px system-ui,sans-serif;margin:0 0 4px;color:#333}.gap{color:#888;font-style:italic}\n\
 del{background:#ffd7d5;color:#8a1c14;text-decoration:none}ins{background:#d4f5d4;color:#0f5b0f;text-decoration:none}\n";
 
-/// Writes `dir/index.html` and `dir/<folder>/index.html` for every page; `pages[0]` is the
-/// index. Every page links every other.
+/// Writes `dir/index.html` and, for every report folder, one HTML file per Markdown part;
+/// `pages[0]` is the index. Every page links every report and its report's other parts.
 pub fn write_site(dir: &Path, pages: &[Page<'_>]) -> Result<()> {
     for page in pages {
-        let html = page_html(page, pages);
-        let path = if page.folder.is_empty() {
-            dir.join("index.html")
-        } else {
-            dir.join(page.folder).join("index.html")
-        };
-        write_bytes(&path, html.as_bytes())?;
+        for part in 0..page.parts.len() {
+            let html = page_html(page, part, pages);
+            let file = html_file(&page.parts[part].0);
+            write_bytes(&dir.join(page.folder).join(file), html.as_bytes())?;
+        }
     }
     Ok(())
 }
 
-/// A report folder's Markdown files, each a part of its page, with the part's anchor.
-const PARTS: [(&str, &str); 3] = [
-    ("README.md", ""),
-    ("TIMING.md", "timing"),
-    (super::examples::FILE, "examples"),
+/// A report folder's Markdown files, each its own page: (file, part name, tab label). The
+/// README is the page that answers; the others hold what it links to.
+pub const PARTS: [(&str, &str, &str); 5] = [
+    ("README.md", "", "Answer"),
+    (super::CHARTS_FILE, "charts", "All charts"),
+    (super::examples::FILE, "examples", "Example pairs"),
+    ("TIMING.md", "timing", "Timing"),
+    (
+        super::CONFIGURATION_FILE,
+        "configuration",
+        "Corpora and configuration",
+    ),
 ];
+
+/// The HTML file of a part: `index.html` for the README, else `<part>.html`.
+pub fn html_file(part: &str) -> String {
+    if part.is_empty() {
+        "index.html".into()
+    } else {
+        format!("{part}.html")
+    }
+}
 
 /// Reads a report folder's Markdown files ([`PARTS`]) as a page's parts.
 pub fn parts_of(dir: &Path, folder: &str) -> Result<Vec<(String, String)>> {
     let mut parts = Vec::new();
-    for (file, anchor) in PARTS {
+    for (file, anchor, _) in PARTS {
         let path = dir.join(folder).join(file);
         if path.is_file() {
             let text = std::fs::read_to_string(&path).map_err(|e| LabError::io(&path, e))?;
@@ -83,21 +100,18 @@ pub fn parts_of(dir: &Path, folder: &str) -> Result<Vec<(String, String)>> {
     Ok(parts)
 }
 
-fn page_html(page: &Page<'_>, pages: &[Page<'_>]) -> String {
+/// The HTML of part `part` of `page`.
+fn page_html(page: &Page<'_>, part: usize, pages: &[Page<'_>]) -> String {
     let up = if page.folder.is_empty() { "" } else { "../" };
-    let mut body = String::new();
     let mut toc: Vec<(String, String)> = Vec::new();
-    let mut ids = Ids::default();
     let folders: Vec<&str> = pages.iter().map(|p| p.folder).collect();
-    for (anchor, markdown) in &page.parts {
-        if !anchor.is_empty() {
-            let _ = writeln!(body, "<section id=\"{anchor}\">");
-        }
-        body.push_str(&render(markdown, page.folder, &folders, &mut ids, &mut toc));
-        if !anchor.is_empty() {
-            body.push_str("</section>\n");
-        }
-    }
+    let body = render(
+        &page.parts[part].1,
+        page.folder,
+        &folders,
+        &mut Ids::default(),
+        &mut toc,
+    );
     let mut s = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} · neardup reports</title>\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<style>\n{STYLE}</style></head><body>\n<header id=\"top\"><nav>",
@@ -127,6 +141,7 @@ fn page_html(page: &Page<'_>, pages: &[Page<'_>]) -> String {
         );
     }
     s.push_str("</nav>");
+    tabs(page, part, &mut s);
     if toc.len() > 1 {
         s.push_str("<div class=\"toc\">On this page: ");
         for (id, text) in &toc {
@@ -138,6 +153,28 @@ fn page_html(page: &Page<'_>, pages: &[Page<'_>]) -> String {
     s.push_str(&body);
     s.push_str("</main></body></html>\n");
     s
+}
+
+/// The line of a report's pages, when it has more than one.
+fn tabs(page: &Page<'_>, part: usize, s: &mut String) {
+    if page.parts.len() < 2 {
+        return;
+    }
+    s.push_str("<div class=\"tabs\">This report: ");
+    for (i, (name, _)) in page.parts.iter().enumerate() {
+        let label = PARTS
+            .iter()
+            .find(|(_, n, _)| n == name)
+            .map_or(name.as_str(), |(_, _, label)| label);
+        let class = if i == part { " class=\"here\"" } else { "" };
+        let _ = write!(
+            s,
+            "<a href=\"{}\"{class}>{}</a>",
+            html_file(name),
+            escape(label)
+        );
+    }
+    s.push_str("</div>");
 }
 
 /// Heading anchors of one page, unique within it.
@@ -188,9 +225,8 @@ fn resolve(folder: &str, url: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// A link of the Markdown in `folder` as the page links it: a report's README becomes its
-/// page, the folder's own TIMING.md and EXAMPLES.md the page's parts (`#timing`,
-/// `#examples`); anything else is unchanged.
+/// A link of the Markdown in `folder` as the page links it: a report's Markdown file
+/// ([`PARTS`]) becomes its page; anything else is unchanged.
 fn page_link(url: CowStr<'static>, folder: &str, folders: &[&str]) -> CowStr<'static> {
     let Some(path) = resolve(folder, &url) else {
         return url;
@@ -203,21 +239,21 @@ fn page_link(url: CowStr<'static>, folder: &str, folders: &[&str]) -> CowStr<'st
     if target == "README.md" {
         return format!("{up}index.html{anchor}").into();
     }
-    for (file, part) in PARTS.iter().skip(1) {
-        if target == format!("{folder}/{file}") {
-            return format!("#{part}").into();
+    for (file, part, _) in PARTS {
+        let Some(f) = target.strip_suffix(&format!("/{file}")) else {
+            continue;
+        };
+        if !folders.contains(&f) {
+            continue;
         }
+        let html = html_file(part);
+        return if f == folder {
+            format!("{html}{anchor}").into()
+        } else {
+            format!("{up}{f}/{html}{anchor}").into()
+        };
     }
-    match target.strip_suffix("/README.md") {
-        Some(f) if folders.contains(&f) => {
-            if f == folder {
-                format!("index.html{anchor}").into()
-            } else {
-                format!("{up}{f}/index.html{anchor}").into()
-            }
-        }
-        _ => url,
-    }
+    url
 }
 
 /// Markdown of `folder` as HTML: links to pages of the site, an anchor on every heading
@@ -346,13 +382,20 @@ mod tests {
         );
         assert!(html.contains("href=\"results.csv\""), "{html}");
         assert!(html.contains("href=\"../index.html\""), "{html}");
-        assert!(html.contains("href=\"#timing\""), "{html}");
+        assert!(html.contains("href=\"timing.html\""), "{html}");
         // Outside the reports folder: the path as written, which holds from the page.
         assert!(html.contains("href=\"../../python/README.md\""), "{html}");
         assert!(html.contains("href=\"https://example.org/a\""), "{html}");
         assert!(html.contains("href=\"index.html\""), "{html}");
-        let index = html_of("[ray](ray/README.md) [all](README.md)", "");
+        let index = html_of(
+            "[ray](ray/README.md) [all](README.md) [charts](real-corpora/CHARTS.md#pr)",
+            "",
+        );
         assert!(index.contains("href=\"ray/index.html\""), "{index}");
+        assert!(
+            index.contains("href=\"real-corpora/charts.html#pr\""),
+            "{index}"
+        );
         assert!(index.contains("href=\"index.html\""), "{index}");
     }
 
@@ -397,11 +440,27 @@ mod tests {
             Page {
                 folder: "ray",
                 title: "Ray".into(),
-                parts: vec![("".into(), "# Ray\n".into())],
+                parts: vec![
+                    ("".into(), "# Ray\n".into()),
+                    ("timing".into(), "# Ray: timing\n".into()),
+                ],
             },
         ];
-        let index = page_html(&pages[0], &pages);
-        let ray = page_html(&pages[1], &pages);
+        let index = page_html(&pages[0], 0, &pages);
+        let ray = page_html(&pages[1], 0, &pages);
+        let timing = page_html(&pages[1], 1, &pages);
+        assert!(!index.contains("This report:"), "{index}");
+        assert!(
+            ray.contains(
+                "<a href=\"index.html\" class=\"here\">Answer</a><a href=\"timing.html\">Timing</a>"
+            ),
+            "{ray}"
+        );
+        assert!(
+            timing.contains("<a href=\"timing.html\" class=\"here\">Timing</a>")
+                && timing.contains("Ray: timing"),
+            "{timing}"
+        );
         assert!(index.contains("href=\"ray/index.html\""), "{index}");
         assert!(
             index.contains("On this page: <a href=\"#one\">One</a>"),

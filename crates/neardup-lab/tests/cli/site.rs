@@ -38,11 +38,18 @@ fn site_rebuilds_the_committed_pages_byte_for_byte() {
         index.contains(&regeneration),
         "{regeneration} not in\n{index}"
     );
+    // Every page of every report: its answer (index.html) and its other parts.
     let mut pages = Vec::new();
     for e in std::fs::read_dir(&committed).unwrap() {
         let e = e.unwrap();
-        if e.path().join("index.html").is_file() {
-            pages.push(Path::new(&e.file_name()).join("index.html"));
+        if !e.path().is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(e.path()).unwrap() {
+            let f = f.unwrap().file_name();
+            if f.to_string_lossy().ends_with(".html") {
+                pages.push(Path::new(&e.file_name()).join(f));
+            }
         }
     }
     for page in &pages {
