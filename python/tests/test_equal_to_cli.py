@@ -93,6 +93,27 @@ def test_min_words_equals_the_cli(cli, tmp_path):
     assert cluster["s4"] != cluster["s5"]
 
 
+def test_keep_by_a_field_equals_the_cli(cli, tmp_path):
+    """``keep="max:date"`` is ``--keep max:date``: each cluster keeps its newest member (dates
+    with offsets order by their instant; a member without one comes last)."""
+    corpus = tmp_path / "dated.jsonl"
+    text = " ".join(f"w{j}" for j in range(40))
+    dates = ["2024-03-01T23:30:00-02:00", "2024-03-02T01:00:00Z", None, "2024-03-01"]
+    corpus.write_text("".join(json.dumps({"id": f"d{i}", "text": text, "date": d}) + "\n"
+                              for i, d in enumerate(dates)))
+    run_cli(cli, "dedup", corpus, "--output", tmp_path / "cli", "--keep", "max:date")
+    expected = pq.read_table(tmp_path / "cli" / "clusters.parquet")
+    got = neardup.dedup(corpus, output=tmp_path / "py", keep="max:date")
+    assert got.clusters.equals(expected)
+    kept = [i for i, k in zip(expected.column("id").to_pylist(),
+                              expected.column("kept").to_pylist()) if k]
+    # 23:30 at UTC-2 is 01:30 UTC on the 2nd: later than 01:00Z.
+    assert kept == ["d0"], kept
+    assert got.summary["keep"] == "max:date" and got.summary["without_keep_value"] == 1
+    with pytest.raises(ValueError, match="max:FIELD"):
+        neardup.dedup(corpus, output=tmp_path / "bad", keep="newest")
+
+
 def test_dedup_from_gzip_with_and_without_the_inflated_copy(cli, corpus_file, tmp_path):
     """A .jsonl.gz input gives the CLI's clusters and lines whether its inflated copy is kept
     (the default) or declined (``inflated_copy=False``, not taken for an algorithm
