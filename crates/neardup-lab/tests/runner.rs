@@ -126,7 +126,25 @@ fn tiny_experiment_tables_files_and_identical_rerun() {
     assert!(readme.contains("**Question.** Does the runner work?"));
     assert!(readme.contains("## Best configuration per dataset and algorithm"));
     assert!(readme.contains("## Mean recall by edit kind"));
-    assert!(readme.contains("![Empirical S-curves](charts/scurve.png)"));
+    // The first chart answers on the README; every chart is on CHARTS.md, which the README
+    // lists by title, and the corpora and TOML on CONFIGURATION.md.
+    let first_chart = readme.find("![").expect("a chart on the README");
+    assert_eq!(readme.matches("![").count(), 1, "{readme}");
+    assert!(
+        readme[first_chart..].starts_with("![Recall against edit rate]"),
+        "{readme}"
+    );
+    assert!(
+        readme.contains("[CHARTS.md](CHARTS.md): every chart")
+            && readme.contains("Empirical S-curves")
+    );
+    let charts = std::fs::read_to_string(out1.join("CHARTS.md")).unwrap();
+    assert!(
+        charts.contains("![Empirical S-curves](charts/scurve.png)"),
+        "{charts}"
+    );
+    let configuration = std::fs::read_to_string(out1.join("CONFIGURATION.md")).unwrap();
+    assert!(configuration.contains("## Corpora") && configuration.contains("```toml"));
     // Every chart drawn reads whole: no text clipped at an edge or cut short.
     let (problems, read) = neardup_lab::charts::lint::problems_under(&out1.join("charts"));
     assert!(read >= 5, "{read} charts");
