@@ -170,7 +170,12 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                         parsed.text = text_at(&v, rest, names.text).map_err(A::Error::custom)?;
                     }
                 }
-            } else if key.0 == names.id || keep.is_some() {
+            } else if key.0 == names.id
+                || keep.is_some()
+                || (names.page && page_slot(&mut parsed.page, &key.0).is_some())
+            {
+                // One value may serve several fields (`--keep max:date` of a page reads its
+                // date as both): it is read once and given to each.
                 let v: serde_json::Value = map.next_value()?;
                 if let Some(path) = keep
                     && (path.is_empty() || parsed.keep.is_none())
@@ -185,9 +190,9 @@ impl<'de> Visitor<'de> for RecordSeed<'_> {
                         ))
                     })?);
                 }
-            } else if let (true, Some(slot)) = (names.page, page_slot(&mut parsed.page, &key.0)) {
-                let v: serde_json::Value = map.next_value()?;
-                *slot = v.as_str().map(str::to_string).filter(|s| !s.is_empty());
+                if let (true, Some(slot)) = (names.page, page_slot(&mut parsed.page, &key.0)) {
+                    *slot = v.as_str().map(str::to_string).filter(|s| !s.is_empty());
+                }
             } else {
                 map.next_value::<IgnoredAny>()?;
             }
@@ -461,5 +466,24 @@ mod tests {
         assert_eq!((page.host.as_deref(), page.url), (Some("site name"), None));
         // A text record reads no page fields.
         assert!(parse_json_line(line, "html", "id").unwrap().page.is_none());
+        // Kept by its date (`--keep max:date`): the date is the keep value and stays the
+        // page's date.
+        let dated = br#"{"id": 4, "date": "1970-01-02", "html": "<p>y</p>"}"#;
+        let names = FieldNames {
+            text: "html",
+            id: "id",
+            keep: Some("date"),
+            page: true,
+        };
+        let f = parse_json_record(dated, names).unwrap();
+        assert_eq!(f.keep, 86_400.0);
+        assert_eq!(f.page.unwrap().date.as_deref(), Some("1970-01-02"));
+        // Kept by its id: the id is read too.
+        let by_id = FieldNames {
+            keep: Some("id"),
+            ..names
+        };
+        let f = parse_json_record(dated, by_id).unwrap();
+        assert_eq!((f.keep, f.id.as_deref()), (4.0, Some("4")));
     }
 }

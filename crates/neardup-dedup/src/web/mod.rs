@@ -172,11 +172,11 @@ pub fn extract_records<'a>(records: Vec<Record<'a>>, fields: &Fields) -> Vec<Rec
         .into_par_iter()
         .map(|r| {
             let info = r.page.map(|p| *p).unwrap_or_default();
-            let read = r.keep;
-            let page = page_record(r.line, r.id, &r.text, None, info, fields);
+            // The keep value as the record's own field gave it (a page's `date` among them).
+            let keep = r.keep;
             Record {
-                keep: if read.is_nan() { page.keep } else { read },
-                ..page
+                keep,
+                ..page_record(r.line, r.id, &r.text, None, info, fields)
             }
         })
         .collect()
