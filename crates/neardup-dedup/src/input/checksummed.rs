@@ -127,11 +127,16 @@ pub fn hex(bytes: &[u8]) -> String {
 
 /// SHA-256 of a whole file, streamed.
 pub fn sha256_file(path: &Path) -> Result<String> {
-    let mut file = File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = File::open(path).map_err(|e| Error::io(path, e))?;
+    sha256_of(file).map_err(|e| Error::io(path, e))
+}
+
+/// Hex SHA-256 of everything `reader` gives (a file, a decompressed stream, bytes), streamed.
+pub fn sha256_of(mut reader: impl Read) -> io::Result<String> {
     let mut h = Sha256::new();
     let mut buf = vec![0u8; 1 << 16];
     loop {
-        let n = file.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        let n = reader.read(&mut buf)?;
         if n == 0 {
             break;
         }

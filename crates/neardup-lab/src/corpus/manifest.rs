@@ -141,20 +141,10 @@ impl Manifest {
         let Some(want) = &self.content_sha256 else {
             return Ok(false);
         };
-        use sha2::Digest;
         let file = std::fs::File::open(path).map_err(|e| LabError::file(path, e.to_string()))?;
-        let mut hasher = sha2::Sha256::new();
-        let mut gz = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
-        let mut buf = vec![0u8; 1 << 16];
-        loop {
-            match std::io::Read::read(&mut gz, &mut buf) {
-                Ok(0) => break,
-                Ok(n) => hasher.update(&buf[..n]),
-                // Not gzip, or damaged: not the rebuilt file.
-                Err(_) => return Ok(false),
-            }
-        }
-        Ok(&neardup_dedup::input::checksummed::hex(&hasher.finalize()) == want)
+        let gz = flate2::read::MultiGzDecoder::new(std::io::BufReader::new(file));
+        // Not gzip, or damaged: not the rebuilt file.
+        Ok(neardup_dedup::input::checksummed::sha256_of(gz).is_ok_and(|sum| &sum == want))
     }
 }
 

@@ -78,7 +78,7 @@ pub fn fetch(manifest: &Manifest, data_dir: &Path, source: Option<Source<'_>>) -
     let files = read_archive(archive, to_jsonl.reads)?;
     let built =
         (to_jsonl.convert)(files).map_err(|e| anyhow::anyhow!("{}: {e}", archive.display()))?;
-    let got = neardup_dedup::input::checksummed::hex(&sha2_of(&built.jsonl));
+    let got = neardup_dedup::input::checksummed::sha256_of(&built.jsonl[..])?;
     if &got != content_sha256 {
         bail!(
             "{}: the {} documents built have content sha256 {got}, where manifest {} expects \
@@ -113,11 +113,6 @@ fn already_there(manifest: &Manifest, target: &Path) -> Result<String> {
         target.display(),
         manifest.name
     )
-}
-
-fn sha2_of(bytes: &[u8]) -> Vec<u8> {
-    use sha2::Digest;
-    sha2::Sha256::digest(bytes).to_vec()
 }
 
 /// A downloaded archive, removed when dropped (it is the tool's own file).
