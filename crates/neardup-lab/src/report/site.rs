@@ -196,7 +196,7 @@ impl Ids {
         let base = if base.is_empty() { "part".into() } else { base };
         let mut id = base.clone();
         let mut n = 1;
-        while self.0.contains(&id) || id == "top" || id == "timing" {
+        while self.0.contains(&id) || id == "top" {
             n += 1;
             id = format!("{base}-{n}");
         }
