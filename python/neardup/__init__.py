@@ -31,15 +31,19 @@ import numpy as np
 
 from . import _native
 from .lsh import MinHashLSH
+from .sketches import LeanMinHash, MinHash, bulk
 from .outputs import DedupResult, read_output, read_summary
 
 __version__: str = _native.__version__
 
 __all__ = [
     "DedupResult",
+    "LeanMinHash",
+    "MinHash",
     "MinHashLSH",
     "algorithms",
     "band_keys",
+    "bulk",
     "dedup",
     "detect",
     "hamming_designs",

@@ -12,6 +12,7 @@ mod errors;
 mod extract_api;
 mod join_api;
 mod lsh_index_api;
+mod minhash_api;
 mod sketch_api;
 mod stream_api;
 mod text_input;
@@ -36,6 +37,11 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(join_api::candidate_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::lsh_tune, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::hamming_designs, m)?)?;
+    m.add_function(wrap_pyfunction!(minhash_api::datasketch_update, m)?)?;
+    m.add_function(wrap_pyfunction!(minhash_api::datasketch_apply_hashes, m)?)?;
+    m.add_function(wrap_pyfunction!(minhash_api::datasketch_bulk, m)?)?;
+    m.add_function(wrap_pyfunction!(minhash_api::sha1_hash32, m)?)?;
+    m.add_function(wrap_pyfunction!(minhash_api::sha1_hash64, m)?)?;
     m.add_class::<lsh_index_api::MinHashIndex>()?;
     m.add_class::<stream_api::StreamKernel>()?;
     Ok(())

@@ -129,6 +129,7 @@ macro_rules! wide_or_baseline {
         }
     };
 }
+pub(crate) use wide_or_baseline;
 
 wide_or_baseline! {
     /// Replaces `lo[i]` by the hash of the token whose [`token_words_at`] are

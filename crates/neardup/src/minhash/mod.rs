@@ -6,9 +6,11 @@
 //! force verification and supershingles alike.
 
 pub mod banding;
+pub mod datasketch;
 pub mod lsh;
 pub mod num_perm;
 pub mod oph;
+pub mod sha1_lanes;
 pub mod signature;
 pub mod supershingles;
 
