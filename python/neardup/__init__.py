@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import tempfile
 from typing import Any, Optional, Sequence, Union
 
 import numpy as np
 
-from . import _native
+from . import _inputs, _native
+from .forest import MinHashLSHForest
 from .lsh import MinHashLSH
 from .sketches import LeanMinHash, MinHash, bulk
 from .outputs import DedupResult, read_output, read_summary
@@ -41,6 +43,7 @@ __all__ = [
     "LeanMinHash",
     "MinHash",
     "MinHashLSH",
+    "MinHashLSHForest",
     "algorithms",
     "band_keys",
     "bulk",
@@ -53,6 +56,13 @@ __all__ = [
     "read_summary",
     "simhash",
 ]
+
+
+
+def __dir__() -> list:
+    """The public names only (``__all__``), not the modules this one imports."""
+    return sorted(__all__ + ["__version__"])
+
 
 Texts = Union[Sequence[str], Any]  # or a pyarrow Array / ChunkedArray of strings
 PathLike = Union[str, "os.PathLike[str]"]
@@ -120,15 +130,20 @@ def band_keys(signatures: np.ndarray, bands: int, rows: int) -> np.ndarray:
     return _native.band_keys(sigs, bands, rows)
 
 
-def detect(texts: Texts, algorithm: str = "minhash-lsh", **params: Any) -> list:
+def detect(texts: Any, algorithm: str = "minhash-lsh", text_column: str = "text",
+           **params: Any) -> list:
     """Near-duplicate pairs ``(a, b, score)``, ``a < b`` indexing ``texts``, for any
     registered algorithm (see :func:`algorithms`) with its build and query parameters.
+
+    ``texts``: a sequence of ``str``, a pyarrow string array, or a table-like object — a
+    pyarrow ``Table`` / ``RecordBatchReader``, a pandas or polars DataFrame, a list of dicts
+    — whose ``text_column`` holds the texts (rows are numbered in order).
 
     >>> docs = ["x y z w v u t s r q", "x y z w v u t s r q", "a b c d e f g h i j"]
     >>> detect(docs, "exact")
     [(0, 1, 1.0)]
     """
-    return _native.detect(texts, algorithm, _params(params))
+    return _native.detect(_inputs.texts_of(texts, text_column), algorithm, _params(params))
 
 
 def algorithms() -> list:
@@ -195,15 +210,18 @@ def dedup(
     write_text: bool = False,
     min_words: int = 0,
     skip_invalid: bool = False,
+    text_field: Optional[str] = None,
+    id_field: Optional[str] = None,
     **params: Any,
 ) -> DedupResult:
-    """Deduplicates files or a ``pyarrow.Table`` with ``neardup dedup``'s pipeline.
+    """Deduplicates files or in-memory rows with ``neardup dedup``'s pipeline.
 
     Returns a :class:`DedupResult`: ``clusters`` (pyarrow: ``id``, ``cluster``,
     ``cluster_size``, ``kept``, ``representative``, ``similarity_to_representative``),
     ``pairs`` (the pairs that put documents in clusters), ``summary`` (``summary.json``),
-    ``output`` (``None`` when no ``output`` was given) and, for a ``pyarrow.Table`` input,
-    ``deduplicated``: its kept rows. ``clusters``: ``"verified"`` (a document is removed only
+    ``output`` (``None`` when no ``output`` was given) and, for an in-memory input,
+    ``deduplicated``: its kept rows, in order, in the kind of object given (a list, a pandas
+    or polars DataFrame with its index, a pyarrow Table or RecordBatchReader). ``clusters``: ``"verified"`` (a document is removed only
     in the name of a kept one within the threshold; the default when the algorithm can
     compare any two documents) or ``"connected"`` (connected components). ``keep``: which
     member of a cluster is kept — ``"first"``, ``"longest"``, or ``"max:FIELD"`` /
@@ -211,8 +229,12 @@ def dedup(
     ``"max:date"`` keeps the newest), as ``neardup dedup --keep``.
 
     ``data``: JSONL (.jsonl/.json/.ndjson, optionally .gz/.zst), CSV or Parquet files, WARC
-    or WET files (.warc, .warc.gz, .warc.zst), HTML files (.html/.htm), directories or globs,
-    or a ``pyarrow.Table``. Web pages are compared by the text ``extract`` takes of them
+    or WET files (.warc, .warc.gz, .warc.zst), HTML files (.html/.htm), directories or globs;
+    or in memory: a list of ``str`` (the texts; ids are row numbers), a list of dicts, a
+    pandas or polars DataFrame, a pyarrow ``Table`` or ``RecordBatchReader``. A list of
+    ``str`` is read as paths when each names an existing file or a matching glob, as texts
+    when none does; a string that is neither a path nor a glob is refused.
+    ``text_field`` / ``id_field`` are the CLI's names for ``text_column`` / ``id_column``. Web pages are compared by the text ``extract`` takes of them
     (``"main"``: the article or main content, the default; ``"visible"``: all visible text;
     ``"none"``: the markup as it is); ``html_column`` names a column holding pages' HTML (its
     record's ``url``, ``host`` and ``date`` travel with it); ``boilerplate_lines=K`` drops the
@@ -239,19 +261,26 @@ def dedup(
     the deduplicated output as they are, instead of stopping the run. Other keyword arguments are the
     algorithm's parameters (``threshold=0.8``, ``bands``, ``rows``, ``k``, …).
     """
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
+    text_column = _inputs.text_column_of(text_column, text_field)
+    id_column = _inputs.text_column_of(id_column, id_field)
+    given = _inputs.paths_or_memory(data, text_column)
     with tempfile.TemporaryDirectory(prefix="neardup-") as scratch:
-        table = data if isinstance(data, pa.Table) else None
-        if table is not None:
-            path = os.path.join(scratch, "table.parquet")
-            pq.write_table(table, path)
+        memory_input = given if isinstance(given, _inputs.InMemory) else None
+        if memory_input is not None:
+            if text_column not in memory_input.table.column_names and html_column is None:
+                raise ValueError(f"{memory_input.kind}: no column {text_column!r} (text_column; "
+                                 f"it has {', '.join(memory_input.table.column_names)})")
+            # Named for what it holds: the progress lines name the file the run reads.
+            path = os.path.join(scratch, memory_input.kind.replace(" ", "-") + ".parquet")
+            pq.write_table(memory_input.table, path)
             inputs = [path]
-        elif isinstance(data, (str, os.PathLike)):
-            inputs = [os.fspath(data)]
+            if progress:
+                print(f"neardup: reading a {memory_input.describe()} (through a temporary "
+                      "Parquet file)", file=sys.stderr)
         else:
-            inputs = [os.fspath(p) for p in data]
+            inputs = given
         out = os.fspath(output) if output is not None else os.path.join(scratch, "out")
         _native.dedup(inputs, out, algorithm, _params(params), text_column, id_column, keep,
                       memory, None if index is None else os.fspath(index),
@@ -259,13 +288,14 @@ def dedup(
                       max_pairs=max_pairs, html_field=html_column, extract=extract,
                       boilerplate_lines=boilerplate_lines, write_text=bool(write_text),
                       min_words=int(min_words), skip_invalid=bool(skip_invalid))
-        if table is not None:
+        if memory_input is not None:
             # The temporary file is not an input the user can find again: say what it was.
-            _rename_table_input(out)
+            _rename_table_input(out, memory_input.kind)
         # Read fully before a temporary directory goes away.
         result = read_output(out)
-        if table is not None:
-            result.deduplicated = table.filter(result.clusters.column("kept"))
+        if memory_input is not None:
+            mask = result.clusters.column("kept").to_numpy(zero_copy_only=False)
+            result.deduplicated = memory_input.kept(np.asarray(mask, dtype=bool))
         if output is None:
             result.output = None
         return result
@@ -312,13 +342,13 @@ def extract(
         return table.replace_schema_metadata({b"neardup": done.encode()})
 
 
-def _rename_table_input(output: str) -> None:
-    """Names a ``pyarrow.Table`` input ``pyarrow.Table`` in ``summary.json`` instead of the
-    temporary file it was written to (rewritten atomically)."""
+def _rename_table_input(output: str, kind: str) -> None:
+    """Names an in-memory input by its kind (``pyarrow.Table``, ``list of str``, ...) in
+    ``summary.json`` instead of the temporary file it was written to (rewritten atomically)."""
     path = os.path.join(output, "summary.json")
     with open(path, encoding="utf-8") as f:
         summary = json.load(f)
-    summary["inputs"] = ["pyarrow.Table"]
+    summary["inputs"] = [kind]
     tmp = f"{path}.tmp-{os.getpid()}"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(json.dumps(summary, indent=2))

@@ -376,6 +376,10 @@ class MinHashLSH:
         with self._lock:
             return key in self._ids
 
+    def __repr__(self) -> str:
+        return (f"MinHashLSH(threshold={self.threshold}, num_perm={self.h}, b={self.b}, "
+                f"r={self.r}, keys={len(self)})")
+
     def __len__(self) -> int:
         with self._lock:
             return len(self._ids)

@@ -96,9 +96,27 @@ class DedupResult:
     summary: Dict[str, Any]
     #: The output directory, or ``None`` when it was a temporary one (now removed).
     output: Optional[str]
-    #: For a ``pyarrow.Table`` input: its kept rows, in order (else ``None``: the kept
-    #: records are in ``output``'s deduplicated files).
+    #: For an in-memory input: its kept rows, in order, in the kind of object given (else
+    #: ``None``: the kept records are in ``output``'s deduplicated files).
     deduplicated: Any = None
+
+    def __repr__(self) -> str:
+        s = self.summary
+        kept = "" if self.deduplicated is None else f", deduplicated={_kind(self.deduplicated)}"
+        return (f"DedupResult(documents={s.get('documents')}, removed={s.get('removed')}, "
+                f"clusters={s.get('clusters')}, pairs={s.get('pairs')}, "
+                f"output={self.output!r}{kept})")
+
+
+def _kind(x: Any) -> str:
+    """A short description of a result object: its type and size."""
+    rows = getattr(x, "num_rows", None)
+    if rows is None and hasattr(x, "shape"):
+        rows = x.shape[0]
+    if rows is None and hasattr(x, "__len__"):
+        rows = len(x)
+    name = f"{type(x).__module__.split('.')[0]}.{type(x).__name__}"
+    return f"<{name} of {rows} rows>" if rows is not None else f"<{name}>"
 
 
 def read_output(output: "os.PathLike[str] | str") -> DedupResult:
