@@ -30,7 +30,7 @@
 //! ## Layout
 //!
 //! - [`input`] — the one input layer: formats, compression, blocks of records, read positions,
-//!   JSONL field decoding, Parquet through polars, checksummed reading for the lab's loaders.
+//!   JSONL field decoding, Parquet through arrow-rs, checksummed reading for the lab's loaders.
 //! - [`pipeline`] — the run and its stages.
 //! - [`index`] — the incremental index.
 //! - [`fsutil`] — atomic, regular-file-only outputs and `O_DIRECT` writing; [`progress`] —

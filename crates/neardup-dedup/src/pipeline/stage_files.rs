@@ -7,18 +7,26 @@
 //! its marker or something the rerun recomputes — never a half-written file taken as done.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
+use arrow_array::{
+    ArrayRef, BinaryArray, BooleanArray, Float64Array, RecordBatch, StringArray, UInt32Array,
+    UInt64Array,
+};
+use arrow_schema::ArrowError;
 use neardup::streaming::SignatureTable;
-use polars::prelude::*;
+use parquet::arrow::ArrowWriter;
 use serde::{Deserialize, Serialize};
 
 use super::clusters::Clusters;
+use super::stage_columns::{self as columns, Selection};
 use crate::error::{Error, Result};
 use crate::fsutil;
 
 /// Version of the stage files' layout; part of every key, so files of an older layout are
-/// recomputed rather than misread.
-pub const LAYOUT_VERSION: u32 = 3;
+/// recomputed rather than misread. (4: written by arrow-rs instead of polars — the same
+/// columns, but a run does not trust files another writer made.)
+pub const LAYOUT_VERSION: u32 = 4;
 
 /// A key: the XXH3-128 of what a stage's output depends on, as hex.
 pub fn key(parts: &impl Serialize) -> String {
@@ -151,27 +159,16 @@ impl SketchShard {
     }
 }
 
-/// Stage files are uncompressed: signatures and pair ids are random-looking integers that
-/// compression only slows down.
-fn write_frame(path: &Path, df: &mut DataFrame) -> Result<()> {
-    fsutil::write_atomic(path, |w| {
-        ParquetWriter::new(w)
-            .with_compression(ParquetCompression::Uncompressed)
-            .finish(df)
-            .map(|_| ())
-            .map_err(std::io::Error::other)
-    })
+fn write_frame(path: &Path, batch: std::result::Result<RecordBatch, ArrowError>) -> Result<()> {
+    columns::write_file(path, &batch.map_err(|e| corrupt(path, e))?)
 }
 
-fn read(path: &Path) -> Result<DataFrame> {
-    super::frames::read_frame(path)
+fn read(path: &Path) -> Result<RecordBatch> {
+    columns::read_file(path, Selection::default())
 }
 
 fn corrupt(path: &Path, what: impl std::fmt::Display) -> Error {
-    Error::file(
-        path,
-        format!("stage file is damaged ({what}); delete it and rerun to recompute it"),
-    )
+    columns::corrupt(path, what)
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -229,8 +226,8 @@ impl SketchShard {
         self.invalid += other.invalid;
     }
 
-    /// Rows `from..to` as a frame of the sketch shard layout.
-    fn frame(&self, from: usize, to: usize) -> PolarsResult<DataFrame> {
+    /// Rows `from..to` as a batch of the sketch shard layout.
+    fn frame(&self, from: usize, to: usize) -> std::result::Result<RecordBatch, ArrowError> {
         let width = self.table.width();
         let words = &self.table.words()[from * width..to * width];
         // Little-endian words are their stored bytes: viewed in place, not copied.
@@ -241,21 +238,35 @@ impl SketchShard {
             copied = words.iter().flat_map(|w| w.to_le_bytes()).collect();
             &copied
         };
-        let signatures = BinaryChunked::from_iter_values(
-            "signature".into(),
+        let signatures = BinaryArray::from_iter_values(
             (0..to - from).map(|i| &bytes[i * width * 4..(i + 1) * width * 4]),
         );
-        let mut columns = vec![
-            Column::new("line".into(), &self.lines[from..to]),
-            Column::new("id".into(), &self.ids[from..to]),
-            Column::new("bytes".into(), &self.bytes[from..to]),
-            Column::new("empty".into(), &self.table.empty_flags()[from..to]),
-            signatures.into_series().into(),
+        let ids: StringArray = self.ids[from..to].iter().map(Option::as_deref).collect();
+        let mut all: Vec<(&str, ArrayRef)> = vec![
+            (
+                "line",
+                Arc::new(UInt64Array::from(self.lines[from..to].to_vec())),
+            ),
+            ("id", Arc::new(ids)),
+            (
+                "bytes",
+                Arc::new(UInt32Array::from(self.bytes[from..to].to_vec())),
+            ),
+            (
+                "empty",
+                Arc::new(BooleanArray::from(
+                    self.table.empty_flags()[from..to].to_vec(),
+                )),
+            ),
+            ("signature", Arc::new(signatures)),
         ];
         if let Some(keep) = &self.keep {
-            columns.push(Column::new("keep".into(), &keep[from..to]));
+            all.push((
+                "keep",
+                Arc::new(Float64Array::from(keep[from..to].to_vec())),
+            ));
         }
-        DataFrame::new(to - from, columns)
+        columns::batch(all)
     }
 }
 
@@ -265,11 +276,11 @@ impl SketchShard {
 /// [`commit`](SketchWriter::commit).
 pub struct SketchWriter {
     path: PathBuf,
-    /// Buffered: polars writes a page's header and a row group's small columns separately.
-    /// (Its footer write flushes.)
-    writer: polars::io::parquet::write::BatchedWriter<Hashing<fsutil::DirectWriter<std::fs::File>>>,
+    /// Buffered: the writer writes a page's header and a row group's small columns
+    /// separately. (Its footer write flushes.)
+    writer: ArrowWriter<Hashing<fsutil::DirectWriter<std::fs::File>>>,
     pending: fsutil::PendingFile,
-    /// The XXH3-64 of the bytes written, shared with the writer polars owns.
+    /// The XXH3-64 of the bytes written, shared with the writer arrow-rs owns.
     hash: std::sync::Arc<std::sync::Mutex<xxhash_rust::xxh3::Xxh3>>,
 }
 
@@ -311,16 +322,14 @@ impl SketchWriter {
         let schema = SketchShard::with_keep(width, with_keep)
             .frame(0, 0)
             .map_err(|e| corrupt(path, e))?
-            .schema()
-            .clone();
+            .schema();
         let hash = std::sync::Arc::new(std::sync::Mutex::new(xxhash_rust::xxh3::Xxh3::new()));
         let hashing = Hashing {
             inner: pending.writer(direct)?,
             hash: hash.clone(),
         };
-        let writer = ParquetWriter::new(hashing)
-            .with_compression(ParquetCompression::Uncompressed)
-            .batched(&schema)
+        let properties = columns::writer_properties(SKETCH_ROWS_PER_GROUP);
+        let writer = ArrowWriter::try_new(hashing, schema, Some(properties))
             .map_err(|e| Error::io(path, std::io::Error::other(e)))?;
         Ok(SketchWriter {
             path: path.to_path_buf(),
@@ -334,10 +343,11 @@ impl SketchWriter {
     pub fn write(&mut self, part: &SketchShard) -> Result<()> {
         for from in (0..part.len()).step_by(SKETCH_ROWS_PER_GROUP) {
             let to = part.len().min(from + SKETCH_ROWS_PER_GROUP);
-            let df = part.frame(from, to).map_err(|e| corrupt(&self.path, e))?;
-            self.writer
-                .write_batch(&df)
-                .map_err(|e| Error::io(&self.path, std::io::Error::other(e)))?;
+            let batch = part.frame(from, to).map_err(|e| corrupt(&self.path, e))?;
+            let io = |e| Error::io(&self.path, std::io::Error::other(e));
+            self.writer.write(&batch).map_err(io)?;
+            // One row group per part written, as a spilled join reads them.
+            self.writer.flush().map_err(io)?;
         }
         Ok(())
     }
@@ -345,7 +355,7 @@ impl SketchWriter {
     /// Finishes the file and puts it in place; the XXH3-64 (hex) of its bytes.
     pub fn commit(self) -> Result<String> {
         self.writer
-            .finish()
+            .close()
             .map_err(|e| Error::io(&self.path, std::io::Error::other(e)))?;
         self.pending.commit()?;
         let digest = self.hash.lock().unwrap_or_else(|e| e.into_inner()).digest();
@@ -362,9 +372,9 @@ pub fn write_sketch(path: &Path, shard: &SketchShard) -> Result<()> {
 
 /// Reads a sketch shard of signatures `width` words wide.
 pub fn read_sketch(path: &Path, width: usize) -> Result<SketchShard> {
-    let df = read(path)?;
-    let mut shard = places(path, &df, width)?;
-    shard.table = signatures(path, &df, width)?;
+    let batch = read(path)?;
+    let mut shard = places(path, &batch, width)?;
+    shard.table = signatures(path, &batch, width)?;
     if shard.table.len() != shard.len() {
         return Err(corrupt(path, "columns of different lengths"));
     }
@@ -374,30 +384,25 @@ pub fn read_sketch(path: &Path, width: usize) -> Result<SketchShard> {
 /// Reads a sketch shard's documents without their signatures (`table` left empty): what a
 /// join that does not fit in memory keeps.
 pub fn read_sketch_places(path: &Path, width: usize) -> Result<SketchShard> {
-    let df = super::frames::read_frame_with(path, |mut r| {
-        let mut columns = ["line", "id", "bytes"].map(String::from).to_vec();
-        if r.schema()?.contains("keep") {
-            columns.push("keep".into());
-        }
-        r.with_columns(Some(columns)).finish()
-    })?;
-    places(path, &df, width)
+    let wanted = ["line", "id", "bytes", "keep"];
+    let selection = Selection {
+        columns: Some(&wanted),
+        row_group: None,
+    };
+    places(path, &columns::read_file(path, selection)?, width)
 }
 
 /// The row groups of a sketch shard: (first row, rows) of each.
 pub fn sketch_row_groups(path: &Path) -> Result<Vec<(usize, usize)>> {
-    super::frames::read_frame_with(path, |mut r| {
-        let mut first = 0;
-        Ok(r.get_metadata()?
-            .row_groups
-            .iter()
-            .map(|g| {
-                let group = (first, g.num_rows());
-                first += g.num_rows();
-                group
-            })
-            .collect())
-    })
+    let mut first = 0;
+    Ok(columns::row_group_rows(path)?
+        .into_iter()
+        .map(|rows| {
+            let group = (first, rows);
+            first += rows;
+            group
+        })
+        .collect())
 }
 
 /// Reads the signatures of rows `first..first + rows` of a sketch shard (one row group).
@@ -406,13 +411,19 @@ pub fn read_sketch_signatures(
     width: usize,
     (first, rows): (usize, usize),
 ) -> Result<SignatureTable> {
-    let columns = ["empty", "signature"].map(String::from).to_vec();
-    let df = super::frames::read_frame_with(path, |r| {
-        r.with_columns(Some(columns))
-            .with_slice(Some((first, rows)))
-            .finish()
-    })?;
-    let table = signatures(path, &df, width)?;
+    let groups = sketch_row_groups(path)?;
+    let Some(group) = groups.iter().position(|&g| g == (first, rows)) else {
+        return Err(corrupt(
+            path,
+            format!("no row group of {rows} rows from row {first}"),
+        ));
+    };
+    let wanted = ["empty", "signature"];
+    let selection = Selection {
+        columns: Some(&wanted),
+        row_group: Some(group),
+    };
+    let table = signatures(path, &columns::read_file(path, selection)?, width)?;
     if table.len() != rows {
         return Err(corrupt(
             path,
@@ -422,34 +433,14 @@ pub fn read_sketch_signatures(
     Ok(table)
 }
 
-/// The place columns of a sketch shard frame.
-fn places(path: &Path, df: &DataFrame, width: usize) -> Result<SketchShard> {
-    let col = |name: &str| df.column(name).map_err(|e| corrupt(path, e));
-    let lines: Vec<u64> = col("line")?
-        .u64()
-        .map_err(|e| corrupt(path, e))?
-        .into_no_null_iter()
-        .collect();
-    let ids: Vec<Option<String>> = col("id")?
-        .str()
-        .map_err(|e| corrupt(path, e))?
-        .iter()
-        .map(|s| s.map(str::to_string))
-        .collect();
-    let bytes: Vec<u32> = col("bytes")?
-        .u32()
-        .map_err(|e| corrupt(path, e))?
-        .into_no_null_iter()
-        .collect();
-    let keep: Option<Vec<f64>> = match df.column("keep") {
-        Ok(c) => Some(
-            c.f64()
-                .map_err(|e| corrupt(path, e))?
-                .iter()
-                .map(|v| v.unwrap_or(f64::NAN))
-                .collect(),
-        ),
-        Err(_) => None,
+/// The place columns of a sketch shard batch.
+fn places(path: &Path, batch: &RecordBatch, width: usize) -> Result<SketchShard> {
+    let lines = columns::u64s(path, batch, "line")?;
+    let ids = columns::strings(path, batch, "id")?;
+    let bytes = columns::u32s(path, batch, "bytes")?;
+    let keep = match batch.column_by_name("keep") {
+        Some(_) => Some(columns::f64s(path, batch, "keep", f64::NAN)?),
+        None => None,
     };
     if ids.len() != lines.len()
         || bytes.len() != lines.len()
@@ -468,21 +459,12 @@ fn places(path: &Path, df: &DataFrame, width: usize) -> Result<SketchShard> {
     })
 }
 
-/// The signature columns of a sketch shard frame.
-fn signatures(path: &Path, df: &DataFrame, width: usize) -> Result<SignatureTable> {
-    let col = |name: &str| df.column(name).map_err(|e| corrupt(path, e));
-    let empty: Vec<bool> = col("empty")?
-        .bool()
-        .map_err(|e| corrupt(path, e))?
-        .iter()
-        .map(|b| b.unwrap_or(true))
-        .collect();
+/// The signature columns of a sketch shard batch.
+fn signatures(path: &Path, batch: &RecordBatch, width: usize) -> Result<SignatureTable> {
+    let empty = columns::bools(path, batch, "empty", true)?;
+    let sigs = columns::binaries(path, batch, "signature")?;
     let mut words = Vec::with_capacity(empty.len() * width);
-    for sig in col("signature")?
-        .binary()
-        .map_err(|e| corrupt(path, e))?
-        .iter()
-    {
+    for sig in sigs.iter() {
         let sig = sig.unwrap_or_default();
         if sig.len() != width * 4 {
             return Err(corrupt(
@@ -505,77 +487,64 @@ fn signatures(path: &Path, df: &DataFrame, width: usize) -> Result<SignatureTabl
 pub fn write_pairs(path: &Path, pairs: &[u64], scores: Option<&[f64]>) -> Result<()> {
     let a: Vec<u32> = pairs.iter().map(|&p| (p >> 32) as u32).collect();
     let b: Vec<u32> = pairs.iter().map(|&p| p as u32).collect();
-    let mut columns = vec![Column::new("a".into(), a), Column::new("b".into(), b)];
+    let mut all: Vec<(&str, ArrayRef)> = vec![
+        ("a", Arc::new(UInt32Array::from(a))),
+        ("b", Arc::new(UInt32Array::from(b))),
+    ];
     if let Some(s) = scores {
-        columns.push(Column::new("score".into(), s));
+        all.push(("score", Arc::new(Float64Array::from(s.to_vec()))));
     }
-    let mut df = DataFrame::new(pairs.len(), columns).map_err(|e| corrupt(path, e))?;
-    write_frame(path, &mut df)
+    write_frame(path, columns::batch(all))
 }
 
 /// Reads pairs written by [`write_pairs`] (packed) and their scores, if any.
 pub fn read_pairs(path: &Path) -> Result<(Vec<u64>, Option<Vec<f64>>)> {
-    let df = read(path)?;
-    let col = |name: &str| df.column(name).map_err(|e| corrupt(path, e));
-    let a = col("a")?.u32().map_err(|e| corrupt(path, e))?.clone();
-    let b = col("b")?.u32().map_err(|e| corrupt(path, e))?.clone();
+    let batch = read(path)?;
+    let a = columns::u32s(path, &batch, "a")?;
+    let b = columns::u32s(path, &batch, "b")?;
     let pairs = a
-        .into_no_null_iter()
-        .zip(b.into_no_null_iter())
+        .into_iter()
+        .zip(b)
         .map(|(a, b)| ((a as u64) << 32) | b as u64)
         .collect();
-    let scores = match df.column("score") {
-        Ok(c) => Some(
-            c.f64()
-                .map_err(|e| corrupt(path, e))?
-                .into_no_null_iter()
-                .collect(),
-        ),
-        Err(_) => None,
+    let scores = match batch.column_by_name("score") {
+        Some(_) => Some(columns::f64s(path, &batch, "score", f64::NAN)?),
+        None => None,
     };
     Ok((pairs, scores))
 }
 
 /// Writes every document's cluster, representative and similarity to it.
 pub fn write_clusters(path: &Path, clusters: &Clusters) -> Result<()> {
-    let mut df = DataFrame::new(
-        clusters.labels.len(),
-        vec![
-            Column::new("cluster".into(), &clusters.labels),
-            Column::new("representative".into(), &clusters.representative),
-            Column::new("similarity".into(), &clusters.similarity),
-            Column::new("within_threshold".into(), &clusters.within_threshold),
-        ],
-    )
-    .map_err(|e| corrupt(path, e))?;
-    write_frame(path, &mut df)
+    let all: Vec<(&str, ArrayRef)> = vec![
+        (
+            "cluster",
+            Arc::new(UInt32Array::from(clusters.labels.clone())),
+        ),
+        (
+            "representative",
+            Arc::new(UInt32Array::from(clusters.representative.clone())),
+        ),
+        (
+            "similarity",
+            Arc::new(Float64Array::from(clusters.similarity.clone())),
+        ),
+        (
+            "within_threshold",
+            Arc::new(BooleanArray::from(clusters.within_threshold.clone())),
+        ),
+    ];
+    write_frame(path, columns::batch(all))
 }
 
 /// Reads [`write_clusters`].
 pub fn read_clusters(path: &Path) -> Result<Clusters> {
-    let df = read(path)?;
-    let col = |name: &str| df.column(name).map_err(|e| corrupt(path, e));
-    let u32s = |name: &str| -> Result<Vec<u32>> {
-        Ok(col(name)?
-            .u32()
-            .map_err(|e| corrupt(path, e))?
-            .into_no_null_iter()
-            .collect())
-    };
+    let batch = read(path)?;
     Ok(Clusters {
-        labels: u32s("cluster")?,
-        representative: u32s("representative")?,
-        similarity: col("similarity")?
-            .f64()
-            .map_err(|e| corrupt(path, e))?
-            .into_no_null_iter()
-            .collect(),
-        within_threshold: col("within_threshold")?
-            .bool()
-            .map_err(|e| corrupt(path, e))?
-            .iter()
-            .map(|b| b.unwrap_or(false))
-            .collect(),
+        labels: columns::u32s(path, &batch, "cluster")?,
+        representative: columns::u32s(path, &batch, "representative")?,
+        similarity: columns::f64s(path, &batch, "similarity", f64::NAN)?,
+        within_threshold: columns::bools(path, &batch, "within_threshold", false)?,
     })
 }
 

@@ -13,6 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
+use polars::prelude::SerReader;
 use serde_json::{Value, json};
 
 use super::bench_tasks::BenchOptions;
@@ -146,7 +147,10 @@ fn children_usage() -> (f64, u64) {
 
 /// (planted pairs in one cluster, planted pairs, pairs within clusters).
 fn score(clusters: &Path, truth: &Path) -> Result<(u64, u64, u64)> {
-    let df = neardup_dedup::pipeline::frames::read_frame(clusters)?;
+    let file = std::fs::File::open(clusters).with_context(|| clusters.display().to_string())?;
+    let df = polars::prelude::ParquetReader::new(file)
+        .finish()
+        .with_context(|| format!("{}: cannot read Parquet", clusters.display()))?;
     let ids = df.column("id")?.str()?.clone();
     let cl = df.column("cluster")?.u32()?.clone();
     let mut cluster_of: HashMap<String, u32> = HashMap::with_capacity(df.height());
