@@ -31,6 +31,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from . import _inputs, _native
+from .ensemble import MinHashLSHEnsemble
 from .forest import MinHashLSHForest
 from .lsh import MinHashLSH
 from .sketches import LeanMinHash, MinHash, bulk
@@ -43,6 +44,7 @@ __all__ = [
     "LeanMinHash",
     "MinHash",
     "MinHashLSH",
+    "MinHashLSHEnsemble",
     "MinHashLSHForest",
     "algorithms",
     "band_keys",

@@ -37,6 +37,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(join_api::candidate_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::lsh_tune, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::hamming_designs, m)?)?;
+    m.add_function(wrap_pyfunction!(tuning_api::containment_bandings, m)?)?;
+    m.add_function(wrap_pyfunction!(tuning_api::containment_partitions, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_api::datasketch_update, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_api::datasketch_apply_hashes, m)?)?;
     m.add_function(wrap_pyfunction!(minhash_api::datasketch_bulk, m)?)?;

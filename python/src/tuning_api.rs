@@ -46,3 +46,35 @@ pub fn hamming_designs(
         .map_err(errors::library)?;
     Ok(serde_json::to_string(&report).expect("a report serializes"))
 }
+
+/// LSH Ensemble's banding (b, r) for each size ratio in `ratios` (Zhu et al. 2016 §5.1):
+/// r ≤ `max_rows`, b·r ≤ `num_perm`, least weighted false-positive and false-negative areas
+/// over containment. Computed in parallel, the GIL released.
+#[pyfunction]
+pub fn containment_bandings(
+    py: Python<'_>,
+    threshold: f64,
+    num_perm: usize,
+    max_rows: usize,
+    ratios: Vec<f64>,
+    weights: (f64, f64),
+) -> Vec<(usize, usize)> {
+    use rayon::prelude::*;
+    py.detach(|| {
+        ratios
+            .par_iter()
+            .map(|&xq| {
+                neardup::minhash::containment::optimal_banding(
+                    threshold, num_perm, max_rows, xq, weights,
+                )
+            })
+            .collect()
+    })
+}
+
+/// LSH Ensemble's size partitions (Zhu et al. 2016 §4): inclusive (lower, upper) sizes of at
+/// most `parts` partitions minimizing the expected false positives.
+#[pyfunction]
+pub fn containment_partitions(sizes: Vec<u64>, counts: Vec<u64>, parts: usize) -> Vec<(u64, u64)> {
+    neardup::minhash::containment::optimal_partitions(&sizes, &counts, parts)
+}

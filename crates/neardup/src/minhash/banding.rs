@@ -348,7 +348,7 @@ pub fn false_negative_area(t: f64, bands: usize, rows: usize) -> f64 {
 }
 
 /// Adaptive Simpson quadrature (absolute tolerance 1e-10).
-fn integrate(f: &dyn Fn(f64) -> f64, a: f64, b: f64) -> f64 {
+pub(crate) fn integrate(f: &dyn Fn(f64) -> f64, a: f64, b: f64) -> f64 {
     fn simpson(fa: f64, fm: f64, fb: f64, a: f64, b: f64) -> f64 {
         (b - a) / 6.0 * (fa + 4.0 * fm + fb)
     }

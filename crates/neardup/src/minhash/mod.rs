@@ -6,6 +6,7 @@
 //! force verification and supershingles alike.
 
 pub mod banding;
+pub mod containment;
 pub mod datasketch;
 pub mod lsh;
 pub mod num_perm;
