@@ -45,7 +45,8 @@ impl<'py> TokenBytes<'py> {
         }
         if let Ok(list) = tokens.cast::<PyList>() {
             out.reserve(list.len());
-            for item in list.iter() {
+            for (i, item) in list.iter().enumerate() {
+                prefetch_item(list, i + 8);
                 out.push(item)?;
             }
         } else if let Ok(tuple) = tokens.cast::<PyTuple>() {
@@ -101,6 +102,24 @@ impl<'py> TokenBytes<'py> {
                 }
             })
             .collect()
+    }
+}
+
+/// Asks the CPU for the object `list[i]` before it is read: a corpus's tokens are a million
+/// separate `bytes` objects whose headers missed the cache one after another (20news: 65 ns
+/// per token, against 41 for tokens that stay cached; 48–60 with the prefetch).
+#[inline(always)]
+fn prefetch_item(list: &Bound<'_, PyList>, i: usize) {
+    #[cfg(target_arch = "x86_64")]
+    if i < list.len() {
+        // SAFETY: `i` is within the list, whose items are valid objects while the GIL is held;
+        // a prefetch reads nothing the program sees.
+        unsafe {
+            let item = pyo3::ffi::PyList_GET_ITEM(list.as_ptr(), i as pyo3::ffi::Py_ssize_t);
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
+                item as *const i8,
+            );
+        }
     }
 }
 

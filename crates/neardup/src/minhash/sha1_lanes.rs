@@ -40,13 +40,16 @@ fn padded_blocks(tokens: &[&[u8]]) -> [Lanes; 16] {
     let mut w = [[0u32; LANES]; 16];
     for lane in 0..LANES {
         let token = tokens.get(lane).copied().unwrap_or(&[]);
-        let mut block = [0u8; 64];
+        let mut block = [0u8; 56];
         block[..token.len()].copy_from_slice(token);
         block[token.len()] = 0x80;
-        block[56..].copy_from_slice(&(token.len() as u64 * 8).to_be_bytes());
-        for (i, word) in w.iter_mut().enumerate() {
+        // Only the words the token and its 0x80 reach are non-zero (a word is 3 or 4 on
+        // average), besides the length in bits (words 14 and 15; 14 is zero below 2^32 bits).
+        let used = (token.len() + 1).div_ceil(4);
+        for (i, word) in w.iter_mut().enumerate().take(used) {
             word[lane] = u32::from_be_bytes(block[4 * i..4 * i + 4].try_into().expect("4 bytes"));
         }
+        w[15][lane] = token.len() as u32 * 8;
     }
     w
 }
@@ -128,17 +131,22 @@ wide_or_baseline! {
     pub fn first_eight_bytes_all(tokens: &[&[u8]], out: &mut [u64]) {
         assert!(tokens.len() == out.len(), "one output per token");
         for (group, out) in tokens.chunks(LANES).zip(out.chunks_mut(LANES)) {
-            if group.iter().any(|t| t.len() > ONE_BLOCK) {
-                for (t, o) in group.iter().zip(out.iter_mut()) {
-                    *o = first_eight_bytes(t);
+            // A token of more than one block takes the `sha1` crate; its lane hashes nothing.
+            let mut short: [&[u8]; LANES] = [&[]; LANES];
+            for (lane, t) in group.iter().enumerate() {
+                if t.len() <= ONE_BLOCK {
+                    short[lane] = t;
                 }
-                continue;
             }
-            let digest = compress(padded_blocks(group));
-            for (lane, o) in out.iter_mut().enumerate() {
-                // The digest's bytes are its words big-endian; datasketch reads them little.
-                *o = digest[0][lane].swap_bytes() as u64
-                    | (digest[1][lane].swap_bytes() as u64) << 32;
+            let digest = compress(padded_blocks(&short[..group.len()]));
+            for (lane, (t, o)) in group.iter().zip(out.iter_mut()).enumerate() {
+                *o = if t.len() > ONE_BLOCK {
+                    first_eight_bytes(t)
+                } else {
+                    // The digest's bytes are its words big-endian; datasketch reads them little.
+                    digest[0][lane].swap_bytes() as u64
+                        | (digest[1][lane].swap_bytes() as u64) << 32
+                };
             }
         }
     }
