@@ -142,8 +142,16 @@ def main():
                      f'{r.get("cpu_s", float("nan")):.2f} | {vs_cli} | {ratio} |')
     os.makedirs(args.out, exist_ok=True)
     draw_rates(args.out, rows)
-    with open(os.path.join(args.out, "README.md"), "w") as f:
-        f.write("\n".join(lines) + "\n")
+    readme = os.path.join(args.out, "README.md")
+    # The section bench_minhash_objects.py writes (run after this one) is carried over.
+    kept = ""
+    if os.path.exists(readme):
+        old = open(readme, encoding="utf-8").read()
+        begin = old.find("<!-- minhash-objects:")
+        if begin >= 0:
+            kept = "\n" + old[begin:].rstrip("\n") + "\n"
+    with open(readme, "w") as f:
+        f.write("\n".join(lines) + "\n" + kept)
     with open(os.path.join(args.out, "results.jsonl"), "w") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
