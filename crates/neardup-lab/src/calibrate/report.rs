@@ -112,8 +112,9 @@ fn interval_rule(opts: &Options) -> String {
     format!(
         "Intervals (95 %): precision and recall are Wilson score intervals on the weighted \
          counts with Kish's effective number of pairs, widened to the bootstrap's where it is \
-         wider; F1 and ROC-AUC are percentile bootstrap intervals ({} resamples of the {units}, \
-         seed {}, threshold held fixed). {meaning}",
+         wider; ROC-AUC likewise, on the smaller class's effective size (its variance is at \
+         most AUC(1 − AUC) over it: Birnbaum and Klose 1957); F1 is a percentile bootstrap \
+         interval ({} resamples of the {units}, seed {}, threshold held fixed). {meaning}",
         opts.bootstrap, opts.seed
     )
 }
