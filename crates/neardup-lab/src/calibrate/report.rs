@@ -22,6 +22,7 @@ pub(crate) fn print(
     opts: &Options,
     alerts: &[String],
     format: ReportFormat,
+    documents: usize,
     out: &mut impl Write,
 ) -> Result<()> {
     if format != ReportFormat::Text {
@@ -51,7 +52,7 @@ pub(crate) fn print(
             }
             w.flush()?;
         }
-        ReportFormat::Text => write_text(outcomes, opts, alerts, out)?,
+        ReportFormat::Text => write_text(outcomes, opts, alerts, documents, out)?,
     }
     Ok(())
 }
@@ -87,7 +88,8 @@ fn ranking_rule(opts: &Options) -> String {
     format!(
         "{by} Removed: the documents deduplicating the whole corpus with the chosen setting \
          would remove, and its largest cluster (`*`: connected components, for algorithms \
-         that cannot compare any pair)."
+         that cannot compare any pair; `!`: more than half the corpus removed or a cluster of \
+         more than a quarter of it — look at its pairs before using it)."
     )
 }
 
@@ -327,14 +329,21 @@ fn effects(o: &Outcome) -> Option<&super::clusters::ClusterEffects> {
 }
 
 /// "2,640 (207)": documents removed and the largest cluster, `*` marking connected
-/// components (the algorithm cannot compare any pair, so its clusters are not verified).
-fn removed_cell(o: &Outcome) -> String {
+/// components (the algorithm cannot compare any pair, so its clusters are not verified) and
+/// `!` a setting that sweeps the corpus (`alerts::sweeping`: the recommendation's loud
+/// warning, here on every row, so a user reading the table does not copy such a row).
+fn removed_cell(o: &Outcome, documents: usize) -> String {
     match &o.clusters {
         Some(Ok(c)) => format!(
-            "{} ({}){}",
+            "{} ({}){}{}",
             crate::charts::style::whole(&c.removed),
             crate::charts::style::whole(&c.largest),
-            if c.verified { "" } else { " *" }
+            if c.verified { "" } else { " *" },
+            if super::alerts::sweeping(o, documents).is_some() {
+                " !"
+            } else {
+                ""
+            }
         ),
         Some(Err(e)) => format!("— ({e})"),
         None => "—".into(),
@@ -357,7 +366,7 @@ fn fmt_iv(x: Option<f64>, iv: Option<(f64, f64)>) -> String {
 }
 
 /// Table rows (algorithm, params, threshold, ROC-AUC, F1, P, R[, holdout F1]).
-fn table_rows(outcomes: &[Outcome], holdout: bool) -> Vec<Vec<String>> {
+fn table_rows(outcomes: &[Outcome], holdout: bool, documents: usize) -> Vec<Vec<String>> {
     outcomes
         .iter()
         .map(|o| {
@@ -375,7 +384,7 @@ fn table_rows(outcomes: &[Outcome], holdout: bool) -> Vec<Vec<String>> {
                 fmt_iv(o.chosen.map(|c| c.f1()), iv.map(|i| i.f1)),
                 fmt_iv(precision(o), iv.map(|i| i.precision)),
                 fmt_iv(o.chosen.map(|c| c.recall()), iv.map(|i| i.recall)),
-                removed_cell(o),
+                removed_cell(o, documents),
                 effects(o)
                     .and_then(|c| c.bcubed)
                     .map_or("—".into(), |b| format!("{:.3}", b.2)),
@@ -413,6 +422,7 @@ fn write_text(
     outcomes: &[Outcome],
     opts: &Options,
     alerts: &[String],
+    documents: usize,
     out: &mut impl Write,
 ) -> Result<()> {
     for a in alerts {
@@ -420,7 +430,7 @@ fn write_text(
     }
     let holdout = opts.holdout.is_some();
     let head = header(holdout);
-    let rows = table_rows(outcomes, holdout);
+    let rows = table_rows(outcomes, holdout, documents);
     let widths: Vec<usize> = (0..head.len())
         .map(|c| {
             rows.iter()
@@ -505,7 +515,7 @@ pub(crate) fn write(
     recommendation(&mut md, outcomes, opts);
     md.push_str(&ranking_rule(opts));
     md.push_str("\n\n");
-    ranking(&mut md, outcomes, opts.holdout.is_some());
+    ranking(&mut md, outcomes, opts.holdout.is_some(), documents);
     for c in &charts {
         md.push_str(&format!(
             "\n## {}\n\n![{}]({})\n\n{}\n",
@@ -641,12 +651,12 @@ fn recommendation(md: &mut String, outcomes: &[Outcome], opts: &Options) {
 }
 
 /// Every configuration ranked, and the banding table of minhash-lsh.
-fn ranking(md: &mut String, outcomes: &[Outcome], holdout: bool) {
+fn ranking(md: &mut String, outcomes: &[Outcome], holdout: bool, documents: usize) {
     md.push_str("## Ranking\n\n");
     let head = header(holdout);
     md.push_str(&format!("| {} |\n", head.join(" | ")));
     md.push_str(&format!("|{}\n", "---|".repeat(head.len())));
-    for r in table_rows(outcomes, holdout) {
+    for r in table_rows(outcomes, holdout, documents) {
         md.push_str(&format!("| {} |\n", r.join(" | ")));
     }
     let lsh: Vec<&Outcome> = outcomes.iter().filter(|o| o.banding.is_some()).collect();

@@ -100,7 +100,7 @@ pub fn run(opts: &Options, format: ReportFormat, out: &mut impl Write) -> Result
     bar.finish_and_clear();
     rank(&mut outcomes, opts.target_precision, rank_by);
     let alerts = alerts(opts, &corpus, &labelled, &outcomes);
-    calibration_report::print(&outcomes, opts, &alerts, format, out)?;
+    calibration_report::print(&outcomes, opts, &alerts, format, corpus.len(), out)?;
     if let Some(dir) = &opts.out {
         calibration_report::write(dir, &outcomes, opts, &alerts, &labelled, corpus.len())?;
         eprintln!("neardup: wrote {}", dir.join("README.md").display());

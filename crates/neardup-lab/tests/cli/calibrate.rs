@@ -249,4 +249,10 @@ fn a_label_outweighing_the_rest_is_named_before_the_ranking() {
         text[warning..table].contains("WARNING: the recommended setting would remove"),
         "{text}"
     );
+    // The row itself carries the flag, where a reader of the table sees it.
+    let first_row = text[table..].lines().nth(1).expect("a first row");
+    assert!(
+        first_row.trim_end().ends_with('!') || first_row.contains(" ! "),
+        "{first_row}"
+    );
 }
