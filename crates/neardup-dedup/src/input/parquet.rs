@@ -58,8 +58,13 @@ pub struct ParquetInput {
     metadata: ArrowReaderMetadata,
 }
 
-/// Runs `read` on the file, with its errors and panics as errors naming it.
-fn guarded<T>(path: &Path, read: impl FnOnce() -> std::result::Result<T, String>) -> Result<T> {
+/// Runs `read` on the file, with its errors and panics as errors naming it (arrow-rs panics
+/// on some corrupt files instead of returning an error; the stage files are read through it
+/// too).
+pub(crate) fn guarded<T>(
+    path: &Path,
+    read: impl FnOnce() -> std::result::Result<T, String>,
+) -> Result<T> {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
         Ok(Ok(value)) => Ok(value),
         Ok(Err(why)) => Err(Error::file(path, format!("cannot read Parquet: {why}"))),

@@ -204,7 +204,7 @@ fn write_spill_files(
                 .enumerate()
                 .filter(|(row, _)| !table.is_empty_doc(*row))
                 .for_each(|(row, out)| stream.keys(table.row(row), out));
-            let first = shards.offsets[shard] + group.0;
+            let first = shards.offsets[shard] + group.first;
             for row in (0..table.len()).filter(|&r| !table.is_empty_doc(r)) {
                 let doc = (first + row) as u32;
                 for (position, &key) in keys[row * positions..(row + 1) * positions]
@@ -299,7 +299,8 @@ pub fn gather_rows(shards: &ShardFiles, rows: &[u32]) -> Result<SignatureTable> 
     let mut next = 0;
     for (shard, path) in shards.paths.iter().enumerate() {
         let offset = shards.offsets[shard];
-        for (first, len) in stage_files::sketch_row_groups(path)? {
+        for group in stage_files::sketch_row_groups(path)? {
+            let (first, len) = (group.first, group.rows);
             let (from, to) = ((offset + first) as u32, (offset + first + len) as u32);
             let start = next;
             while next < rows.len() && rows[next] < to {
@@ -308,10 +309,10 @@ pub fn gather_rows(shards: &ShardFiles, rows: &[u32]) -> Result<SignatureTable> 
             if start == next {
                 continue;
             }
-            let group = stage_files::read_sketch_signatures(path, shards.width, (first, len))?;
+            let signatures = stage_files::read_sketch_signatures(path, shards.width, group)?;
             for &d in &rows[start..next] {
                 let r = (d - from) as usize;
-                table.push(group.row(r), group.is_empty_doc(r));
+                table.push(signatures.row(r), signatures.is_empty_doc(r));
             }
         }
     }

@@ -23,9 +23,10 @@ use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
 use crate::error::{Error, Result};
+use crate::input::parquet::guarded;
 
 /// Stage files are uncompressed: signatures and pair ids are random-looking integers that
-/// compression only slows down. A row group holds up to `rows_per_group` rows.
+/// compression only slows down. A row group holds up to `rows_per_group` rows (at least 1).
 pub fn writer_properties(rows_per_group: usize) -> WriterProperties {
     WriterProperties::builder()
         .set_compression(Compression::UNCOMPRESSED)
@@ -47,28 +48,13 @@ pub fn batch(columns: Vec<(&str, ArrayRef)>) -> std::result::Result<RecordBatch,
 pub fn write_file(path: &Path, batch: &RecordBatch) -> Result<()> {
     crate::fsutil::write_atomic_file(path, |file| {
         let out = std::io::BufWriter::new(file);
-        let properties = writer_properties(batch.num_rows().max(1));
+        let properties = writer_properties(batch.num_rows());
         let mut writer = ArrowWriter::try_new(out, batch.schema(), Some(properties))
             .map_err(std::io::Error::other)?;
         writer.write(batch).map_err(std::io::Error::other)?;
         let mut out = writer.into_inner().map_err(std::io::Error::other)?;
         std::io::Write::flush(&mut out)
     })
-}
-
-/// Runs `read` on the file, with its errors and panics as errors naming it.
-fn guarded<T>(path: &Path, read: impl FnOnce() -> std::result::Result<T, String>) -> Result<T> {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(read)) {
-        Ok(Ok(value)) => Ok(value),
-        Ok(Err(why)) => Err(Error::file(path, format!("cannot read Parquet: {why}"))),
-        Err(panic) => {
-            let why = crate::error::panic_reason(panic.as_ref());
-            Err(Error::file(
-                path,
-                format!("cannot read Parquet: the reader failed on corrupt metadata ({why})"),
-            ))
-        }
-    }
 }
 
 /// Which part of a file to read.
@@ -87,16 +73,17 @@ pub fn read_file(path: &Path, selection: Selection<'_>) -> Result<RecordBatch> {
         let options = ArrowReaderOptions::new().with_skip_arrow_metadata(true);
         let mut builder = ParquetRecordBatchReaderBuilder::try_new_with_options(file, options)
             .map_err(|e| e.to_string())?;
-        if let Some(columns) = selection.columns {
-            let roots: Vec<usize> = builder
-                .schema()
-                .fields()
-                .iter()
-                .enumerate()
-                .filter(|(_, f)| columns.contains(&f.name().as_str()))
-                .map(|(i, _)| i)
-                .collect();
-            let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
+        // The fields the selection keeps, in the file's order (a column it lacks is left out).
+        let fields = builder.schema().fields();
+        let kept: Vec<usize> = (0..fields.len())
+            .filter(|&i| {
+                let name = fields[i].name().as_str();
+                selection.columns.is_none_or(|c| c.contains(&name))
+            })
+            .collect();
+        let schema = Arc::new(builder.schema().project(&kept).map_err(|e| e.to_string())?);
+        if selection.columns.is_some() {
+            let mask = ProjectionMask::roots(builder.parquet_schema(), kept);
             builder = builder.with_projection(mask);
         }
         if let Some(group) = selection.row_group {
@@ -105,33 +92,11 @@ pub fn read_file(path: &Path, selection: Selection<'_>) -> Result<RecordBatch> {
             }
             builder = builder.with_row_groups(vec![group]);
         }
-        let indices = projected(&builder, &selection);
-        let schema = Arc::new(
-            builder
-                .schema()
-                .project(&indices)
-                .map_err(|e| e.to_string())?,
-        );
         let reader = builder.build().map_err(|e| e.to_string())?;
         let batches = reader.collect::<std::result::Result<Vec<_>, _>>();
         let batches = batches.map_err(|e| e.to_string())?;
         arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
     })
-}
-
-/// The indices of the schema's fields the selection keeps.
-fn projected(
-    builder: &ParquetRecordBatchReaderBuilder<File>,
-    selection: &Selection<'_>,
-) -> Vec<usize> {
-    let fields = builder.schema().fields();
-    (0..fields.len())
-        .filter(|&i| {
-            selection
-                .columns
-                .is_none_or(|c| c.contains(&fields[i].name().as_str()))
-        })
-        .collect()
 }
 
 /// The rows of each row group of a Parquet file.

@@ -392,42 +392,54 @@ pub fn read_sketch_places(path: &Path, width: usize) -> Result<SketchShard> {
     places(path, &columns::read_file(path, selection)?, width)
 }
 
-/// The row groups of a sketch shard: (first row, rows) of each.
-pub fn sketch_row_groups(path: &Path) -> Result<Vec<(usize, usize)>> {
+/// One row group of a sketch shard: its number in the file, its first row and its rows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowGroup {
+    /// Its number in the file.
+    pub index: usize,
+    /// Its first row within the shard.
+    pub first: usize,
+    /// Its rows.
+    pub rows: usize,
+}
+
+/// The row groups of a sketch shard, in order.
+pub fn sketch_row_groups(path: &Path) -> Result<Vec<RowGroup>> {
     let mut first = 0;
     Ok(columns::row_group_rows(path)?
         .into_iter()
-        .map(|rows| {
-            let group = (first, rows);
+        .enumerate()
+        .map(|(index, rows)| {
+            let group = RowGroup { index, first, rows };
             first += rows;
             group
         })
         .collect())
 }
 
-/// Reads the signatures of rows `first..first + rows` of a sketch shard (one row group).
+/// Reads the signatures of one row group of a sketch shard (as [`sketch_row_groups`] gave it:
+/// the file's footer is not read again to find it).
 pub fn read_sketch_signatures(
     path: &Path,
     width: usize,
-    (first, rows): (usize, usize),
+    group: RowGroup,
 ) -> Result<SignatureTable> {
-    let groups = sketch_row_groups(path)?;
-    let Some(group) = groups.iter().position(|&g| g == (first, rows)) else {
-        return Err(corrupt(
-            path,
-            format!("no row group of {rows} rows from row {first}"),
-        ));
-    };
     let wanted = ["empty", "signature"];
     let selection = Selection {
         columns: Some(&wanted),
-        row_group: Some(group),
+        row_group: Some(group.index),
     };
     let table = signatures(path, &columns::read_file(path, selection)?, width)?;
-    if table.len() != rows {
+    if table.len() != group.rows {
         return Err(corrupt(
             path,
-            format!("{} rows from row {first}, expected {rows}", table.len()),
+            format!(
+                "{} rows in row group {} from row {}, expected {}",
+                table.len(),
+                group.index,
+                group.first,
+                group.rows
+            ),
         ));
     }
     Ok(table)
