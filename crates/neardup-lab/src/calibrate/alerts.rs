@@ -53,24 +53,29 @@ pub(crate) fn heavy_labels(labelled: &[Weighted], name: &dyn Fn(u64) -> String) 
 
 /// An alert when deduplicating with the recommended setting would remove more than
 /// [`MAX_REMOVED_SHARE`] of the `documents`, or build a cluster of more than
-/// [`MAX_CLUSTER_SHARE`] of them.
+/// [`MAX_CLUSTER_SHARE`] of them ([`sweeps`]), in a sentence.
 pub(crate) fn sweeping(best: &Outcome, documents: usize) -> Option<String> {
     let effects = best.clusters.as_ref()?.as_ref().ok()?;
     let n = documents.max(1) as f64;
-    (effects.removed > MAX_REMOVED_SHARE * n || effects.largest > MAX_CLUSTER_SHARE * n).then(
-        || {
-            format!(
-                "the recommended setting would remove {} of the {} documents ({:.0} %; largest \
+    sweeps(effects, documents).then(|| {
+        format!(
+            "the recommended setting would remove {} of the {} documents ({:.0} %; largest \
              cluster {}). Unless most of the corpus really is copies, the labels mislead it \
              (look at the pairs it would join: `neardup inspect --corpus …` with its \
              parameters); the flag is raised above {:.0} % removed or a cluster of {:.0} %",
-                whole(&effects.removed),
-                whole(&n),
-                100.0 * effects.removed / n,
-                whole(&effects.largest),
-                MAX_REMOVED_SHARE * 100.0,
-                MAX_CLUSTER_SHARE * 100.0
-            )
-        },
-    )
+            whole(&effects.removed),
+            whole(&n),
+            100.0 * effects.removed / n,
+            whole(&effects.largest),
+            MAX_REMOVED_SHARE * 100.0,
+            MAX_CLUSTER_SHARE * 100.0
+        )
+    })
+}
+
+/// Whether a setting with these effects would remove more than [`MAX_REMOVED_SHARE`] of the
+/// `documents` or build a cluster of more than [`MAX_CLUSTER_SHARE`] of them.
+pub(crate) fn sweeps(effects: &super::clusters::ClusterEffects, documents: usize) -> bool {
+    let n = documents.max(1) as f64;
+    effects.removed > MAX_REMOVED_SHARE * n || effects.largest > MAX_CLUSTER_SHARE * n
 }

@@ -330,7 +330,7 @@ fn effects(o: &Outcome) -> Option<&super::clusters::ClusterEffects> {
 
 /// "2,640 (207)": documents removed and the largest cluster, `*` marking connected
 /// components (the algorithm cannot compare any pair, so its clusters are not verified) and
-/// `!` a setting that sweeps the corpus (`alerts::sweeping`: the recommendation's loud
+/// `!` a setting that sweeps the corpus (`alerts::sweeps`: the recommendation's loud
 /// warning, here on every row, so a user reading the table does not copy such a row).
 fn removed_cell(o: &Outcome, documents: usize) -> String {
     match &o.clusters {
@@ -339,7 +339,7 @@ fn removed_cell(o: &Outcome, documents: usize) -> String {
             crate::charts::style::whole(&c.removed),
             crate::charts::style::whole(&c.largest),
             if c.verified { "" } else { " *" },
-            if super::alerts::sweeping(o, documents).is_some() {
+            if super::alerts::sweeps(c, documents) {
                 " !"
             } else {
                 ""
