@@ -265,15 +265,14 @@ def dedup(
     """
     import pyarrow.parquet as pq
 
-    text_column = _inputs.text_column_of(text_column, text_field)
-    id_column = _inputs.text_column_of(id_column, id_field)
+    text_column = _inputs.cli_alias(text_column, text_field)
+    id_column = _inputs.cli_alias(id_column, id_field)
     given = _inputs.paths_or_memory(data, text_column)
     with tempfile.TemporaryDirectory(prefix="neardup-") as scratch:
         memory_input = given if isinstance(given, _inputs.InMemory) else None
         if memory_input is not None:
-            if text_column not in memory_input.table.column_names and html_column is None:
-                raise ValueError(f"{memory_input.kind}: no column {text_column!r} (text_column; "
-                                 f"it has {', '.join(memory_input.table.column_names)})")
+            if html_column is None:
+                memory_input.require(text_column)
             # Named for what it holds: the progress lines name the file the run reads.
             path = os.path.join(scratch, memory_input.kind.replace(" ", "-") + ".parquet")
             pq.write_table(memory_input.table, path)

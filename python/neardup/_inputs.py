@@ -33,6 +33,12 @@ class InMemory:
     def describe(self) -> str:
         return f"{self.kind} of {self.table.num_rows:,} rows"
 
+    def require(self, column: str) -> None:
+        """Refuses a table without the text column, naming the columns it has."""
+        if column not in self.table.column_names:
+            raise ValueError(f"{self.kind}: no column {column!r} (text_column; it has "
+                             f"{', '.join(self.table.column_names)})")
+
 
 def _module(x: Any) -> str:
     return type(x).__module__.split(".")[0]
@@ -128,12 +134,11 @@ def texts_of(data: Any, text_column: str) -> Any:
         return data  # a sequence of str: the native layer reads it, or says what it is not
     converted = paths_or_memory(data, text_column)
     assert isinstance(converted, InMemory)
-    if text_column not in converted.table.column_names:
-        raise ValueError(f"{converted.kind}: no column {text_column!r} (text_column; it has "
-                         f"{', '.join(converted.table.column_names)})")
+    converted.require(text_column)
     return converted.table.column(text_column)
 
 
-def text_column_of(text_column: str, text_field: Optional[str]) -> str:
-    """``text_field`` (the CLI's name) is ``text_column``'s alias."""
-    return text_column if text_field is None else text_field
+def cli_alias(column: str, field: Optional[str]) -> str:
+    """``text_field`` / ``id_field`` (the CLI's names) stand for ``text_column`` /
+    ``id_column`` when given."""
+    return column if field is None else field

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import bisect
 from collections import defaultdict
-from typing import Any, Dict, Hashable, List, Optional
+from typing import Any, Dict, Hashable, List, Optional, Tuple
 
 import numpy as np
 
@@ -29,6 +29,12 @@ __all__ = ["MinHashLSHForest"]
 def _big_endian_bytes(hashvalues: Any) -> bytes:
     values = np.asarray(hashvalues)
     return values.astype(values.dtype.newbyteorder(">"), copy=False).tobytes()
+
+
+def _value_bytes(minhash: Any, values: int) -> Tuple[bytes, int]:
+    """The big-endian bytes of the first ``values`` hash values, and the bytes of one value."""
+    full = _big_endian_bytes(minhash.hashvalues[:values])
+    return full, len(full) // values
 
 
 class MinHashLSHForest:
@@ -69,8 +75,7 @@ class MinHashLSHForest:
         if key in self.keys:
             raise ValueError("The given key has already been added")
         self._check(minhash, remember=True)
-        full = _big_endian_bytes(minhash.hashvalues[: self.k * self.l])
-        width = len(full) // (self.k * self.l)
+        full, width = _value_bytes(minhash, self.k * self.l)
         segments = [full[s * width:e * width] for s, e in self.hashranges]
         self.keys[key] = segments
         for segment, table in zip(segments, self.hashtables):
@@ -81,8 +86,7 @@ class MinHashLSHForest:
         self.sorted_hashtables = [sorted(table) for table in self.hashtables]
 
     def _prefix_matches(self, minhash: Any, r: int):
-        full = _big_endian_bytes(minhash.hashvalues[: self.k * self.l])
-        width = len(full) // (self.k * self.l)
+        full, width = _value_bytes(minhash, self.k * self.l)
         for (start, _), keys, table in zip(self.hashranges, self.sorted_hashtables,
                                            self.hashtables):
             prefix = full[start * width:(start + r) * width]

@@ -55,9 +55,6 @@ def sha1_hash64(data: bytes) -> int:
     return _native.sha1_hash64(data)
 
 
-_DEFAULT_HASH = {"affine32": sha1_hash32, "affine64": sha1_hash64, "legacy": sha1_hash32}
-
-
 def _is_default_hash(hashfunc: Callable, scheme: str) -> bool:
     """Whether ``hashfunc`` is the SHA-1 hash the scheme defaults to (neardup's or
     datasketch's own function), which Rust computes itself."""
@@ -195,13 +192,11 @@ class MinHash:
     def update_batch(self, b: Iterable) -> None:
         """Adds the tokens of ``b``: hashed and permuted in Rust with the GIL released.
         (``gpu_mode="always"`` raises here, as datasketch does without CUDA.)"""
-        if self._gpu_mode == "always":
-            self._check_gpu()
+        self._check_gpu()
         self._add(b)
 
     def _add(self, b: Iterable) -> None:
-        if self.hashfunc is _DEFAULT_HASH[self.scheme] or _is_default_hash(self.hashfunc,
-                                                                           self.scheme):
+        if _is_default_hash(self.hashfunc, self.scheme):
             self.hashvalues = _native.datasketch_update(self.scheme, self.hashvalues,
                                                         self._table(), b)
             return
@@ -415,7 +410,7 @@ class LeanMinHash(MinHash):
 
     def __getstate__(self) -> bytearray:
         buf = bytearray(self.bytesize(""))
-        struct.pack_into(self._layout(""), buf, 0, *self._header(), *self.hashvalues)
+        self.serialize(buf, "")
         return buf
 
     def __setstate__(self, buf: Any) -> None:
@@ -424,9 +419,6 @@ class LeanMinHash(MinHash):
 
     def __hash__(self) -> int:
         return hash((self.scheme, self.seed, tuple(self.hashvalues)))
-
-    def __eq__(self, other: Any) -> bool:
-        return MinHash.__eq__(self, other)
 
     def __repr__(self) -> str:
         return "LeanMinHash(num_perm=%d, seed=%d, scheme=%r)" % (len(self), self.seed, self.scheme)

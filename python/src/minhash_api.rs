@@ -196,18 +196,17 @@ fn lowered<'py>(
             Err(_) => array.as_array().iter().copied().collect(),
         })
     }
-    let mismatch = || PyValueError::new_err("Numbers of hash values and permutations mismatch");
     Ok(match scheme {
         Scheme::Affine32 => {
             let mut v: Vec<u32> = copied(values)?;
             py.detach(|| update(permutations, Values::U32(&mut v)))
-                .ok_or_else(mismatch)?;
+                .ok_or_else(mismatched)?;
             PyArray1::from_vec(py, v).into_any()
         }
         Scheme::Affine64 | Scheme::Legacy => {
             let mut v: Vec<u64> = copied(values)?;
             py.detach(|| update(permutations, Values::U64(&mut v)))
-                .ok_or_else(mismatch)?;
+                .ok_or_else(mismatched)?;
             PyArray1::from_vec(py, v).into_any()
         }
     })
@@ -372,11 +371,14 @@ fn bulk_rows<'py>(
 
 fn check_width(values: usize, permutations: usize) -> PyResult<()> {
     if values != permutations {
-        return Err(PyValueError::new_err(
-            "Numbers of hash values and permutations mismatch",
-        ));
+        return Err(mismatched());
     }
     Ok(())
+}
+
+/// datasketch's error for hash values and permutations of different lengths.
+fn mismatched() -> PyErr {
+    PyValueError::new_err("Numbers of hash values and permutations mismatch")
 }
 
 /// datasketch's `sha1_hash32`.
