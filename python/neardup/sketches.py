@@ -58,9 +58,9 @@ def sha1_hash64(data: bytes) -> int:
 def _is_default_hash(hashfunc: Callable, scheme: str) -> bool:
     """Whether ``hashfunc`` is the SHA-1 hash the scheme defaults to (neardup's or
     datasketch's own function), which Rust computes itself."""
-    want = "sha1_hash64" if scheme == "affine64" else "sha1_hash32"
     if hashfunc is (sha1_hash64 if scheme == "affine64" else sha1_hash32):
         return True
+    want = "sha1_hash64" if scheme == "affine64" else "sha1_hash32"
     return (getattr(hashfunc, "__module__", None) == "datasketch.hashfunc"
             and getattr(hashfunc, "__name__", None) == want)
 
@@ -198,7 +198,7 @@ class MinHash:
     def _add(self, b: Iterable) -> None:
         if _is_default_hash(self.hashfunc, self.scheme):
             self.hashvalues = _native.datasketch_update(self.scheme, self.hashvalues,
-                                                        self._table(), b)
+                                                        self.permutations, b)
             return
         hashes = [self.hashfunc(x) for x in b]
         if not hashes:
@@ -208,14 +208,7 @@ class MinHash:
         else:
             checked = self._hash_input_array(hashes).astype(np.uint64)
         self.hashvalues = _native.datasketch_apply_hashes(self.scheme, self.hashvalues,
-                                                          self._table(), checked)
-
-    def _table(self) -> np.ndarray:
-        """The permutations as Rust reads them: C-contiguous, of the scheme's dtype."""
-        p = self.permutations
-        if type(p) is np.ndarray and p.flags.c_contiguous and p.dtype == _DTYPES[self.scheme]:
-            return p
-        return np.ascontiguousarray(np.array(p), dtype=_DTYPES[self.scheme])
+                                                          self.permutations, checked)
 
     def _hash_input_array(self, hashes: List[int]) -> np.ndarray:
         try:
@@ -327,7 +320,7 @@ class MinHash:
             return out
         self._check_gpu()
         rows = _native.datasketch_bulk(self.scheme, np.ascontiguousarray(self.hashvalues,
-                                       dtype=_DTYPES[self.scheme]), self._table(), documents,
+                                       dtype=_DTYPES[self.scheme]), self.permutations, documents,
                                        ngram)
         of, perms, seed, scheme = MinHash._of, self.permutations, self.seed, self.scheme
         return [of(seed, scheme, row, perms, self.hashfunc, self._gpu_mode) for row in rows]

@@ -8,35 +8,33 @@
 //! them while the GIL is released.
 
 use neardup::minhash::datasketch::{Permutations, Scheme, Values};
-use numpy::{PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2, PyUntypedArrayMethods};
+use numpy::{
+    PyArray1, PyArray2, PyArrayDyn, PyArrayMethods, PyReadonlyArray1, PyUntypedArrayMethods,
+};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyList, PyString, PyTuple};
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyList, PyString, PyTuple};
 use rayon::prelude::*;
 
 use crate::sketch_api::matrix;
 use crate::text_input::Texts;
 
-/// Where one token's bytes are: in a Python object (borrowed) or copied.
-enum Place {
-    Borrowed(usize),
-    Copied(usize),
-}
-
-/// Tokens' bytes, borrowed from Python objects where they are immutable.
+/// Tokens' bytes as (start, length) spans, in order: borrowed from the Python objects that
+/// hold them (`bytes` and `str`, immutable, kept alive by `owners` while the GIL is released)
+/// or copied into `copies` (whose buffers stay put when the vector of them grows).
 struct TokenBytes<'py> {
-    objects: Vec<Bound<'py, PyAny>>,
+    owners: Vec<Bound<'py, PyAny>>,
     copies: Vec<Vec<u8>>,
-    places: Vec<Place>,
+    spans: Vec<(*const u8, usize)>,
 }
 
 impl<'py> TokenBytes<'py> {
     /// The tokens of an iterable (list and tuple read directly).
     fn extract(tokens: &Bound<'py, PyAny>) -> PyResult<Self> {
         let mut out = TokenBytes {
-            objects: Vec::new(),
+            owners: Vec::new(),
             copies: Vec::new(),
-            places: Vec::new(),
+            spans: Vec::new(),
         };
         if tokens.is_instance_of::<PyBytes>() || tokens.is_instance_of::<PyString>() {
             return Err(PyTypeError::new_err(
@@ -45,9 +43,13 @@ impl<'py> TokenBytes<'py> {
         }
         if let Ok(list) = tokens.cast::<PyList>() {
             out.reserve(list.len());
-            for (i, item) in list.iter().enumerate() {
+            // The length is read again each time: a token's buffer protocol (Python code)
+            // could shorten the list.
+            let mut i = 0;
+            while i < list.len() {
                 prefetch_item(list, i + 8);
-                out.push(item)?;
+                out.push_list_item(list, i)?;
+                i += 1;
             }
         } else if let Ok(tuple) = tokens.cast::<PyTuple>() {
             out.reserve(tuple.len());
@@ -63,44 +65,64 @@ impl<'py> TokenBytes<'py> {
     }
 
     fn reserve(&mut self, n: usize) {
-        self.objects.reserve(n);
-        self.places.reserve(n);
+        self.owners.reserve(n);
+        self.spans.reserve(n);
+    }
+
+    /// `list[i]` (`i` < its length): an exact `bytes` read in place, in one pass and without
+    /// a call into Python (its type, size and bytes are fields of the object: 20news's
+    /// tokens took 10 ns less each than through `push`'s checks and calls); anything else
+    /// through `push`.
+    #[inline(always)]
+    fn push_list_item(&mut self, list: &Bound<'py, PyList>, i: usize) -> PyResult<()> {
+        use pyo3::ffi;
+        // SAFETY: `i` is within the list and the GIL is held, so the item is a valid object;
+        // a `bytes` object's size and bytes are immutable, and `owners` keeps a reference to
+        // it as long as the span is read.
+        unsafe {
+            let item = ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t);
+            if ffi::PyBytes_CheckExact(item) == 0 {
+                let item = Bound::from_borrowed_ptr(list.py(), item);
+                return self.push(item);
+            }
+            let start = ffi::PyBytes_AS_STRING(item) as *const u8;
+            self.spans.push((start, ffi::Py_SIZE(item) as usize));
+            self.owners.push(Bound::from_borrowed_ptr(list.py(), item));
+        }
+        Ok(())
     }
 
     fn push(&mut self, item: Bound<'py, PyAny>) -> PyResult<()> {
-        if item.is_instance_of::<PyBytes>() || item.is_instance_of::<PyString>() {
-            self.places.push(Place::Borrowed(self.objects.len()));
-            self.objects.push(item);
+        let bytes: &[u8] = if let Ok(bytes) = item.cast::<PyBytes>() {
+            bytes.as_bytes()
+        } else if let Ok(text) = item.cast::<PyString>() {
+            // Python caches the UTF-8 form inside the str object: it lives as long as `item`.
+            text.to_str()?.as_bytes()
         } else if let Ok(array) = item.cast::<PyByteArray>() {
-            self.places.push(Place::Copied(self.copies.len()));
             self.copies.push(array.to_vec());
+            self.copies.last().expect("just pushed")
         } else if let Ok(buffer) = pyo3::buffer::PyBuffer::<u8>::get(&item) {
-            self.places.push(Place::Copied(self.copies.len()));
             self.copies.push(buffer.to_vec(item.py())?);
+            self.copies.last().expect("just pushed")
         } else {
             return Err(PyTypeError::new_err(format!(
                 "a token must be bytes or str (SHA-1 hashes bytes; give hashfunc= for other \
                  values), not {}",
                 item.get_type().name()?
             )));
-        }
+        };
+        self.spans.push((bytes.as_ptr(), bytes.len()));
+        self.owners.push(item);
         Ok(())
     }
 
     /// Every token's bytes, in order.
-    fn slices(&self) -> PyResult<Vec<&[u8]>> {
-        self.places
+    fn slices(&self) -> Vec<&[u8]> {
+        self.spans
             .iter()
-            .map(|place| match *place {
-                Place::Copied(i) => Ok(self.copies[i].as_slice()),
-                Place::Borrowed(i) => {
-                    let object = &self.objects[i];
-                    match object.cast::<PyBytes>() {
-                        Ok(bytes) => Ok(bytes.as_bytes()),
-                        Err(_) => Ok(object.cast::<PyString>()?.to_str()?.as_bytes()),
-                    }
-                }
-            })
+            // SAFETY: each span lies in an object `owners` keeps alive or in a buffer of
+            // `copies`, neither changed nor freed before `self` is.
+            .map(|&(start, len)| unsafe { std::slice::from_raw_parts(start, len) })
             .collect()
     }
 }
@@ -131,24 +153,33 @@ fn scheme(name: &str) -> PyResult<Scheme> {
     })
 }
 
-/// The permutations `[a, b]` of `scheme`: a C-contiguous 2 × num_perm NumPy array of its
-/// dtype (`MinHash.permutations`), read in place.
-enum OwnedPermutations<'py> {
-    U32(PyReadonlyArray2<'py, u32>),
-    U64(PyReadonlyArray2<'py, u64>),
+/// Batches of at least this many tokens are hashed with the GIL released. Smaller ones keep
+/// it: releasing and taking it back cost more than the work they would free (20news, a post
+/// of ~200 words per `update_batch`: 70 ns per token released, 48 held), and a batch under
+/// this size takes well under a millisecond, a fraction of Python's 5 ms switch interval.
+const RELEASE_GIL_FROM: usize = 4096;
+
+/// The permutations `[a, b]` of `scheme` (`MinHash.permutations`: a 2 × num_perm array, or
+/// anything NumPy makes one of, of the scheme's dtype), copied out of Python so that Rust
+/// reads them with or without the GIL.
+enum OwnedPermutations {
+    U32(Vec<u32>),
+    U64(Vec<u64>),
 }
 
-impl<'py> OwnedPermutations<'py> {
-    fn extract(scheme: Scheme, permutations: &Bound<'py, PyAny>) -> PyResult<Self> {
-        let owned = match scheme {
-            Scheme::Affine32 => OwnedPermutations::U32(permutations.extract()?),
-            Scheme::Affine64 | Scheme::Legacy => OwnedPermutations::U64(permutations.extract()?),
+impl OwnedPermutations {
+    fn extract(scheme: Scheme, permutations: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let (owned, shape) = match scheme {
+            Scheme::Affine32 => {
+                let (data, shape) = contiguous_copy::<u32>(permutations)?;
+                (OwnedPermutations::U32(data), shape)
+            }
+            Scheme::Affine64 | Scheme::Legacy => {
+                let (data, shape) = contiguous_copy::<u64>(permutations)?;
+                (OwnedPermutations::U64(data), shape)
+            }
         };
-        let shape = match &owned {
-            OwnedPermutations::U32(p) => p.shape().to_vec(),
-            OwnedPermutations::U64(p) => p.shape().to_vec(),
-        };
-        if shape[0] != 2 {
+        if shape.len() != 2 || shape[0] != 2 {
             return Err(PyValueError::new_err(format!(
                 "permutations must be a 2 × num_perm array [a, b], not {shape:?}"
             )));
@@ -156,60 +187,97 @@ impl<'py> OwnedPermutations<'py> {
         Ok(owned)
     }
 
-    fn view(&self, scheme: Scheme) -> PyResult<Permutations<'_>> {
-        let contiguous = |e: numpy::AsSliceError| PyValueError::new_err(e.to_string());
-        Ok(match (scheme, self) {
+    fn view(&self, scheme: Scheme) -> Permutations<'_> {
+        match (scheme, self) {
             (Scheme::Affine32, OwnedPermutations::U32(p)) => {
-                let (a, b) = halves(p.as_slice().map_err(contiguous)?);
+                let (a, b) = halves(p);
                 Permutations::Affine32(a, b)
             }
             (Scheme::Affine64, OwnedPermutations::U64(p)) => {
-                let (a, b) = halves(p.as_slice().map_err(contiguous)?);
+                let (a, b) = halves(p);
                 Permutations::Affine64(a, b)
             }
             (Scheme::Legacy, OwnedPermutations::U64(p)) => {
-                let (a, b) = halves(p.as_slice().map_err(contiguous)?);
+                let (a, b) = halves(p);
                 Permutations::Legacy(a, b)
             }
             _ => unreachable!("extracted for this scheme"),
-        })
+        }
     }
+}
+
+/// A copy of `object`'s elements as `T` in C order, and its shape: read straight from a
+/// C-contiguous NumPy array of `T` (the permutations a `MinHash` holds), otherwise through
+/// `numpy.ascontiguousarray(object, dtype=T)` as datasketch's arithmetic would convert them.
+fn contiguous_copy<T: numpy::Element + Copy>(
+    object: &Bound<'_, PyAny>,
+) -> PyResult<(Vec<T>, Vec<usize>)> {
+    let py = object.py();
+    let array = match object.cast::<PyArrayDyn<T>>() {
+        Ok(array) if array.is_c_contiguous() => array.clone(),
+        _ => {
+            let kwargs = PyDict::new(py);
+            kwargs.set_item("dtype", numpy::dtype::<T>(py))?;
+            py.import("numpy")?
+                .call_method("ascontiguousarray", (object,), Some(&kwargs))?
+                .cast_into::<PyArrayDyn<T>>()?
+        }
+    };
+    // SAFETY: the array is C-contiguous and the GIL is held while it is copied, so no Python
+    // code changes it meanwhile (rust-numpy's borrow tracking, which this skips, guards only
+    // against other Rust code; it cost ~0.3 µs a call).
+    let data = unsafe { array.as_slice() }
+        .map_err(|e| PyValueError::new_err(e.to_string()))?
+        .to_vec();
+    Ok((data, array.shape().to_vec()))
 }
 
 fn halves<T>(both: &[T]) -> (&[T], &[T]) {
     both.split_at(both.len() / 2)
 }
 
-/// `values` lowered by `update` (with the GIL released), as a new NumPy array: a MinHash's
-/// `hashvalues` are replaced, never changed in place, as in datasketch.
+/// `values` lowered by `update`, as a new NumPy array: a MinHash's `hashvalues` are replaced,
+/// never changed in place, as in datasketch. The GIL is released for batches of
+/// [`RELEASE_GIL_FROM`] tokens and more.
 fn lowered<'py>(
     py: Python<'py>,
     scheme: Scheme,
     values: &Bound<'py, PyAny>,
     permutations: Permutations<'_>,
+    tokens: usize,
     update: impl FnOnce(Permutations<'_>, Values<'_>) -> Option<()> + Send,
 ) -> PyResult<Bound<'py, PyAny>> {
-    fn copied<'py, T: numpy::Element + Copy>(values: &Bound<'py, PyAny>) -> PyResult<Vec<T>> {
-        let array: PyReadonlyArray1<T> = values.extract()?;
-        Ok(match array.as_slice() {
-            Ok(slice) => slice.to_vec(),
-            Err(_) => array.as_array().iter().copied().collect(),
-        })
+    fn copied<T: numpy::Element + Copy>(values: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {
+        let array = values.cast::<PyArray1<T>>()?;
+        if array.is_c_contiguous() {
+            // SAFETY: as in `contiguous_copy`: C-contiguous, copied with the GIL held.
+            let slice = unsafe { array.as_slice() };
+            return slice
+                .map(<[T]>::to_vec)
+                .map_err(|e| PyValueError::new_err(e.to_string()));
+        }
+        Ok(array.readonly().as_array().iter().copied().collect())
     }
+    let release = tokens >= RELEASE_GIL_FROM;
     Ok(match scheme {
         Scheme::Affine32 => {
             let mut v: Vec<u32> = copied(values)?;
-            py.detach(|| update(permutations, Values::U32(&mut v)))
+            detached_if(py, release, || update(permutations, Values::U32(&mut v)))
                 .ok_or_else(mismatched)?;
             PyArray1::from_vec(py, v).into_any()
         }
         Scheme::Affine64 | Scheme::Legacy => {
             let mut v: Vec<u64> = copied(values)?;
-            py.detach(|| update(permutations, Values::U64(&mut v)))
+            detached_if(py, release, || update(permutations, Values::U64(&mut v)))
                 .ok_or_else(mismatched)?;
             PyArray1::from_vec(py, v).into_any()
         }
     })
+}
+
+/// `work()`, with the GIL released when `release`.
+fn detached_if<T: Send>(py: Python<'_>, release: bool, work: impl FnOnce() -> T + Send) -> T {
+    if release { py.detach(work) } else { work() }
 }
 
 /// `MinHash.update_batch` with datasketch's default hash (SHA-1): the new hash values.
@@ -223,11 +291,59 @@ pub fn datasketch_update<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let scheme = scheme(scheme_name)?;
     let owned = OwnedPermutations::extract(scheme, permutations)?;
+    if let Ok(list) = tokens.cast::<PyList>()
+        && list.len() < RELEASE_GIL_FROM
+        && let Some(slices) = bytes_in_place(list)
+    {
+        // Fewer tokens than RELEASE_GIL_FROM: `lowered` hashes them with the GIL held and
+        // runs no Python code before, so the list and its items stay as they are.
+        return lowered(
+            py,
+            scheme,
+            values,
+            owned.view(scheme),
+            slices.len(),
+            |p, v| p.apply_tokens(v, slices.iter().copied()),
+        );
+    }
     let tokens = TokenBytes::extract(tokens)?;
-    let slices = tokens.slices()?;
-    lowered(py, scheme, values, owned.view(scheme)?, |p, v| {
-        p.apply_tokens(v, slices.iter().copied())
-    })
+    let slices = tokens.slices();
+    lowered(
+        py,
+        scheme,
+        values,
+        owned.view(scheme),
+        slices.len(),
+        |p, v| p.apply_tokens(v, slices.iter().copied()),
+    )
+}
+
+/// The bytes of the items of `list`, read in place without taking a reference to each, when
+/// every item is an exact `bytes` (`None` otherwise). The slices are valid only as long as
+/// the GIL is held and no Python code runs, when nothing can change the list or free its
+/// items: the caller hashes them at once. (Taking and dropping a reference per token, as
+/// [`TokenBytes`] must when the GIL is released, cost ~8 % of `update_batch` on 20news's
+/// posts: `farm-bench --vs`, 12 pairs.)
+fn bytes_in_place<'a>(list: &'a Bound<'_, PyList>) -> Option<Vec<&'a [u8]>> {
+    use pyo3::ffi;
+    let mut out = Vec::with_capacity(list.len());
+    for i in 0..list.len() {
+        prefetch_item(list, i + 8);
+        // SAFETY: `i` is within the list, unchanged while the GIL is held and no Python code
+        // runs; an exact `bytes` object's size and bytes are immutable fields.
+        unsafe {
+            let item = ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t);
+            if ffi::PyBytes_CheckExact(item) == 0 {
+                return None;
+            }
+            let start = ffi::PyBytes_AS_STRING(item) as *const u8;
+            out.push(std::slice::from_raw_parts(
+                start,
+                ffi::Py_SIZE(item) as usize,
+            ));
+        }
+    }
+    Some(out)
 }
 
 /// `MinHash.update_batch` with a user's `hashfunc`: the hash values lowered by the token
@@ -245,9 +361,14 @@ pub fn datasketch_apply_hashes<'py>(
     let hashes = hashes
         .as_slice()
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-    lowered(py, scheme, values, owned.view(scheme)?, |p, v| {
-        p.apply_hashes(v, hashes)
-    })
+    lowered(
+        py,
+        scheme,
+        values,
+        owned.view(scheme),
+        hashes.len(),
+        |p, v| p.apply_hashes(v, hashes),
+    )
 }
 
 /// Python's `str.split()` separators: Unicode white space, and U+001C–U+001F, which Python
@@ -298,7 +419,7 @@ pub fn datasketch_bulk<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let scheme = scheme(scheme_name)?;
     let owned = OwnedPermutations::extract(scheme, permutations)?;
-    let permutations = owned.view(scheme)?;
+    let permutations = owned.view(scheme);
     let width = permutations.len();
     match ngram {
         Some(n) => {
@@ -313,10 +434,7 @@ pub fn datasketch_bulk<'py>(
                 .try_iter()?
                 .map(|doc| TokenBytes::extract(&doc?))
                 .collect::<PyResult<_>>()?;
-            let slices: Vec<Vec<&[u8]>> = lists
-                .iter()
-                .map(TokenBytes::slices)
-                .collect::<PyResult<_>>()?;
+            let slices: Vec<Vec<&[u8]>> = lists.iter().map(TokenBytes::slices).collect();
             bulk_rows(py, scheme, initial, width, slices.len(), |i, v| {
                 permutations.apply_tokens(v, slices[i].iter().copied());
             })

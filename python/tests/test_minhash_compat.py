@@ -64,6 +64,18 @@ def script(ns, sets, scheme):
         ms.append(m)
     seen["values"] = [m.hashvalues.tolist() for m in ms]
     seen["dtype"] = str(ms[0].hashvalues.dtype)
+    # neardup reads a short list of exact bytes in place with the GIL held, a list of 4,096
+    # tokens or more with the GIL released, other buffers and iterables by copying: each way.
+    big = [t for tokens in sets for t in tokens]
+    while len(big) < 5000:
+        big += big
+    mixed = [bytearray(t) if i % 3 == 1 else memoryview(t) if i % 3 == 2 else t
+             for i, t in enumerate(sets[0])]
+    for name, batch in (("big batch", big), ("mixed buffers", mixed), ("tuple", tuple(sets[1])),
+                        ("generator", (t for t in sets[2]))):
+        m = MinHash(num_perm=64, seed=3, scheme=scheme)
+        m.update_batch(batch)
+        seen[name] = m.hashvalues.tolist()
     seen["permutations"] = np.asarray(ms[0].permutations).tolist()
     seen["jaccard"] = [ms[i].jaccard(ms[i + 1]) for i in range(len(ms) - 1)]
     seen["count"] = [round(m.count(), 9) for m in ms]
