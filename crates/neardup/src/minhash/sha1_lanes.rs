@@ -224,7 +224,7 @@ fn hash_groups(tokens: &[&[u8]], out: &mut [u64], pad: impl Fn(&[&[u8]]) -> [Lan
 mod masked {
     use std::arch::x86_64::*;
 
-    use super::{LANES, Lanes, hash_groups, padded_blocks};
+    use super::{LANES, Lanes, hash_groups};
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl,avx512dq")]
     pub(super) fn first_eight_bytes_all(tokens: &[&[u8]], out: &mut [u64]) {
@@ -234,9 +234,6 @@ mod masked {
 
     #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
     fn padded_blocks_masked(tokens: &[&[u8]]) -> [Lanes; 16] {
-        if tokens.iter().any(|t| t.len() > 15) {
-            return padded_blocks(tokens);
-        }
         // Each lane's first four words, big-endian, then turned into one vector per word.
         let mut heads = [[0u32; 4]; LANES];
         let big_endian_words = _mm_set_epi8(12, 13, 14, 15, 8, 9, 10, 11, 4, 5, 6, 7, 0, 1, 2, 3);
@@ -244,13 +241,23 @@ mod masked {
         for lane in 0..LANES {
             let token = tokens.get(lane).copied().unwrap_or(&[]);
             let len = token.len();
-            // SAFETY: the mask selects the token's `len` bytes, all inside the slice; the
-            // masked-out bytes are neither read nor able to fault (AVX-512 masked loads).
-            let bytes = unsafe { _mm_maskz_loadu_epi8((1u16 << len) - 1, token.as_ptr().cast()) };
-            let marker = _mm_maskz_set1_epi8(1 << len, 0x80u8 as i8);
-            let block = _mm_shuffle_epi8(_mm_or_si128(bytes, marker), big_endian_words);
-            // SAFETY: `heads[lane]` is 16 bytes, written unaligned.
-            unsafe { _mm_storeu_si128(heads[lane].as_mut_ptr().cast(), block) };
+            if len > 15 {
+                // 16–55 bytes (a few tokens in a hundred): the whole block, one lane at a time.
+                let block = whole_block(token);
+                heads[lane].copy_from_slice(&block[..4]);
+                for (i, word) in w.iter_mut().enumerate().take(14).skip(4) {
+                    word[lane] = block[i];
+                }
+            } else {
+                // SAFETY: the mask selects the token's `len` bytes, all inside the slice; the
+                // masked-out bytes are neither read nor able to fault (AVX-512 masked loads).
+                let bytes =
+                    unsafe { _mm_maskz_loadu_epi8((1u16 << len) - 1, token.as_ptr().cast()) };
+                let marker = _mm_maskz_set1_epi8(1 << len, 0x80u8 as i8);
+                let block = _mm_shuffle_epi8(_mm_or_si128(bytes, marker), big_endian_words);
+                // SAFETY: `heads[lane]` is 16 bytes, written unaligned.
+                unsafe { _mm_storeu_si128(heads[lane].as_mut_ptr().cast(), block) };
+            }
             w[15][lane] = len as u32 * 8;
         }
         for (i, word) in w.iter_mut().take(4).enumerate() {
@@ -259,6 +266,24 @@ mod masked {
             }
         }
         w
+    }
+
+    /// The sixteen big-endian words of the padded block of a token of at most 55 bytes (its
+    /// length words left zero), by one masked load of up to 64 bytes.
+    #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
+    fn whole_block(token: &[u8]) -> [u32; 16] {
+        let len = token.len();
+        debug_assert!(len <= super::ONE_BLOCK);
+        let big_endian_words =
+            _mm512_set4_epi32(0x0c0d_0e0f, 0x0809_0a0b, 0x0405_0607, 0x0001_0203);
+        // SAFETY: as for the short tokens: only the token's bytes are read.
+        let bytes = unsafe { _mm512_maskz_loadu_epi8((1u64 << len) - 1, token.as_ptr().cast()) };
+        let marker = _mm512_maskz_set1_epi8(1 << len, 0x80u8 as i8);
+        let block = _mm512_shuffle_epi8(_mm512_or_si512(bytes, marker), big_endian_words);
+        let mut words = [0u32; 16];
+        // SAFETY: `words` is 64 bytes, written unaligned.
+        unsafe { _mm512_storeu_si512(words.as_mut_ptr().cast(), block) };
+        words
     }
 }
 
