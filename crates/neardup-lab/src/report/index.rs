@@ -231,7 +231,7 @@ fn markdown(dir: &Path, reports: &[ExperimentReport], others: &[String]) -> Stri
          [index.html](index.html) for the same in a browser.\n\n",
     );
     start_here(dir, &mut s);
-    s.push_str("| experiment | question | corpora |\n|---|---|---|\n");
+    s.push_str("| experiment | question | this run's answer | corpora |\n|---|---|---|---|\n");
     for r in reports {
         let corpora: Vec<String> = {
             let mut d: Vec<String> = r.corpora.iter().map(|c| c.dataset.clone()).collect();
@@ -240,10 +240,11 @@ fn markdown(dir: &Path, reports: &[ExperimentReport], others: &[String]) -> Stri
         };
         let _ = writeln!(
             s,
-            "| [{}]({}/README.md) | {} | {} |",
+            "| [{}]({}/README.md) | {} | {} | {} |",
             r.title,
             r.name,
             r.question,
+            r.summary.as_deref().unwrap_or("in the charts and tables"),
             corpora.join(", ")
         );
     }

@@ -6,6 +6,7 @@
 //! Each experiment also leaves a `report.json` with the same content, from which the index is
 //! built, so the index never reruns anything.
 
+pub mod answer;
 pub mod cluster_modes;
 pub mod examples;
 pub mod index;
@@ -108,6 +109,10 @@ pub struct ExperimentReport {
     pub title: String,
     /// The question.
     pub question: String,
+    /// This run's answer in one line (`answer::answer_line`): none without ground truth, or
+    /// when the charts or the timing answer.
+    #[serde(default)]
+    pub summary: Option<String>,
     /// Notes.
     pub description: Option<String>,
     /// The experiment file's text.
@@ -178,6 +183,10 @@ impl ExperimentReport {
             name: exp.name.clone(),
             title: exp.title.clone(),
             question: exp.question.clone(),
+            summary: match exp.answer {
+                Answer::Quality => answer::answer_line(exp, &results.rows),
+                Answer::Charts | Answer::Timing => None,
+            },
             description: exp.description.clone(),
             config: exp.source.clone(),
             config_path: exp.path.display().to_string(),
@@ -228,6 +237,9 @@ impl ExperimentReport {
     pub fn markdown(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "# {}\n\n**Question.** {}\n", self.title, self.question);
+        if let Some(summary) = &self.summary {
+            let _ = writeln!(s, "**This run's answer.** {}\n", capitalized(summary));
+        }
         // The page benchmark answers its question first, with this run's figures.
         if let Some(pages) = &self.pages {
             s.push_str(&pages.markdown());
@@ -383,4 +395,12 @@ impl ExperimentReport {
         }
         s
     }
+}
+
+/// `text` with its first letter upper-case (an answer line starts lower-case, to be quoted).
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
 }

@@ -69,7 +69,7 @@ fn or_defaults(s: &str) -> String {
 }
 
 /// The headline columns of a kind, from the metric registry.
-fn headline(kind: Kind) -> Vec<&'static crate::metrics::Column> {
+pub(super) fn headline(kind: Kind) -> Vec<&'static crate::metrics::Column> {
     crate::metrics::columns_of(kind)
         .filter(|c| c.headline)
         .collect()
@@ -144,7 +144,7 @@ pub fn quality_tables(exp: &Experiment, rows: &[ResultRow]) -> Vec<Table> {
 
 /// How result rows are grouped into table rows: per dataset · edit model with a few edit
 /// models, pooled per dataset with a grid of them; and which groups have ground truth.
-struct Grouping {
+pub(super) struct Grouping {
     per_edit: bool,
     /// A group has ground truth when any of its corpora has a true pair.
     labelled: BTreeMap<String, bool>,
@@ -153,7 +153,7 @@ struct Grouping {
 }
 
 impl Grouping {
-    fn new(exp: &Experiment, rows: &[ResultRow]) -> Grouping {
+    pub(super) fn new(exp: &Experiment, rows: &[ResultRow]) -> Grouping {
         let mut g = Grouping {
             per_edit: exp.edits.len() <= 4,
             labelled: BTreeMap::new(),
@@ -196,12 +196,12 @@ impl Grouping {
 }
 
 /// (group, algorithm position, label) → (build, query, column means) of its best grid point.
-type BestRows = BTreeMap<(String, usize, String), (String, String, Vec<Option<f64>>)>;
+pub(super) type BestRows = BTreeMap<(String, usize, String), (String, String, Vec<Option<f64>>)>;
 
 /// The best grid point (highest mean F1) of each group and algorithm with ground truth, the
 /// count rows of every configuration of the groups without, and whether a best value lies at
 /// the edge of its grid.
-fn best_configurations(
+pub(super) fn best_configurations(
     exp: &Experiment,
     rows: &[ResultRow],
     grouping: &Grouping,
