@@ -244,9 +244,6 @@ impl ExperimentReport {
         if let Some(pages) = &self.pages {
             s.push_str(&pages.markdown());
         }
-        if let Some(d) = &self.description {
-            let _ = writeln!(s, "{}\n", d.trim());
-        }
         if self.answer == Answer::Timing {
             let _ = writeln!(
                 s,
@@ -268,6 +265,11 @@ impl ExperimentReport {
         // are a link away.
         if let Some(c) = self.quality_charts().first() {
             let _ = writeln!(s, "## {}\n\n{}", c.title, c.markdown());
+        }
+        // How the corpora and runs were set up: after the answer and its chart, which a
+        // long setup pushed below the first screen (real-corpora: 15 lines).
+        if let Some(d) = &self.description {
+            let _ = writeln!(s, "## How it was measured\n\n{}\n", d.trim());
         }
         for t in &self.tables {
             s.push_str(&t.markdown());
