@@ -67,27 +67,24 @@ impl<'py> TokenBytes<'py> {
         self.spans.reserve(n);
     }
 
-    /// `list[i]` (`i` < its length): an exact `bytes` read in place, in one pass and without
-    /// a call into Python (its type, size and bytes are fields of the object: 20news's
-    /// tokens took 10 ns less each than through `push`'s checks and calls); anything else
-    /// through `push`.
+    /// `list[i]` (`i` < its length): an exact `bytes` read in place ([`exact_bytes_span`]),
+    /// anything else through `push`.
     #[inline(always)]
     fn push_list_item(&mut self, list: &Bound<'py, PyList>, i: usize) -> PyResult<()> {
-        use pyo3::ffi;
         // SAFETY: `i` is within the list and the GIL is held, so the item is a valid object;
-        // a `bytes` object's size and bytes are immutable, and `owners` keeps a reference to
-        // it as long as the span is read.
+        // `owners` keeps a reference to it as long as its span is read.
         unsafe {
-            let item = ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t);
-            if ffi::PyBytes_CheckExact(item) == 0 {
-                let item = Bound::from_borrowed_ptr(list.py(), item);
-                return self.push(item);
+            let item = list_item(list, i);
+            let owner = Bound::from_borrowed_ptr(list.py(), item);
+            match exact_bytes_span(item) {
+                Some(span) => {
+                    self.spans.push(span);
+                    self.owners.push(owner);
+                    Ok(())
+                }
+                None => self.push(owner),
             }
-            let start = ffi::PyBytes_AS_STRING(item) as *const u8;
-            self.spans.push((start, ffi::Py_SIZE(item) as usize));
-            self.owners.push(Bound::from_borrowed_ptr(list.py(), item));
         }
-        Ok(())
     }
 
     fn push(&mut self, item: Bound<'py, PyAny>) -> PyResult<()> {
@@ -245,17 +242,6 @@ fn lowered<'py>(
     tokens: usize,
     update: impl FnOnce(Permutations<'_>, Values<'_>) -> Option<()> + Send,
 ) -> PyResult<Bound<'py, PyAny>> {
-    fn copied<T: numpy::Element + Copy>(values: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {
-        let array = values.cast::<PyArray1<T>>()?;
-        if array.is_c_contiguous() {
-            // SAFETY: as in `contiguous_copy`: C-contiguous, copied with the GIL held.
-            let slice = unsafe { array.as_slice() };
-            return slice
-                .map(<[T]>::to_vec)
-                .map_err(|e| PyValueError::new_err(e.to_string()));
-        }
-        Ok(array.readonly().as_array().iter().copied().collect())
-    }
     let release = tokens >= RELEASE_GIL_FROM;
     Ok(match scheme {
         Scheme::Affine32 => {
@@ -271,6 +257,19 @@ fn lowered<'py>(
             PyArray1::from_vec(py, v).into_any()
         }
     })
+}
+
+/// A copy of a one-dimensional NumPy array of `T` (a MinHash's hash values).
+fn copied<T: numpy::Element + Copy>(values: &Bound<'_, PyAny>) -> PyResult<Vec<T>> {
+    let array = values.cast::<PyArray1<T>>()?;
+    if array.is_c_contiguous() {
+        // SAFETY: as in `contiguous_copy`: C-contiguous, copied with the GIL held.
+        let slice = unsafe { array.as_slice() };
+        return slice
+            .map(<[T]>::to_vec)
+            .map_err(|e| PyValueError::new_err(e.to_string()));
+    }
+    Ok(array.readonly().as_array().iter().copied().collect())
 }
 
 /// `work()`, with the GIL released when `release`.
@@ -289,23 +288,21 @@ pub fn datasketch_update<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let scheme = scheme(scheme_name)?;
     let owned = OwnedPermutations::extract(scheme, permutations)?;
-    if let Ok(list) = tokens.cast::<PyList>()
-        && list.len() < RELEASE_GIL_FROM
-        && let Some(slices) = bytes_in_place(list)
-    {
-        // Fewer tokens than RELEASE_GIL_FROM: `lowered` hashes them with the GIL held and
-        // runs no Python code before, so the list and its items stay as they are.
-        return lowered(
-            py,
-            scheme,
-            values,
-            owned.view(scheme),
-            slices.len(),
-            |p, v| p.apply_tokens(v, slices.iter().copied()),
-        );
-    }
-    let tokens = TokenBytes::extract(tokens)?;
-    let slices = tokens.slices();
+    // A short list of exact `bytes` is read in place: `lowered` hashes fewer tokens than
+    // RELEASE_GIL_FROM with the GIL held and runs no Python code first, so the list and its
+    // items stay as they are. Anything else is held by `TokenBytes`.
+    let held;
+    let slices = match tokens.cast::<PyList>() {
+        Ok(list) if list.len() < RELEASE_GIL_FROM => bytes_in_place(list),
+        _ => None,
+    };
+    let slices = match slices {
+        Some(slices) => slices,
+        None => {
+            held = TokenBytes::extract(tokens)?;
+            held.slices()
+        }
+    };
     lowered(
         py,
         scheme,
@@ -323,25 +320,47 @@ pub fn datasketch_update<'py>(
 /// [`TokenBytes`] must when the GIL is released, cost ~8 % of `update_batch` on 20news's
 /// posts: `farm-bench --vs`, 12 pairs.)
 fn bytes_in_place<'a>(list: &'a Bound<'_, PyList>) -> Option<Vec<&'a [u8]>> {
-    use pyo3::ffi;
     let mut out = Vec::with_capacity(list.len());
     for i in 0..list.len() {
         prefetch_item(list, i + 8);
         // SAFETY: `i` is within the list, unchanged while the GIL is held and no Python code
-        // runs; an exact `bytes` object's size and bytes are immutable fields.
-        unsafe {
-            let item = ffi::PyList_GET_ITEM(list.as_ptr(), i as ffi::Py_ssize_t);
-            if ffi::PyBytes_CheckExact(item) == 0 {
-                return None;
-            }
-            let start = ffi::PyBytes_AS_STRING(item) as *const u8;
-            out.push(std::slice::from_raw_parts(
-                start,
-                ffi::Py_SIZE(item) as usize,
-            ));
-        }
+        // runs, so the item and its bytes outlive the borrow of `list`.
+        let (start, len) = unsafe { exact_bytes_span(list_item(list, i))? };
+        // SAFETY: the span of a live `bytes` object (above).
+        out.push(unsafe { std::slice::from_raw_parts(start, len) });
     }
     Some(out)
+}
+
+/// `list[i]`, borrowed (no reference taken).
+///
+/// # Safety
+/// `i` is within the list and the GIL is held.
+#[inline(always)]
+unsafe fn list_item(list: &Bound<'_, PyList>, i: usize) -> *mut pyo3::ffi::PyObject {
+    // SAFETY: the caller's contract.
+    unsafe { pyo3::ffi::PyList_GET_ITEM(list.as_ptr(), i as pyo3::ffi::Py_ssize_t) }
+}
+
+/// Where an exact `bytes` object's bytes are, read from its fields without a call into
+/// Python (20news's tokens took 10 ns less each than through pyo3's checks and calls);
+/// `None` for any other object, subclasses of `bytes` included.
+///
+/// # Safety
+/// `item` is a valid object and the GIL is held; the span is valid while the object lives
+/// (a `bytes` object's size and bytes never change).
+#[inline(always)]
+unsafe fn exact_bytes_span(item: *mut pyo3::ffi::PyObject) -> Option<(*const u8, usize)> {
+    use pyo3::ffi;
+    // SAFETY: the caller's contract.
+    unsafe {
+        (ffi::PyBytes_CheckExact(item) != 0).then(|| {
+            (
+                ffi::PyBytes_AS_STRING(item) as *const u8,
+                ffi::Py_SIZE(item) as usize,
+            )
+        })
+    }
 }
 
 /// `MinHash.update_batch` with a user's `hashfunc`: the hash values lowered by the token
@@ -468,16 +487,9 @@ enum Rows {
 impl Rows {
     /// The empty signature every row starts from (`initial`, of `width` values).
     fn start(scheme: Scheme, initial: &Bound<'_, PyAny>, width: usize) -> PyResult<Rows> {
-        let matrix_of = |e: numpy::AsSliceError| PyValueError::new_err(e.to_string());
         let start = match scheme {
-            Scheme::Affine32 => {
-                let start: PyReadonlyArray1<u32> = initial.extract()?;
-                Rows::U32(start.as_slice().map_err(matrix_of)?.to_vec())
-            }
-            Scheme::Affine64 | Scheme::Legacy => {
-                let start: PyReadonlyArray1<u64> = initial.extract()?;
-                Rows::U64(start.as_slice().map_err(matrix_of)?.to_vec())
-            }
+            Scheme::Affine32 => Rows::U32(copied(initial)?),
+            Scheme::Affine64 | Scheme::Legacy => Rows::U64(copied(initial)?),
         };
         check_width(start.len(), width)?;
         Ok(start)
