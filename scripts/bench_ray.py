@@ -24,10 +24,37 @@ from bar_chart import write_bars  # noqa: E402
 # argv: inputs (JSON), output, CPUs, nodes (0: one local Ray), stage at which a worker node
 # is killed ("" for none).
 RAY_CHILD = r"""
-import json, sys, time
+import json, os, sys, time
 import ray
 import neardup.ray as nray
 inputs, output, cpus, nodes, kill = json.loads(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+TICK = os.sysconf("SC_CLK_TCK")
+def tree_cpu():
+    # CPU seconds of this process and every descendant (Ray's daemons and workers are its
+    # children or theirs): utime + stime of the living, and cutime + cstime, what each
+    # already reaped (a worker that exited is counted by the raylet that waited for it).
+    parent, cpu = {}, {}
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        parent[int(pid)] = int(fields[1])
+        cpu[int(pid)] = sum(int(x) for x in fields[11:15]) / TICK
+    mine, total, driver = {os.getpid()}, 0.0, cpu.get(os.getpid(), 0.0)
+    changed = True
+    while changed:
+        changed = False
+        for pid, ppid in parent.items():
+            if ppid in mine and pid not in mine:
+                mine.add(pid)
+                changed = True
+    return sum(cpu.get(p, 0.0) for p in mine), driver
+stage_cpu = []
+c0 = tree_cpu()
 t0 = time.perf_counter()
 cluster = None
 if nodes:
@@ -40,12 +67,20 @@ if nodes:
 else:
     ray.init(num_cpus=cpus, include_dashboard=False, log_to_driver=False)
 t1 = time.perf_counter()
+c1 = tree_cpu()
 def progress(stage):
+    stage_cpu.append((stage, tree_cpu()[0]))
     if stage == kill:
         cluster.remove_node(list(cluster.worker_nodes)[0], allow_graceful=False)
 summary = nray.dedup(inputs, output=output, progress=progress)
 t2 = time.perf_counter()
-print(json.dumps({"init_s": t1 - t0, "dedup_s": t2 - t1, "summary": summary}))
+c2 = tree_cpu()
+ends = [c for _, c in stage_cpu[1:]] + [c2[0]]
+print(json.dumps({"init_s": t1 - t0, "dedup_s": t2 - t1, "init_cpu_s": c1[0] - c0[0],
+                  "cpu_s": c2[0] - c1[0], "driver_cpu_s": c2[1] - c1[1],
+                  "stage_cpu_s": {name: round(end - start, 2)
+                                  for (name, start), end in zip(stage_cpu, ends)},
+                  "summary": summary}))
 ray.shutdown()
 if cluster:
     cluster.shutdown()
@@ -171,7 +206,7 @@ def main():
         results.append((name, result))
         rows.append((name, total, result["dedup_s"],
                      f'{peaks.get("worker", 0):,.0f} per worker; {peaks.get("sum", 0):,.0f} '
-                     "all Ray processes", float("nan")))
+                     "all Ray processes", result["cpu_s"]))
     result = results[0][1]
     summary = result["summary"]
     engine = summary["engine"]

@@ -1,5 +1,5 @@
-"""``neardup.ray``: ``neardup dedup``'s stages on Ray Data, for corpora one machine cannot
-hold.
+"""``neardup.ray``: ``neardup dedup``'s stages on a Ray cluster, for corpora one machine
+cannot hold.
 
 >>> import ray, neardup.ray                                   # doctest: +SKIP
 >>> ray.init(address="auto")                                  # doctest: +SKIP
@@ -8,19 +8,20 @@ hold.
 Same stages, same answer and same output layout as ``neardup dedup`` on one machine: the
 ``clusters.parquet`` and ``pairs.parquet`` written here are its files byte for byte, in either
 ``clusters`` mode (the tests check it on a corpus whose clusters span input files). Every
-stage is a Ray Data operator — ``map_batches`` calling the Rust kernels
-(``_native.StreamKernel``) or ``groupby(...).map_groups`` for the shuffles — so Ray Data
-schedules, streams and spills it; the driver holds dataset handles and a few numbers per input
-file, never texts, signatures, pairs or labels (the publish step streams the shards through
-it a chunk of rows at a time).
+stage is Ray tasks over blocks of Arrow rows (``neardup._ray_blocks``: a map, or a hash
+shuffle — a task per block splits it by partition, a task per partition calls the group
+function), calling the Rust kernels (``_native.StreamKernel``); Ray schedules, retries and
+spills them. The driver holds object references and a few numbers per input file, never
+texts, signatures, pairs or labels (the publish step streams the shards through it a chunk of
+rows at a time). Each task's Rust code uses as many threads as the task has CPUs.
 
-1. **sketch** — ``map_batches`` over a dataset with one row per input file: each file read
-   exactly as ``neardup dedup`` reads it (any supported format, the same errors naming file and
-   line) into one row per document: its number, signature, text length, line number and id.
-2. **band keys, candidates** — ``map_batches`` turns signatures into join keys (LSH band keys
-   for MinHash), each tagged with a hash partition of (band, key); ``groupby`` on that
-   partition brings equal keys together across the cluster and each group emits every pair
-   inside a run of equal (band, key) (``_native.candidate_pairs``) — what ``neardup
+1. **sketch** — one task per input file: the file read exactly as ``neardup dedup`` reads it
+   (any supported format, WARC and HTML extracted as it extracts them, the same errors naming
+   file and line) into one row per document: its number, signature, text length, line number
+   and id; in the same task, the signatures' join keys (LSH band keys for MinHash), each
+   tagged with a hash partition of (band, key) and split by it.
+2. **candidates** — one task per partition takes its keys from every input and emits every
+   pair inside a run of equal (band, key) (``_native.candidate_pairs``) — what ``neardup
    dedup``'s join does per band.
 3. **verify** — two ``groupby`` rounds of pairs and signatures by document: the first attaches
    the first document's signature to its pairs, the second verifies them against the second
@@ -56,10 +57,6 @@ it a chunk of rows at a time).
 Documents are numbered (file index << 40) | record index during the run: the order of
 ``neardup dedup``'s global numbering, without knowing file sizes in advance.
 
-The shuffles use Ray Data's sort-based shuffle (``ShuffleStrategy.SORT_SHUFFLE_PULL_BASED``)
-for the duration of the call: with as many groups as partitions it starts in a tenth of a
-second where the hash shuffle's aggregator actors take five, and it is restored afterwards.
-
 A ``ray.data.Dataset`` is accepted in place of paths (the output of a Ray Data pipeline:
 ``ray.data.read_parquet(...).filter(...)``): its blocks, taken in order with
 ``Dataset.to_arrow_refs()``, are the inputs, each sketched from its Arrow text column without a
@@ -77,6 +74,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Union
 import numpy as np
 
 from . import _native
+from . import _ray_blocks as _blocks
 
 if TYPE_CHECKING:  # for the annotation only: Ray is an optional dependency
     import ray.data
@@ -107,6 +105,12 @@ def _file_of(doc: np.ndarray) -> np.ndarray:
 
 def _row_of(doc: np.ndarray) -> np.ndarray:
     return (doc & ROW_MASK).astype(np.int64)
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (a sort, where ``np.unique`` hashes first: 8× slower here)."""
+    ordered = np.sort(values)
+    return ordered[np.r_[True, ordered[1:] != ordered[:-1]]] if len(ordered) else ordered
 
 
 def _unique_pairs(a: np.ndarray, b: np.ndarray) -> tuple:
@@ -201,11 +205,22 @@ def _no_payload(n: int):
 
 def _payload_rows(column, width: int) -> tuple:
     """(which rows carry a signature, those signatures as a k × width uint32 array in row
-    order) of a ``large_binary`` column whose values are empty or ``width`` words. The
-    non-empty values lie back to back in the data buffer, so this is a view, not a copy."""
+    order) of a ``large_binary`` column whose values are empty or ``width`` words. In each
+    chunk the non-empty values lie back to back in the data buffer, so one chunk gives a
+    view; several are concatenated by NumPy (a copy of the words only)."""
     import pyarrow as pa
 
-    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    parts = [_chunk_payload(c, width) for c in chunks if len(c)]
+    if not parts:
+        return np.zeros(0, dtype=bool), np.zeros((0, width), np.uint32)
+    if len(parts) == 1:
+        return parts[0]
+    return (np.concatenate([h for h, _ in parts]),
+            np.concatenate([w for _, w in parts]))
+
+
+def _chunk_payload(arr, width: int) -> tuple:
     n = len(arr)
     buffers = arr.buffers()
     offsets = np.frombuffer(buffers[1], dtype=np.int64, count=n + 1, offset=arr.offset * 8)
@@ -225,10 +240,8 @@ def _column(table, name: str) -> np.ndarray:
 
 
 def _table(columns: Dict[str, np.ndarray]):
-    """A stage's output rows as an Arrow table. The functions handed to Ray Data return
-    one (all but ``_inventory``, a row per file): given a dict of NumPy arrays, Ray Data
-    infers each column's Arrow type element by element (``pa.infer_type``), which took
-    1.2 s of the 1.5 s of a band-keys task."""
+    """A stage's output rows as an Arrow table, each column converted as a whole (letting
+    Arrow infer a dict of NumPy arrays element by element took 1.2 s of a 1.5 s task)."""
     import pyarrow as pa
 
     return pa.table({name: pa.array(values) for name, values in columns.items()})
@@ -236,26 +249,26 @@ def _table(columns: Dict[str, np.ndarray]):
 
 # ------------------------------------------------------------------------- stage functions
 
-def _sketch_inputs(batch, sources, dataset, algorithm, params, text_column, id_column):
-    """Stage 1 (``map_batches`` over one row per input): the documents of each input as
-    rows (doc, file, live, bytes, line, id, sig, error). An input that cannot be read gives
-    one row whose ``error`` names the exception and the file and line: Ray Data would wrap
-    the exception in its own and keep only its text, and the driver re-raises it as it was
-    (``_raise_input_error``)."""
+def _sketch_and_keys(f, sources, dataset, algorithm, params, text_column, id_column,
+                     partitions):
+    """Stages 1 and 2's first half, one task per input: the input's documents as rows (doc,
+    file, live, bytes, line, id, sig), its inventory (documents, text bytes, the error that
+    stopped its reading, if any) and its join keys already split into the ``partitions`` of
+    the candidates shuffle. An input that cannot be read gives no rows and its error: the
+    driver re-raises it as it was (``_raise_input_error``), where a task's exception would
+    reach it wrapped in Ray's."""
     import pyarrow as pa
 
-    tables = []
-    for f in batch["file"]:
-        f = int(f)
-        try:
-            tables.append(_sketch_one(f, sources, dataset, algorithm, params, text_column,
-                                      id_column))
-        except (ValueError, OSError) as e:
-            tables.append(_document_table(f, np.zeros(0, np.uint64), np.zeros(1, bool),
-                                          np.zeros(1, np.int64), np.zeros(1, np.int64), [None],
-                                          np.zeros((1, 0), np.uint32),
-                                          error=f"{type(e).__name__}: {e}"))
-    return pa.concat_tables(tables)
+    _blocks.task_threads()
+    try:
+        table = _sketch_one(f, sources, dataset, algorithm, params, text_column, id_column)
+    except (ValueError, OSError) as e:
+        inventory = {"documents": 0, "bytes": 0, "error": f"{type(e).__name__}: {e}"}
+        return (pa.table({}), inventory) + (pa.table({}),) * partitions
+    inventory = {"documents": table.num_rows,
+                 "bytes": int(_column(table, "bytes").sum()), "error": None}
+    keys = _band_keys(table, algorithm, params, partitions)
+    return (table, inventory) + tuple(_blocks.split(keys, "part", partitions))
 
 
 def _sketch_one(f, sources, dataset, algorithm, params, text_column, id_column):
@@ -288,36 +301,19 @@ def _sketch_one(f, sources, dataset, algorithm, params, text_column, id_column):
     return _document_table(f, docs, np.asarray(empty, bool), nbytes, lines, ids, sigs)
 
 
-def _document_table(f, docs, empty, nbytes, lines, ids, sigs, error=None):
+def _document_table(f, docs, empty, nbytes, lines, ids, sigs):
     import pyarrow as pa
 
     n = len(empty)
-    if error is not None:
-        docs = np.zeros(n, np.uint64)
     return pa.table({
         "doc": docs.astype(np.uint64),
         "file": np.full(n, f, dtype=np.int64),
-        "live": ~empty if error is None else np.zeros(n, dtype=bool),
+        "live": ~empty,
         "bytes": np.asarray(nbytes, dtype=np.int64),
         "line": np.asarray(lines, dtype=np.int64),
         "id": pa.array(ids, type=pa.large_string()),
-        "sig": _binary_rows(sigs) if error is None else _no_payload(n),
-        "error": pa.array([error] * n, type=pa.large_string()),
+        "sig": _binary_rows(sigs),
     })
-
-
-def _inventory(batch):
-    """Per file of one batch of sketched rows: its documents and its error, if any."""
-    files = np.unique(batch["file"])
-    errors = batch["error"]
-    failed = np.array([e is not None for e in errors], dtype=bool)
-    counts = [int(((batch["file"] == f) & ~failed).sum()) for f in files]
-    nbytes = [int(batch["bytes"][(batch["file"] == f) & ~failed].sum()) for f in files]
-    first_error = [next((e for e, g in zip(errors[failed], batch["file"][failed]) if g == f),
-                        None) for f in files]
-    return {"file": files.astype(np.int64), "documents": np.array(counts, dtype=np.int64),
-            "bytes": np.array(nbytes, dtype=np.int64),
-            "error": np.array(first_error, dtype=object)}
 
 
 def _raise_input_error(message: str):
@@ -332,8 +328,8 @@ def _raise_input_error(message: str):
 
 
 def _band_keys(table, algorithm, params, partitions):
-    """Stage 2 (``map_batches``): the join keys of the live documents, one row per (band,
-    key, document), tagged with a hash partition of (band, key)."""
+    """Stage 2's first half (in the sketch task): the join keys of the live documents, one
+    row per (band, key, document), tagged with a hash partition of (band, key)."""
     kernel = _native.StreamKernel(algorithm, params)
     live = _column(table, "live")
     _, sigs = _payload_rows(table.column("sig"), kernel.width)
@@ -343,14 +339,16 @@ def _band_keys(table, algorithm, params, partitions):
         keys = kernel.keys(np.ascontiguousarray(sigs[live]))
     else:
         keys = np.zeros((0, k), np.uint64)
-    position = np.tile(np.arange(k, dtype=np.uint64), len(docs))
+    # Narrow columns: these rows are the largest object the run stores (16 per document).
+    position = np.tile(np.arange(k, dtype=np.uint16 if k < 1 << 16 else np.uint32), len(docs))
     key = keys.ravel().astype(np.uint64)
-    return _table({"part": _partition_of(key ^ (position * _MIX), partitions),
-                   "position": position, "key": key, "doc": np.repeat(docs, k)})
+    part = _partition_of(key ^ (position.astype(np.uint64) * _MIX), partitions)
+    return _table({"part": part.astype(np.int32), "position": position, "key": key,
+                   "doc": np.repeat(docs, k)})
 
 
 def _candidates(batch):
-    """Stage 2 (``map_groups`` by key partition): every pair in a run of equal (band,
+    """Stage 2 (a group by key partition): every pair in a run of equal (band,
     key), once (``_native.candidate_pairs``: a sort of packed rows in Rust)."""
     a, b = _native.candidate_pairs(np.ascontiguousarray(batch["position"], np.uint64),
                                    np.ascontiguousarray(batch["key"], np.uint64),
@@ -383,16 +381,26 @@ def _among(docs: np.ndarray, wanted) -> np.ndarray:
     return wanted[at] == docs
 
 
-def _signature_rows(table, partitions, wanted):
+def _by_partition(part: np.ndarray) -> np.ndarray:
+    """The order that puts rows in partition order (stable): wide rows are sorted with NumPy
+    before they become Arrow, so the shuffle slices them instead of copying."""
+    return np.argsort(part.astype(np.int32), kind="stable")
+
+
+def _signature_rows(table, partitions, wanted, width):
     """The signatures of live documents in ``wanted`` (a sorted array of documents, or an
     object reference to one; ``None``: every live document), each routed to its document's
-    partition."""
+    partition (in partition order)."""
     docs = _column(table, "doc")
-    chosen = _column(table, "live") & _among(docs, wanted)
-    doc = docs[chosen]
-    sigs = table.column("sig").combine_chunks().filter(chosen)
-    return _routed(_partition_of(doc, partitions), doc, np.zeros(len(doc), np.uint64), sigs,
-                   np.ones(len(doc), dtype=bool))
+    has, sigs = _payload_rows(table.column("sig"), width)
+    if not has.all():
+        raise RuntimeError("a sketched document has no signature row")
+    chosen = np.flatnonzero(_column(table, "live") & _among(docs, wanted))
+    part = _partition_of(docs[chosen], partitions)
+    order = _by_partition(part)
+    rows = chosen[order]
+    return _routed(part[order], docs[rows], np.zeros(len(rows), np.uint64),
+                   _binary_rows(sigs[rows]), np.ones(len(rows), dtype=bool))
 
 
 def _pairs_by_first(batch, partitions):
@@ -410,7 +418,7 @@ def _lookup(docs: np.ndarray, sigs: np.ndarray, wanted: np.ndarray) -> np.ndarra
 
 
 def _attach_first(table, width, partitions):
-    """Verify, round 1 (``map_groups`` by document partition): pairs (a, b) get a's
+    """Verify, round 1 (a group by document partition): pairs (a, b) get a's
     signature and go on to b's partition."""
     is_sig = _column(table, "is_sig")
     _, sigs = _payload_rows(table.column("sig"), width)  # only signature rows carry one
@@ -419,12 +427,14 @@ def _attach_first(table, width, partitions):
     order = np.argsort(sig_docs, kind="stable")
     a, b = _unique_pairs(docs[~is_sig], _column(table, "other")[~is_sig])
     sig_a = _lookup(sig_docs[order], sigs[order], a)
-    return _routed(_partition_of(b, partitions), b, a, _binary_rows(sig_a),
+    part = _partition_of(b, partitions)
+    by = _by_partition(part)
+    return _routed(part[by], b[by], a[by], _binary_rows(sig_a[by]),
                    np.zeros(len(a), dtype=bool))
 
 
 def _verify_second(table, algorithm, params, partitions):
-    """Verify, round 2 (``map_groups`` by document partition): pairs (b, a, sig_a) are
+    """Verify, round 2 (a group by document partition): pairs (b, a, sig_a) are
     verified against b's signature; the accepted ones become edges in both directions."""
     kernel = _native.StreamKernel(algorithm, params)
     is_sig = _column(table, "is_sig")
@@ -443,7 +453,7 @@ def _verify_second(table, algorithm, params, partitions):
 
 
 def _star_group(batch, kind, partitions):
-    """Components (``map_groups`` by the partition of u): one star round over the edges
+    """Components (a group by the partition of u): one star round over the edges
     of this partition's nodes. Besides the new edges it emits two tally rows (negative
     ``part``) with the checksum of its input, so the driver can see when rounds stop
     changing the edge set."""
@@ -512,9 +522,9 @@ def _anchor_info_rows(table, partitions):
                           _column(table, "bytes"), _no_payload(len(doc)), _INFO)
 
 
-def _anchor_signature_rows(table, partitions, wanted):
+def _anchor_signature_rows(table, partitions, wanted, width):
     """Anchoring, round 1 input: the candidate documents' signatures, at their partition."""
-    t = _signature_rows(table, partitions, wanted)
+    t = _signature_rows(table, partitions, wanted, width)
     n = t.num_rows
     return _anchor_routed(_column(t, "part"), _column(t, "doc"), np.zeros(n), np.zeros(n),
                           t.column("sig"), _SIG)
@@ -529,7 +539,7 @@ def _anchor_edge_rows(batch, kind):
 
 
 def _attach_roots(table, width, partitions):
-    """Anchoring, round 1 (``map_groups`` by document partition): each document in a
+    """Anchoring, round 1 (a group by document partition): each document in a
     component (it has a verified edge) learns its root (the smallest of itself and its star
     neighbours: the components' stars are centred on their smallest document) and goes with
     its text length and signature to its root's partition; each verified pair (a < b) goes
@@ -538,7 +548,7 @@ def _attach_roots(table, width, partitions):
 
     kind, doc, other = _column(table, "kind"), _column(table, "doc"), _column(table, "other")
     edge = (kind == _EDGE) & (doc < other)
-    members = np.unique(doc[kind == _EDGE])
+    members = _distinct(doc[kind == _EDGE])
     # Root: the smallest of the member and its star neighbours.
     root = members.copy()
     star = kind == _STAR
@@ -555,16 +565,18 @@ def _attach_roots(table, width, partitions):
     sig = _lookup(doc[is_sig][g_order], sigs[g_order], members)
     a, b = doc[edge], other[edge]
     edge_root = root[np.searchsorted(members, a)]
+    part = _partition_of(root, partitions)
+    by = _by_partition(part)
     return pa.concat_tables([
-        _anchor_routed(_partition_of(root, partitions), members, root, nbytes,
-                       _binary_rows(sig), _INFO),
+        _anchor_routed(part[by], members[by], root[by], nbytes[by], _binary_rows(sig[by]),
+                       _INFO),
         _anchor_routed(_partition_of(edge_root, partitions), a, b, np.zeros(len(a)),
                        _no_payload(len(a)), _EDGE),
     ])
 
 
 def _anchor_group(table, algorithm, params, keep, cut):
-    """Anchoring, round 2 (``map_groups`` by root partition): the components of this
+    """Anchoring, round 2 (a group by root partition): the components of this
     partition anchored by the Rust kernel (``neardup dedup``'s own code); each member comes
     out as a row naming the smallest document of its final cluster as its root, with its
     similarity to the document kept for it."""
@@ -593,7 +605,7 @@ def _anchor_group(table, algorithm, params, keep, cut):
 
 
 def _roots_of_file(table):
-    """Outputs, round 1 (``map_groups`` by file): each document of the file with its root
+    """Outputs, round 1 (a group by file): each document of the file with its root
     (the smallest of itself and the roots members were given) and, for roots, their rank
     among the file's roots."""
     import pyarrow as pa
@@ -629,7 +641,7 @@ def _roots_per_file(batch):
 
 
 def _clusters_of_roots(table, roots_before, keep):
-    """Outputs, round 2 (``map_groups`` by the root's file): cluster number (the roots
+    """Outputs, round 2 (a group by the root's file): cluster number (the roots
     before this one in document order), size and the kept member of every cluster."""
     import pyarrow as pa
 
@@ -668,7 +680,7 @@ def _clusters_of_roots(table, roots_before, keep):
 
 
 def _write_file(table, sources, dataset, out_dir, doc_offsets, names):
-    """Outputs, round 3 (``map_groups`` by file): the file's clusters shard and kept
+    """Outputs, round 3 (a group by file): the file's clusters shard and kept
     records."""
     return _write_outputs_of(int(_column(table, "file")[0]), table, sources, dataset, out_dir,
                              doc_offsets, names)
@@ -824,7 +836,7 @@ def _lookup_ids(table, docs: np.ndarray) -> list:
 
 
 def _attach_second_ids(table):
-    """Pairs, round 1 (``map_groups`` by file): each verified pair learns its second
+    """Pairs, round 1 (a group by file): each verified pair learns its second
     document's id and goes on to its first document's file."""
     pairs = _column(table, "kind") == _PAIR
     a, b = _column(table, "a")[pairs], _column(table, "b")[pairs]
@@ -833,7 +845,7 @@ def _attach_second_ids(table):
 
 
 def _write_pairs_of(table, out_dir):
-    """Pairs, round 2 (``map_groups`` by file): the pairs whose first document is in this
+    """Pairs, round 2 (a group by file): the pairs whose first document is in this
     file, with both ids, sorted by document as ``neardup dedup`` sorts them: the verified
     pairs (``stage`` = ``verify``) and the comparisons with a kept document that no verified
     pair gives (``stage`` = ``clusters``)."""
@@ -890,12 +902,13 @@ def _write_deduplicated(path: Any, target: str, lines: np.ndarray, kept: np.ndar
     _native.write_deduplicated(path, target, removed)
 
 
-def _per_file_sums(ds, count_fn, column: str, files: int) -> np.ndarray:
-    """Per-file totals of the partial counts ``count_fn`` makes of each batch (no shuffle:
-    a handful of rows per batch reach the driver)."""
+def _per_file_sums(blocks, count_fn, column: str, files: int) -> np.ndarray:
+    """Per-file totals of the partial counts ``count_fn`` makes of each block (no shuffle:
+    a handful of rows per block reach the driver)."""
     totals = np.zeros(files, dtype=np.int64)
-    for row in ds.map_batches(count_fn, batch_format="numpy").take_all():
-        totals[int(row["file"])] += int(row[column])
+    counts = blocks.map(count_fn, "numpy").table()
+    if counts.num_rows:
+        np.add.at(totals, _column(counts, "file"), _column(counts, column))
     return totals
 
 
@@ -924,19 +937,17 @@ def dedup(
     Returns the summary written to ``OUTPUT/summary.json``. ``threshold`` and ``params`` are
     the algorithm's parameters (a streamed algorithm: ``minhash-lsh``, ``exact``, or
     ``simhash`` with ``weighting="tf"`` or ``"binary"`` or an ``idf_from`` table);
-    ``partitions`` is the number of partitions of the shuffles (default: 2 × the cluster's
-    CPUs). ``clusters``: ``"verified"`` (a document is removed only in the name of a kept
+    ``partitions`` is the number of partitions of the shuffles (default: the cluster's
+    CPUs, at least 2). ``clusters``: ``"verified"`` (a document is removed only in the name of a kept
     one within the threshold: each component cut until that holds) or ``"connected"``
     (connected components of the verified pairs), as ``neardup dedup --clusters``.
     ``progress``, if given, is called on the driver with each stage's name (``"sketch"``,
     ``"candidates"``, ``"verify"``, ``"components"``, ``"clusters"``, ``"outputs"``) as the
-    stage starts, before any of its work is submitted. ``verbose``: let Ray and Ray Data log
-    as they do by default (an INFO line per dataset execution, progress bars: hundreds of lines
-    for a small corpus); by default they are quiet for the call (warnings are still shown) and,
-    when this call starts Ray, its workers' output is not forwarded to the driver.
+    stage starts, before any of its work is submitted. ``verbose``: when this call starts Ray, let
+    it log at INFO and forward its workers' output to the driver; by default it logs warnings
+    only and keeps the workers' output in its log files.
     """
     import ray
-    from ray.data.context import DataContext, ShuffleStrategy
 
     if keep not in ("first", "longest"):
         raise ValueError(f"keep must be 'first' or 'longest' on Ray, not {keep!r} (keeping by a "
@@ -958,34 +969,15 @@ def dedup(
         if isinstance(paths, (str, os.PathLike)):
             paths = [paths]
         sources = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
-    context = DataContext.get_current()
-    settings = {"shuffle_strategy": ShuffleStrategy.SORT_SHUFFLE_PULL_BASED}
-    # Quiet: Ray Data's loggers at WARNING (its progress lines, when stdout is not a
-    # terminal, are INFO records) and no plan printed per execution. Its progress bars are
-    # left alone: turning them off logs a warning of its own.
-    if not verbose:
-        settings.update(print_on_execution_start=False)
-    saved = {k: getattr(context, k) for k in settings if hasattr(context, k)}
-    for k in saved:
-        setattr(context, k, settings[k])
-    data_log = logging.getLogger("ray.data")
-    saved_level = data_log.level
-    if not verbose:
-        data_log.setLevel(logging.WARNING)
-    try:
-        return _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
-                    text_column, id_column, keep, partitions, kernel, clusters, progress)
-    finally:
-        for k, v in saved.items():
-            setattr(context, k, v)
-        data_log.setLevel(saved_level)
+    return _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
+                text_column, id_column, keep, partitions, kernel, clusters, progress)
 
 
 def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_column,
          keep, partitions, kernel, clusters, progress):
     F = len(sources)
     cpus = int(ray.cluster_resources().get("CPU", 1))
-    P = partitions or max(2, 2 * cpus)
+    P = partitions or max(2, cpus)
     P_files = max(1, min(P, F))
     os.makedirs(output, exist_ok=True)
     timings = {}
@@ -999,24 +991,21 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     def stage(name, t0):
         timings[name] = round(time.perf_counter() - t0, 3)
 
-    # 1. sketch: one row per input file in, one row per document out.
+    # 1. sketch (and 2's band keys): one task per input, its keys split by partition.
     t0 = begin("sketch")
-    inputs = ray.data.from_items([{"file": f} for f in range(F)], override_num_blocks=F)
-    sketched = inputs.map_batches(
-        _sketch_inputs, batch_size=1, batch_format="numpy",
-        fn_kwargs=dict(sources=sources, dataset=dataset, algorithm=algorithm,
-                       params=params_json, text_column=text_column, id_column=id_column),
-    ).materialize()
-    doc_offsets, text_bytes = _documents_per_file(sketched, F)
+    sketch = ray.remote(_sketch_and_keys).options(num_returns=2 + P, scheduling_strategy="SPREAD")
+    outs = [sketch.remote(f, sources, dataset, algorithm, params_json, text_column, id_column,
+                          P) for f in range(F)]
+    sketched = _blocks.Blocks.of([o[0] for o in outs])
+    doc_offsets, text_bytes = _documents_per_file(ray.get([o[1] for o in outs]))
     stage("sketch", t0)
 
-    # 2. band keys → candidate pairs, grouped by a hash partition of (band, key).
+    # 2. candidates: each partition's keys from every input, joined.
     t0 = begin("candidates")
-    keys = sketched.map_batches(
-        _band_keys, batch_format="pyarrow",
-        fn_kwargs=dict(algorithm=algorithm, params=params_json, partitions=P))
-    candidates = keys.groupby("part", num_partitions=P).map_groups(
-        _candidates, batch_format="numpy").materialize()
+    candidates = _blocks.grouped([[o[2 + p] for o in outs] for p in range(P)], "part",
+                                 _candidates, "numpy")
+    del outs
+    candidate_rows = candidates.count()
     stage("candidates", t0)
 
     # 3. verify: pairs meet a's signature, then b's. Only candidate documents' signatures
@@ -1024,8 +1013,8 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # other signatures stay where they are.
     t0 = begin("verify")
     pairs, edges, wanted, broadcast = 0, None, None, None
-    if candidates.count():
-        wanted, broadcast = _candidate_documents(ray, candidates)
+    if candidate_rows:
+        wanted, broadcast = _candidate_documents(ray, candidates, candidate_rows)
         edges = _verify(sketched, candidates, wanted, kernel, algorithm, params_json, P)
         pairs = edges.count() // 2
     stage("verify", t0)
@@ -1042,12 +1031,13 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # only measured with "connected"): members with their signatures and the verified pairs
     # among them meet at the root's partition, found from the stars.
     t0 = begin("clusters")
-    documents = sketched.map_batches(_document_rows, batch_format="pyarrow")
+    documents = sketched.map(_document_rows)
     anchored = None
     if pairs:
         anchored = _anchor(sketched, verified_edges, edges, wanted, kernel, algorithm,
                            params_json, keep, clusters == "verified", P)
         documents = documents.union(anchored)
+    anchored_rows = anchored.count() if pairs else 0
     stage("clusters", t0)
 
     # 6. outputs: roots by file, clusters by the root's file, shards by file; the pairs
@@ -1059,8 +1049,8 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     stage("outputs", t0)
 
     total = int(doc_offsets[-1])
-    rows = {"sketch": total, "candidates": int(candidates.count()), "verify": int(pairs),
-            "components": rounds, "clusters": int(anchored.count()) if pairs else 0,
+    rows = {"sketch": total, "candidates": candidate_rows, "verify": int(pairs),
+            "components": rounds, "clusters": anchored_rows,
             "outputs": total}
     run = {
         "inputs": [f"block {f}" for f in range(F)] if dataset else list(sources),
@@ -1090,16 +1080,13 @@ def _publish(output: str, run: Dict[str, Any], names: list) -> Dict[str, Any]:
 def _verify(sketched, candidates, wanted, kernel, algorithm, params_json, P):
     """The verified pairs as edges in both directions (with their similarity): candidate
     pairs meet their first document's signature, then their second's."""
-    signatures = sketched.map_batches(_signature_rows, batch_format="pyarrow",
-                                      fn_kwargs=dict(partitions=P, wanted=wanted))
-    first = candidates.map_batches(_pairs_by_first, batch_format="numpy",
-                                   fn_kwargs=dict(partitions=P))
-    attached = first.union(signatures).groupby("part", num_partitions=P).map_groups(
-        _attach_first, batch_format="pyarrow",
-        fn_kwargs=dict(width=kernel.width, partitions=P))
-    return attached.union(signatures).groupby("part", num_partitions=P).map_groups(
-        _verify_second, batch_format="pyarrow",
-        fn_kwargs=dict(algorithm=algorithm, params=params_json, partitions=P)).materialize()
+    signatures = _blocks.Blocks.of(sketched.map(
+        _signature_rows, partitions=P, wanted=wanted, width=kernel.width).refs())
+    first = candidates.map(_pairs_by_first, "numpy", partitions=P)
+    attached = first.union(signatures).groupby(
+        "part", P, _attach_first, width=kernel.width, partitions=P)
+    return attached.union(signatures).groupby(
+        "part", P, _verify_second, algorithm=algorithm, params=params_json, partitions=P)
 
 
 def _anchor(sketched, verified_edges, stars, wanted, kernel, algorithm, params_json, keep, cut,
@@ -1107,37 +1094,24 @@ def _anchor(sketched, verified_edges, stars, wanted, kernel, algorithm, params_j
     """Each component anchored on the document kept for it: its members, their signatures
     and the verified pairs among them meet at the root's partition (found from the
     ``stars``), where the Rust kernel cuts (``cut``) or only measures it."""
-    routed = sketched.map_batches(
-        _anchor_info_rows, batch_format="pyarrow", fn_kwargs=dict(partitions=P)).union(
-        sketched.map_batches(_anchor_signature_rows, batch_format="pyarrow",
-                             fn_kwargs=dict(partitions=P, wanted=wanted)),
-        verified_edges.map_batches(_anchor_edge_rows, batch_format="numpy",
-                                   fn_kwargs=dict(kind=_EDGE)),
-        stars.map_batches(_anchor_edge_rows, batch_format="numpy", fn_kwargs=dict(kind=_STAR)))
-    members = routed.groupby("part", num_partitions=P).map_groups(
-        _attach_roots, batch_format="pyarrow",
-        fn_kwargs=dict(width=kernel.width, partitions=P))
-    return members.groupby("part", num_partitions=P).map_groups(
-        _anchor_group, batch_format="pyarrow",
-        fn_kwargs=dict(algorithm=algorithm, params=params_json, keep=keep,
-                       cut=cut)).materialize()
+    routed = sketched.map(_anchor_info_rows, partitions=P).union(
+        sketched.map(_anchor_signature_rows, partitions=P, wanted=wanted, width=kernel.width),
+        verified_edges.map(_anchor_edge_rows, "numpy", kind=_EDGE),
+        stars.map(_anchor_edge_rows, "numpy", kind=_STAR))
+    members = routed.groupby("part", P, _attach_roots, width=kernel.width, partitions=P)
+    return members.groupby("part", P, _anchor_group, algorithm=algorithm, params=params_json,
+                           keep=keep, cut=cut)
 
 
-def _documents_per_file(sketched, F) -> tuple:
-    """(each input's first document number, then the total; text bytes) from the sketched
-    rows, or the first input's error raised as one process raises it."""
-    doc_counts = np.zeros(F, dtype=np.int64)
-    errors = {}
-    text_bytes = 0
-    for row in sketched.select_columns(["file", "bytes", "error"]).map_batches(
-            _inventory, batch_format="numpy").take_all():
-        doc_counts[int(row["file"])] += int(row["documents"])
-        text_bytes += int(row["bytes"])
-        if row["error"] is not None:
-            errors.setdefault(int(row["file"]), row["error"])
-    if errors:
-        _raise_input_error(errors[min(errors)])
-    return np.r_[0, np.cumsum(doc_counts)].astype(np.int64), text_bytes
+def _documents_per_file(inventories) -> tuple:
+    """(each input's first document number, then the total; text bytes) from the inputs'
+    inventories, or the first input's error raised as one process raises it."""
+    for inventory in inventories:
+        if inventory["error"] is not None:
+            _raise_input_error(inventory["error"])
+    counts = [inventory["documents"] for inventory in inventories]
+    return (np.r_[0, np.cumsum(counts)].astype(np.int64),
+            sum(inventory["bytes"] for inventory in inventories))
 
 
 def _stars(edges, P) -> tuple:
@@ -1148,17 +1122,15 @@ def _stars(edges, P) -> tuple:
     while True:
         checksums = []
         for kind in ("large", "small"):
-            out = edges.groupby("part", num_partitions=P).map_groups(
-                _star_group, batch_format="numpy",
-                fn_kwargs=dict(kind=kind, partitions=P)).materialize()
-            checksums.append(_checksum_of(out.map_batches(_tallies_only, batch_format="numpy")))
-            edges = out.map_batches(_edges_only, batch_format="numpy")
+            out = edges.groupby("part", P, _star_group, "numpy", kind=kind, partitions=P)
+            checksums.append(_checksum_of(out.map(_tallies_only, "numpy").table()))
+            edges = out.map(_edges_only, "numpy")
             rounds += 1
         history.append(checksums)
         # The inputs of small-star (t − 1), large-star (t) and small-star (t) are equal:
         # neither operation changes the edge set, which is then one star per component.
         if len(history) >= 2 and history[-2][1] == history[-1][0] == history[-1][1]:
-            return edges, rounds
+            return _blocks.Blocks.of(edges.refs()), rounds
 
 
 def _write_shards(documents, verified_edges, wanted, sources, dataset, output, doc_offsets,
@@ -1166,21 +1138,17 @@ def _write_shards(documents, verified_edges, wanted, sources, dataset, output, d
     """Outputs: roots by file, clusters by the root's file, then each input's clusters shard
     and deduplicated file by file, and its pairs shard (see :func:`_write_pairs`)."""
     F = len(sources)
-    rooted = documents.groupby("file", num_partitions=P_files).map_groups(
-        _roots_of_file, batch_format="pyarrow").materialize()
-    roots_per_file = _per_file_sums(rooted.select_columns(["file", "root_rank"]),
+    rooted = documents.groupby("file", P_files, _roots_of_file)
+    roots_per_file = _per_file_sums(rooted.map(_blocks.select, columns=["file", "root_rank"]),
                                     _roots_per_file, "roots", F)
     roots_before = np.r_[0, np.cumsum(roots_per_file)].astype(np.int64)
-    clustered = rooted.groupby("root_file", num_partitions=P_files).map_groups(
-        _clusters_of_roots, batch_format="pyarrow",
-        fn_kwargs=dict(roots_before=roots_before, keep=keep)).materialize()
+    clustered = rooted.groupby("root_file", P_files, _clusters_of_roots,
+                               roots_before=roots_before, keep=keep)
     _clear_staged(output)
-    written = clustered.groupby("file", num_partitions=P_files).map_groups(
-        _write_file, batch_format="pyarrow",
-        fn_kwargs=dict(sources=sources, dataset=dataset, out_dir=output,
-                       doc_offsets=doc_offsets, names=names)).take_all()
+    written = clustered.groupby("file", P_files, _write_file, sources=sources, dataset=dataset,
+                                out_dir=output, doc_offsets=doc_offsets, names=names).table()
     # An input without records has no group: its (empty) outputs are written here.
-    done = {int(w["file"]) for w in written}
+    done = set(_column(written, "file").tolist()) if written.num_rows else set()
     for f in range(F):
         if f not in done:
             _write_outputs_of(f, _no_rows(), sources, dataset, output, doc_offsets, names)
@@ -1212,44 +1180,46 @@ def _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_fi
     id at its file, then their first's at its file, with the comparisons that removed a
     document without a verified pair (which carry both ids). Only the ids of ``wanted``
     documents (those of candidate pairs, when their numbers were broadcast) travel."""
-    rows = clustered.map_batches(_kept_for_rows, batch_format="pyarrow",
-                                 fn_kwargs=dict(doc_offsets=doc_offsets))
+    rows = clustered.map(_kept_for_rows, doc_offsets=doc_offsets)
     if verified_edges is not None:
-        ids = clustered.map_batches(_id_rows, batch_format="pyarrow",
-                                    fn_kwargs=dict(doc_offsets=doc_offsets, wanted=wanted))
-        second = verified_edges.map_batches(_verified_rows, batch_format="numpy").union(
-            ids).groupby("part", num_partitions=P_files).map_groups(
-            _attach_second_ids, batch_format="pyarrow")
+        ids = _blocks.Blocks.of(clustered.map(_id_rows, doc_offsets=doc_offsets,
+                                              wanted=wanted).refs())
+        second = verified_edges.map(_verified_rows, "numpy").union(ids).groupby(
+            "part", P_files, _attach_second_ids)
         rows = rows.union(ids, second)
-    written = rows.groupby("part", num_partitions=P_files).map_groups(
-        _write_pairs_of, batch_format="pyarrow", fn_kwargs=dict(out_dir=output)).take_all()
-    done = {int(w["file"]) for w in written}
+    written = rows.groupby("part", P_files, _write_pairs_of, out_dir=output).table()
+    done = set(_column(written, "file").tolist()) if written.num_rows else set()
     for f in range(F):
         if f not in done:
             _write_pairs_shard(_pair_rows([], _ID, [], [], [], [], None), output, f)
 
 
-def _candidate_documents(ray, candidates) -> tuple:
+def _docs_of_pairs(batch):
+    """The distinct documents of a block of candidate pairs."""
+    return _table({"doc": _distinct(np.concatenate([batch["a"], batch["b"]]))})
+
+
+def _candidate_documents(ray, candidates, candidate_rows) -> tuple:
     """(an object reference to the sorted numbers of the documents in candidate pairs, how
     many), or (``None``, ``None``) when there may be more than ``BROADCAST_DOCUMENTS`` of
     them (then every signature is shuffled)."""
-    if 2 * candidates.count() > BROADCAST_DOCUMENTS:
+    if 2 * candidate_rows > BROADCAST_DOCUMENTS:
         return None, None
-    docs = [np.unique(np.concatenate([b["a"], b["b"]]))
-            for b in candidates.iter_batches(batch_format="numpy", batch_size=None)]
-    docs = np.unique(np.concatenate(docs)) if docs else np.zeros(0, np.uint64)
-    return ray.put(docs), len(docs)
+    found = candidates.map(_docs_of_pairs, "numpy").table()
+    docs = _distinct(_column(found, "doc")) if found.num_rows else np.zeros(0, np.uint64)
+    return ray.put(docs.astype(np.uint64)), len(docs)
 
 
 def _checksum_of(tallies) -> tuple:
     """The checksum of a round's whole input from its groups' tally rows."""
     count = xor = total = 0
-    for row in tallies.take_all():
-        if int(row["part"]) == _TALLY_COUNT_XOR:
-            count += int(row["u"])
-            xor ^= int(row["v"])
-        else:
-            total = (total + int(row["u"])) % (1 << 64)
+    if tallies.num_rows:
+        for part, u, v in zip(*(_column(tallies, c).tolist() for c in ("part", "u", "v"))):
+            if part == _TALLY_COUNT_XOR:
+                count += int(u)
+                xor ^= int(v)
+            else:
+                total = (total + int(u)) % (1 << 64)
     return count, xor, total
 
 
