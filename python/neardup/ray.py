@@ -267,8 +267,7 @@ def _sketch_and_keys(f, sources, dataset, algorithm, params, text_column, id_col
         return (pa.table({}), inventory) + (pa.table({}),) * partitions
     inventory = {"documents": table.num_rows,
                  "bytes": int(_column(table, "bytes").sum()), "error": None}
-    keys = _band_keys(table, algorithm, params, partitions)
-    return (table, inventory) + tuple(_blocks.split(keys, "part", partitions))
+    return (table, inventory) + tuple(_band_keys(table, algorithm, params, partitions))
 
 
 def _sketch_one(f, sources, dataset, algorithm, params, text_column, id_column):
@@ -327,9 +326,10 @@ def _raise_input_error(message: str):
     raise kind(text)
 
 
-def _band_keys(table, algorithm, params, partitions):
+def _band_keys(table, algorithm, params, partitions) -> list:
     """Stage 2's first half (in the sketch task): the join keys of the live documents, one
-    row per (band, key, document), tagged with a hash partition of (band, key)."""
+    row per (band, key, document), in one table per hash partition of (band, key) (put in
+    partition order by NumPy: an Arrow ``take`` of these rows cost twice as much)."""
     kernel = _native.StreamKernel(algorithm, params)
     live = _column(table, "live")
     _, sigs = _payload_rows(table.column("sig"), kernel.width)
@@ -343,8 +343,13 @@ def _band_keys(table, algorithm, params, partitions):
     position = np.tile(np.arange(k, dtype=np.uint16 if k < 1 << 16 else np.uint32), len(docs))
     key = keys.ravel().astype(np.uint64)
     part = _partition_of(key ^ (position.astype(np.uint64) * _MIX), partitions)
-    return _table({"part": part.astype(np.int32), "position": position, "key": key,
-                   "doc": np.repeat(docs, k)})
+    order = _by_partition(part)
+    part, position, key = part[order], position[order], key[order]
+    doc = np.repeat(docs, k)[order]
+    bounds = np.searchsorted(part, np.arange(partitions + 1))
+    return [_table({"part": part[a:b].astype(np.int32), "position": position[a:b],
+                    "key": key[a:b], "doc": doc[a:b]})
+            for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _candidates(batch):
@@ -384,7 +389,8 @@ def _among(docs: np.ndarray, wanted) -> np.ndarray:
 def _by_partition(part: np.ndarray) -> np.ndarray:
     """The order that puts rows in partition order (stable): wide rows are sorted with NumPy
     before they become Arrow, so the shuffle slices them instead of copying."""
-    return np.argsort(part.astype(np.int32), kind="stable")
+    small = len(part) == 0 or part.max() < 1 << 15
+    return np.argsort(part.astype(np.int16 if small else np.int64), kind="stable")  # radix
 
 
 def _signature_rows(table, partitions, wanted, width):
@@ -522,9 +528,9 @@ def _anchor_info_rows(table, partitions):
                           _column(table, "bytes"), _no_payload(len(doc)), _INFO)
 
 
-def _anchor_signature_rows(table, partitions, wanted, width):
-    """Anchoring, round 1 input: the candidate documents' signatures, at their partition."""
-    t = _signature_rows(table, partitions, wanted, width)
+def _anchor_signature_rows(t):
+    """Anchoring, round 1 input: the candidate documents' signatures, at their partition
+    (the verify shuffle's signature rows, already there: the same partitions of documents)."""
     n = t.num_rows
     return _anchor_routed(_column(t, "part"), _column(t, "doc"), np.zeros(n), np.zeros(n),
                           t.column("sig"), _SIG)
@@ -727,7 +733,7 @@ def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets, names):
         "within": table.column("within"),
     })
     _write_atomic(_shard_path(out_dir, "clusters", f),
-                  lambda tmp: pq.write_table(clusters, tmp))
+                  lambda tmp: _write_shard(clusters, tmp))
     if dataset:
         import ray
 
@@ -874,7 +880,16 @@ def _write_pairs_shard(table, out_dir, f):
         "stage": pa.array(np.where(kind[rows] == _PAIR, "verify", "clusters").tolist(),
                           pa.string()),
     })
-    _write_atomic(_shard_path(out_dir, "pairs", f), lambda tmp: pq.write_table(shard, tmp))
+    _write_atomic(_shard_path(out_dir, "pairs", f), lambda tmp: _write_shard(shard, tmp))
+
+
+def _write_shard(table, path: str) -> None:
+    """A shard as Parquet without compression or dictionaries: it is read once, by the
+    publish step, on this cluster's disks (compressed, writing and reading it back cost
+    the outputs stage a second of CPU at 10^6 documents)."""
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, path, compression="none", use_dictionary=False)
 
 
 def _write_atomic(path: str, write) -> None:
@@ -1012,10 +1027,11 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # need to travel: when they are few enough, their sorted numbers are broadcast and the
     # other signatures stay where they are.
     t0 = begin("verify")
-    pairs, edges, wanted, broadcast = 0, None, None, None
+    pairs, edges, wanted, broadcast, signatures = 0, None, None, None, None
     if candidate_rows:
         wanted, broadcast = _candidate_documents(ray, candidates, candidate_rows)
-        edges = _verify(sketched, candidates, wanted, kernel, algorithm, params_json, P)
+        edges, signatures = _verify(sketched, candidates, wanted, kernel, algorithm,
+                                    params_json, P)
         pairs = edges.count() // 2
     stage("verify", t0)
 
@@ -1034,7 +1050,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     documents = sketched.map(_document_rows)
     anchored = None
     if pairs:
-        anchored = _anchor(sketched, verified_edges, edges, wanted, kernel, algorithm,
+        anchored = _anchor(sketched, verified_edges, edges, signatures, kernel, algorithm,
                            params_json, keep, clusters == "verified", P)
         documents = documents.union(anchored)
     anchored_rows = anchored.count() if pairs else 0
@@ -1078,24 +1094,27 @@ def _publish(output: str, run: Dict[str, Any], names: list) -> Dict[str, Any]:
 
 
 def _verify(sketched, candidates, wanted, kernel, algorithm, params_json, P):
-    """The verified pairs as edges in both directions (with their similarity): candidate
-    pairs meet their first document's signature, then their second's."""
+    """(The verified pairs as edges in both directions, with their similarity; the candidate
+    documents' signatures at their document's partition): candidate pairs meet their first
+    document's signature, then their second's."""
     signatures = _blocks.Blocks.of(sketched.map(
         _signature_rows, partitions=P, wanted=wanted, width=kernel.width).refs())
     first = candidates.map(_pairs_by_first, "numpy", partitions=P)
     attached = first.union(signatures).groupby(
         "part", P, _attach_first, width=kernel.width, partitions=P)
-    return attached.union(signatures).groupby(
+    edges = attached.union(signatures).groupby(
         "part", P, _verify_second, algorithm=algorithm, params=params_json, partitions=P)
+    return edges, signatures
 
 
-def _anchor(sketched, verified_edges, stars, wanted, kernel, algorithm, params_json, keep, cut,
-            P):
+def _anchor(sketched, verified_edges, stars, signatures, kernel, algorithm, params_json, keep,
+            cut, P):
     """Each component anchored on the document kept for it: its members, their signatures
-    and the verified pairs among them meet at the root's partition (found from the
-    ``stars``), where the Rust kernel cuts (``cut``) or only measures it."""
+    (from the verify shuffle's ``signatures``) and the verified pairs among them meet at the
+    root's partition (found from the ``stars``), where the Rust kernel cuts (``cut``) or
+    only measures it."""
     routed = sketched.map(_anchor_info_rows, partitions=P).union(
-        sketched.map(_anchor_signature_rows, partitions=P, wanted=wanted, width=kernel.width),
+        signatures.map(_anchor_signature_rows),
         verified_edges.map(_anchor_edge_rows, "numpy", kind=_EDGE),
         stars.map(_anchor_edge_rows, "numpy", kind=_STAR))
     members = routed.groupby("part", P, _attach_roots, width=kernel.width, partitions=P)
