@@ -80,6 +80,9 @@ if TYPE_CHECKING:  # for the annotation only: Ray is an optional dependency
     import ray.data
 
 FILE_SHIFT = np.uint64(40)
+KEPT_TEXT = "kept-text.jsonl"
+#: The text of web pages compared (``neardup dedup --extract``).
+EXTRACT_MODES = ("main", "visible", "none")
 ROW_MASK = np.uint64((1 << 40) - 1)
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 # At most this many candidate documents are broadcast (8 bytes each: 128 MB) so that only
@@ -249,11 +252,11 @@ def _table(columns: Dict[str, np.ndarray]):
 
 # ------------------------------------------------------------------------- stage functions
 
-def _sketch_and_keys(f, sources, dataset, algorithm, params, text_column, id_column,
-                     partitions):
+def _sketch_and_keys(f, sources, dataset, algorithm, params, reading, partitions):
     """Stages 1 and 2's first half, one task per input: the input's documents as rows (doc,
     file, live, bytes, line, id, sig), its inventory (documents, text bytes, the error that
-    stopped its reading, if any) and its join keys already split into the ``partitions`` of
+    stopped its reading, if any; for web pages, the counts of what happened to them) and its
+    join keys already split into the ``partitions`` of
     the candidates shuffle. An input that cannot be read gives no rows and its error: the
     driver re-raises it as it was (``_raise_input_error``), where a task's exception would
     reach it wrapped in Ray's."""
@@ -261,17 +264,22 @@ def _sketch_and_keys(f, sources, dataset, algorithm, params, text_column, id_col
 
     _blocks.task_threads()
     try:
-        table = _sketch_one(f, sources, dataset, algorithm, params, text_column, id_column)
+        table, pages = _sketch_one(f, sources, dataset, algorithm, params, reading)
     except (ValueError, OSError) as e:
-        inventory = {"documents": 0, "bytes": 0, "error": f"{type(e).__name__}: {e}"}
+        inventory = {"documents": 0, "bytes": 0, "error": f"{type(e).__name__}: {e}",
+                     "pages": None}
         return (pa.table({}), inventory) + (pa.table({}),) * partitions
     inventory = {"documents": table.num_rows,
-                 "bytes": int(_column(table, "bytes").sum()), "error": None}
+                 "bytes": int(_column(table, "bytes").sum()), "error": None, "pages": pages}
     return (table, inventory) + tuple(_band_keys(table, algorithm, params, partitions))
 
 
-def _sketch_one(f, sources, dataset, algorithm, params, text_column, id_column):
+def _sketch_one(f, sources, dataset, algorithm, params, reading):
+    """(Input ``f``'s documents as rows; for web pages, the counts of what happened to them,
+    else ``None``)."""
     kernel = _native.StreamKernel(algorithm, params)
+    text_column, id_column = reading["text_column"], reading["id_column"]
+    pages = None
     if dataset:
         import ray
         import pyarrow.compute as pc
@@ -291,13 +299,14 @@ def _sketch_one(f, sources, dataset, algorithm, params, text_column, id_column):
             ids = [None] * table.num_rows
         lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
     else:
-        sigs, empty, ids, nbytes, lines = kernel.sketch_file(sources[f], text_column, id_column)
+        sigs, empty, ids, nbytes, lines, pages = kernel.sketch_file(
+            sources[f], text_column, id_column, reading["extract"], reading["html_column"])
     n = len(empty)
     if n >= 1 << 40:
         raise ValueError(f"{'block ' + str(f) if dataset else sources[f]}: more than 2^40 "
                          "records in one input")
     docs = (np.uint64(f) << FILE_SHIFT) | np.arange(n, dtype=np.uint64)
-    return _document_table(f, docs, np.asarray(empty, bool), nbytes, lines, ids, sigs)
+    return _document_table(f, docs, np.asarray(empty, bool), nbytes, lines, ids, sigs), pages
 
 
 def _document_table(f, docs, empty, nbytes, lines, ids, sigs):
@@ -685,11 +694,11 @@ def _clusters_of_roots(table, roots_before, keep):
     })
 
 
-def _write_file(table, sources, dataset, out_dir, doc_offsets, names):
-    """Outputs, round 3 (a group by file): the file's clusters shard and kept
-    records."""
+def _write_file(table, sources, dataset, out_dir, doc_offsets, names, reading):
+    """Outputs, round 3 (a group by file): the file's clusters shard, kept records and, with
+    ``write_text``, their text."""
     return _write_outputs_of(int(_column(table, "file")[0]), table, sources, dataset, out_dir,
-                             doc_offsets, names)
+                             doc_offsets, names, reading)
 
 
 def _ids_of(doc: np.ndarray, ids: list, doc_offsets) -> list:
@@ -709,7 +718,7 @@ def _id_column(doc: np.ndarray, ids, doc_offsets):
     return pa.array(_ids_of(doc, ids.to_pylist(), doc_offsets), pa.string())
 
 
-def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets, names):
+def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets, names, reading):
     """Input ``f``'s clusters shard (the clusters table's columns and ``within``) and kept
     records (under their staged name) from its rows of the last outputs round (none for an
     input without records)."""
@@ -740,8 +749,13 @@ def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets, names):
         source = ray.get(sources[f])
     else:
         source = sources[f]
-    _write_deduplicated(source, os.path.join(_staged_dir(out_dir), names[f]),
-                        _column(table, "line"), kept)
+    lines = _column(table, "line")
+    _write_deduplicated(source, os.path.join(_staged_dir(out_dir), names[f]), lines, kept)
+    if reading["kept_text"]:
+        _native.write_kept_text(
+            source, os.path.join(_staged_dir(out_dir), reading["kept_text"][f]),
+            np.sort(lines[kept].astype(np.uint64)), reading["text_column"],
+            reading["id_column"], reading["extract"], reading["html_column"])
     return pa.table({"file": [f], "documents": [n], "removed": [int((~kept).sum())]})
 
 
@@ -941,10 +955,13 @@ def dedup(
     clusters: str = "verified",
     progress: Optional[Callable[[str], None]] = None,
     verbose: bool = False,
+    extract: str = "main",
+    html_column: Optional[str] = None,
+    write_text: bool = False,
     **params: Any,
 ) -> Dict[str, Any]:
     """Deduplicates ``paths`` (files, directories, globs: JSONL, CSV, Parquet, optionally
-    .gz/.zst; or a ``ray.data.Dataset`` with a ``text_column``) on the connected Ray cluster
+    .gz/.zst; WARC/WET and HTML files; or a ``ray.data.Dataset`` with a ``text_column``) on the connected Ray cluster
     (``ray.init()`` is called if needed) and writes ``output`` as described in the module
     docstring. A Dataset's blocks, in order, take the place of input files: documents are
     numbered in block order, ids come from ``id_column`` when the Dataset has it (else row
@@ -953,14 +970,22 @@ def dedup(
     the algorithm's parameters (a streamed algorithm: ``minhash-lsh``, ``exact``, or
     ``simhash`` with ``weighting="tf"`` or ``"binary"`` or an ``idf_from`` table);
     ``partitions`` is the number of partitions of the shuffles (default: the cluster's
-    CPUs, at least 2). ``clusters``: ``"verified"`` (a document is removed only in the name of a kept
-    one within the threshold: each component cut until that holds) or ``"connected"``
+    CPUs, at least 2). ``clusters``: ``"verified"`` (a document is removed only in the name of
+    a kept one within the threshold: each component cut until that holds) or ``"connected"``
     (connected components of the verified pairs), as ``neardup dedup --clusters``.
     ``progress``, if given, is called on the driver with each stage's name (``"sketch"``,
     ``"candidates"``, ``"verify"``, ``"components"``, ``"clusters"``, ``"outputs"``) as the
-    stage starts, before any of its work is submitted. ``verbose``: when this call starts Ray, let
-    it log at INFO and forward its workers' output to the driver; by default it logs warnings
-    only and keeps the workers' output in its log files.
+    stage starts, before any of its work is submitted. ``verbose``: when this call starts Ray,
+    let it log at INFO and forward its workers' output to the driver; by default it logs
+    warnings only and keeps the workers' output in its log files.
+
+    Web pages — WARC/WET files (``.warc``, ``.warc.gz``, ``.warc.zst``), HTML files, or a
+    column of HTML named by ``html_column`` — are compared by the text ``extract`` takes of
+    them (``"main"``: the main content, ``"visible"``, ``"none"``), extracted in the task that
+    sketches their file, as ``neardup dedup`` does; the kept WARC records are written per
+    input (``deduplicated/NNNNN-<name>.warc.gz``). ``write_text`` also writes the kept
+    records' text as compared, per input (``kept-text/NNNNN-<name>.jsonl``; one input:
+    ``kept-text.jsonl``), a page with its URL, host, date and title.
     """
     import ray
 
@@ -969,6 +994,10 @@ def dedup(
                          "field, 'max:FIELD', runs in neardup.dedup and the CLI)")
     if clusters not in ("verified", "connected"):
         raise ValueError(f"clusters must be 'verified' or 'connected', not {clusters!r}")
+    if extract not in EXTRACT_MODES:
+        raise ValueError(f"extract must be one of {', '.join(EXTRACT_MODES)}, not {extract!r}")
+    reading = dict(text_column=text_column, id_column=id_column, extract=extract,
+                   html_column=html_column, write_text=bool(write_text))
     if threshold is not None:
         params = dict(params, threshold=threshold)
     params_json = json.dumps(params)
@@ -977,6 +1006,9 @@ def dedup(
         ray.init(logging_level=logging.INFO if verbose else logging.WARNING,
                  log_to_driver=verbose)
     dataset = _is_dataset(paths)
+    if dataset and (write_text or html_column is not None):
+        raise ValueError("write_text and html_column read input files again: give paths, not "
+                         "a ray.data.Dataset (whose blocks are its texts already)")
     if dataset:
         # A Ray Data pipeline's output: its blocks, in order, play the part of input files.
         sources = paths.to_arrow_refs()
@@ -985,11 +1017,11 @@ def dedup(
             paths = [paths]
         sources = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
     return _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
-                text_column, id_column, keep, partitions, kernel, clusters, progress)
+                reading, keep, partitions, kernel, clusters, progress)
 
 
-def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_column,
-         keep, partitions, kernel, clusters, progress):
+def _run(ray, sources, dataset, output, algorithm, params_json, reading, keep, partitions,
+         kernel, clusters, progress):
     F = len(sources)
     cpus = int(ray.cluster_resources().get("CPU", 1))
     P = partitions or max(2, cpus)
@@ -1009,10 +1041,11 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # 1. sketch (and 2's band keys): one task per input, its keys split by partition.
     t0 = begin("sketch")
     sketch = ray.remote(_sketch_and_keys).options(num_returns=2 + P, scheduling_strategy="SPREAD")
-    outs = [sketch.remote(f, sources, dataset, algorithm, params_json, text_column, id_column,
-                          P) for f in range(F)]
+    outs = [sketch.remote(f, sources, dataset, algorithm, params_json, reading, P)
+            for f in range(F)]
     sketched = _blocks.Blocks.of([o[0] for o in outs])
-    doc_offsets, text_bytes = _documents_per_file(ray.get([o[1] for o in outs]))
+    inventories = ray.get([o[1] for o in outs])
+    doc_offsets, text_bytes = _documents_per_file(inventories)
     stage("sketch", t0)
 
     # 2. candidates: each partition's keys from every input, joined.
@@ -1060,8 +1093,9 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
     # table's shards by the first document's file; then one set in neardup dedup's layout.
     t0 = begin("outputs")
     names = _deduplicated_names(sources, dataset)
+    reading = dict(reading, kept_text=_kept_text_names(names) if reading["write_text"] else [])
     _write_shards(documents, verified_edges, wanted, sources, dataset, output, doc_offsets,
-                  names, keep, P_files)
+                  names, reading, keep, P_files)
     stage("outputs", t0)
 
     total = int(doc_offsets[-1])
@@ -1070,7 +1104,8 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
             "outputs": total}
     run = {
         "inputs": [f"block {f}" for f in range(F)] if dataset else list(sources),
-        "text_field": text_column, "id_field": id_column, "algorithm": algorithm,
+        "text_field": reading["text_column"], "id_field": reading["id_column"],
+        "algorithm": algorithm,
         "params": json.loads(kernel.resolved_params), "keep": keep, "cluster_mode": clusters,
         "documents": total, "text_bytes": text_bytes, "pairs": int(pairs),
         "stages": [{"stage": k, "seconds": v, "rows": rows[k]} for k, v in timings.items()],
@@ -1078,8 +1113,44 @@ def _run(ray, sources, dataset, output, algorithm, params_json, text_column, id_
         "engine": {"name": "ray", "partitions": P, "component_rounds": rounds,
                    # Documents whose signatures the verify shuffles carried (None: every one).
                    "broadcast_candidate_documents": broadcast},
+        "kept_text": reading["kept_text"],
     }
+    run.update(_web_keys(inventories, reading))
     return _publish(output, run, names)
+
+
+def _web_keys(inventories, reading) -> Dict[str, Any]:
+    """The summary's keys for web pages (as ``neardup dedup`` writes them): the HTML field
+    read, and, when some input held pages, the text compared and what happened to the pages,
+    summed over the inputs."""
+    keys: Dict[str, Any] = {}
+    if reading["html_column"] is not None:
+        keys["html_field"] = reading["html_column"]
+    tallies = [i["pages"] for i in inventories if i["pages"] is not None]
+    if tallies:
+        keys["extract"] = reading["extract"]
+        keys["pages"] = {}
+        for tally in tallies:
+            for reason, n in tally.items():
+                keys["pages"][reason] = keys["pages"].get(reason, 0) + n
+    return keys
+
+
+def _kept_text_names(names: list) -> list:
+    """Where each input's kept text goes (``write_text``), beside its deduplicated file:
+    ``kept-text.jsonl`` for one input (``neardup dedup``'s name), else
+    ``kept-text/NNNNN-<name>.jsonl``, one per input: a crawl's text stays in as many files
+    as its WARCs."""
+    if len(names) == 1:
+        return [KEPT_TEXT]
+    out = []
+    for name in names:
+        base = os.path.basename(name)
+        for suffix in (".gz", ".zst"):
+            base = base[: -len(suffix)] if base.endswith(suffix) else base
+        stem, dot, ext = base.rpartition(".")
+        out.append(f"kept-text/{stem if dot else base}.jsonl")
+    return out
 
 
 def _publish(output: str, run: Dict[str, Any], names: list) -> Dict[str, Any]:
@@ -1153,7 +1224,7 @@ def _stars(edges, P) -> tuple:
 
 
 def _write_shards(documents, verified_edges, wanted, sources, dataset, output, doc_offsets,
-                  names, keep, P_files) -> None:
+                  names, reading, keep, P_files) -> None:
     """Outputs: roots by file, clusters by the root's file, then each input's clusters shard
     and deduplicated file by file, and its pairs shard (see :func:`_write_pairs`)."""
     F = len(sources)
@@ -1165,12 +1236,14 @@ def _write_shards(documents, verified_edges, wanted, sources, dataset, output, d
                                roots_before=roots_before, keep=keep)
     _clear_staged(output)
     written = clustered.groupby("file", P_files, _write_file, sources=sources, dataset=dataset,
-                                out_dir=output, doc_offsets=doc_offsets, names=names).table()
+                                out_dir=output, doc_offsets=doc_offsets, names=names,
+                                reading=reading).table()
     # An input without records has no group: its (empty) outputs are written here.
     done = set(_column(written, "file").tolist()) if written.num_rows else set()
     for f in range(F):
         if f not in done:
-            _write_outputs_of(f, _no_rows(), sources, dataset, output, doc_offsets, names)
+            _write_outputs_of(f, _no_rows(), sources, dataset, output, doc_offsets, names,
+                              reading)
     _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_files)
 
 

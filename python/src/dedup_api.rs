@@ -158,3 +158,59 @@ pub fn write_deduplicated(
     py.detach(|| neardup_dedup::pipeline::write_deduplicated(file, &target, removed))
         .map_err(|e| errors::pipeline(e.into()))
 }
+
+/// What is read of each record: the text and id fields, or the field holding a page's HTML,
+/// and the text `extract` takes of web pages (as `dedup` reads them).
+pub fn record_fields(
+    text_field: &str,
+    id_field: &str,
+    extract: &str,
+    html_field: Option<String>,
+) -> PyResult<neardup_dedup::input::Fields> {
+    let mut fields = neardup_dedup::input::Fields::new(text_field, id_field);
+    fields.extract = crate::extract_api::extract_mode(extract)?;
+    fields.html = html_field;
+    Ok(fields)
+}
+
+/// Writes the text of input `input`'s records at the `kept` lines (sorted, as the sketch
+/// numbered them) to `target` as JSON Lines, as `neardup dedup --write-text` writes
+/// `kept-text.jsonl`: each record's text as compared (web pages extracted again), with a web
+/// page's id, URL, host, date, charset and title; put in place atomically.
+#[pyfunction]
+#[pyo3(signature = (input, target, kept, text_field, id_field, extract="main", html_field=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn write_kept_text(
+    py: Python<'_>,
+    input: PathBuf,
+    target: PathBuf,
+    kept: PyReadonlyArray1<'_, u64>,
+    text_field: &str,
+    id_field: &str,
+    extract: &str,
+    html_field: Option<String>,
+) -> PyResult<()> {
+    let kept = kept.as_slice()?;
+    if kept.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(PyValueError::new_err(
+            "kept: lines must be sorted and distinct",
+        ));
+    }
+    let fields = record_fields(text_field, id_field, extract, html_field)?;
+    py.detach(|| -> anyhow::Result<()> {
+        let file = crate::stream_api::one_input(&input)?;
+        neardup_dedup::fsutil::write_atomic(&target, |w| {
+            neardup_dedup::input::for_each_record_block(&file, &fields, |block| {
+                let block: Vec<_> = block
+                    .into_iter()
+                    .filter(|r| kept.binary_search(&r.line).is_ok())
+                    .collect();
+                neardup_dedup::web::export::write_jsonl(w, &block)
+                    .map_err(|e| neardup_dedup::error::Error::io(&target, e))
+            })
+            .map_err(std::io::Error::other)
+        })?;
+        Ok(())
+    })
+    .map_err(errors::pipeline)
+}

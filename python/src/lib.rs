@@ -34,6 +34,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dedup_api::publish_external, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::deduplicated_names, m)?)?;
     m.add_function(wrap_pyfunction!(dedup_api::write_deduplicated, m)?)?;
+    m.add_function(wrap_pyfunction!(dedup_api::write_kept_text, m)?)?;
     m.add_function(wrap_pyfunction!(join_api::candidate_pairs, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::lsh_tune, m)?)?;
     m.add_function(wrap_pyfunction!(tuning_api::hamming_designs, m)?)?;

@@ -3,9 +3,9 @@
 //! join keys, verify candidate pairs. Each step is the library's own code, so a distributed
 //! run computes what `neardup dedup` computes.
 
-use std::path::PathBuf;
-
 use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use neardup::streaming::{SignatureTable, StreamingDetector};
 use neardup_dedup::input::expand;
@@ -22,14 +22,26 @@ use crate::text_input::Texts;
 /// Signatures and empty flags.
 type Signatures<'py> = (Bound<'py, PyArray2<u32>>, Bound<'py, PyArray1<bool>>);
 
-/// Signatures, empty flags, ids, text bytes and line numbers of one file.
+/// Signatures, empty flags, ids, text bytes and line numbers of one file; then, when its
+/// records are web pages, what happened to them (records skipped by reason, extraction
+/// outcomes), else `None`.
 type Sketched<'py> = (
     Bound<'py, PyArray2<u32>>,
     Bound<'py, PyArray1<bool>>,
     Vec<Option<String>>,
     Bound<'py, PyArray1<u32>>,
     Bound<'py, PyArray1<u64>>,
+    Option<BTreeMap<String, u64>>,
 );
+
+/// The one input file `path` names (a path that expands to several is refused).
+pub fn one_input(path: &std::path::Path) -> anyhow::Result<neardup_dedup::input::InputFile> {
+    let mut files = expand(&[path.to_path_buf()])?;
+    if files.len() != 1 {
+        anyhow::bail!("{}: one input file expected", path.display());
+    }
+    Ok(files.remove(0))
+}
 
 /// Representatives, similarities and within-threshold flags of [`StreamKernel::anchor`].
 type Anchored<'py> = (
@@ -236,23 +248,27 @@ impl StreamKernel {
     }
 
     /// One input file read exactly as `neardup dedup` reads it (any supported format, the
-    /// same field rules and errors naming file and line): signatures, empty flags, ids
-    /// (`None` where a record has none), text lengths in bytes and line (or row) numbers.
+    /// same field rules and errors naming file and line; web pages — WARC, HTML files, an
+    /// `html_field` — compared by the text `extract` takes of them): signatures, empty
+    /// flags, ids (`None` where a record has none), text lengths in bytes, line (or row)
+    /// numbers, and for web pages the counts of what happened to them.
+    #[pyo3(signature = (path, text_field, id_field, extract="main", html_field=None))]
     fn sketch_file<'py>(
         &self,
         py: Python<'py>,
         path: PathBuf,
         text_field: &str,
         id_field: &str,
+        extract: &str,
+        html_field: Option<String>,
     ) -> PyResult<Sketched<'py>> {
-        let shard = py
+        let fields = crate::dedup_api::record_fields(text_field, id_field, extract, html_field)?;
+        let (shard, pages) = py
             .detach(|| -> anyhow::Result<_> {
-                let files = expand(std::slice::from_ref(&path))?;
-                let [file] = files.as_slice() else {
-                    anyhow::bail!("{}: one input file expected", path.display());
-                };
-                let fields = neardup_dedup::input::Fields::new(text_field, id_field);
-                Ok(sketch_file(file, Some(self.stream.as_ref()), &fields)?.0)
+                let file = one_input(&path)?;
+                let shard = sketch_file(&file, Some(self.stream.as_ref()), &fields)?.0;
+                let pages = fields.reads_pages(&file).then(|| fields.tally.counts());
+                Ok((shard, pages))
             })
             .map_err(errors::pipeline)?;
         let (width, words, empty) = shard.table.into_parts();
@@ -262,6 +278,7 @@ impl StreamKernel {
             shard.ids,
             PyArray1::from_vec(py, shard.bytes),
             PyArray1::from_vec(py, shard.lines),
+            pages,
         ))
     }
 

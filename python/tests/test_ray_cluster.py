@@ -15,6 +15,7 @@ import json
 import os
 import re
 import subprocess
+import threading
 
 import pyarrow.parquet as pq
 import pytest
@@ -27,6 +28,7 @@ from ray.cluster_utils import Cluster  # noqa: E402
 
 import neardup.ray as nray  # noqa: E402
 from test_ray import canonical  # noqa: E402
+from test_ray_web import assert_crawl_same_as_cli, cli_dedup, write_crawl  # noqa: E402
 
 FILES = 6
 OBJECT_STORE = 100 << 20  # small: blocks spill to disk, as on a cluster under pressure
@@ -119,5 +121,40 @@ def test_a_node_lost_mid_run_costs_only_time(cluster, corpus, expected, tmp_path
     alive = [n for n in ray.nodes() if n["Alive"]]
     assert len(alive) == 2
     assert_same_as_cli(expected, str(tmp_path / "ray"), summary)
+    cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+    cluster.wait_for_nodes()
+
+
+@pytest.fixture(scope="module")
+def crawl(cli, tmp_path_factory):
+    """About 800 pages over six WARC files, and `neardup dedup`'s outputs for them."""
+    root = tmp_path_factory.mktemp("crawl")
+    paths = write_crawl(root / "warc", files=FILES, n_sources=400)
+    return paths, cli_dedup(cli, paths, root / "cli")
+
+
+def test_a_node_lost_during_extraction_costs_only_time(cluster, crawl, tmp_path):
+    """A worker node is killed while the sketch tasks extract the pages (a timer started as
+    the sketch stage begins; the test checks the stage had not ended): the tasks it ran are
+    retried on the two nodes left, and the crawl's outputs equal `neardup dedup`'s."""
+    paths, expected = crawl
+    victim = list(cluster.worker_nodes)[0]
+    stages, killed = [], []
+
+    def kill():
+        cluster.remove_node(victim, allow_graceful=False)
+        killed.append(list(stages))
+
+    def progress(name):
+        stages.append(name)
+        if name == "sketch":
+            threading.Timer(0.3, kill).start()
+
+    output = tmp_path / "ray"
+    summary = nray.dedup(paths, output=str(output), threshold=0.7, write_text=True,
+                         progress=progress)
+    assert killed == [["sketch"]], f"the node was killed after the sketch stage: {killed}"
+    assert len([n for n in ray.nodes() if n["Alive"]]) == 2
+    assert_crawl_same_as_cli(expected, output, summary)
     cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
     cluster.wait_for_nodes()

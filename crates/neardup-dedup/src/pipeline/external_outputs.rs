@@ -53,6 +53,20 @@ pub struct ExternalRun {
     pub pairs_shards: Vec<PathBuf>,
     /// The deduplicated files, relative to the output directory, already staged.
     pub deduplicated: Vec<String>,
+    /// The kept records' text files (`write_text`), relative to the output directory,
+    /// already staged.
+    #[serde(default)]
+    pub kept_text: Vec<String>,
+    /// The field holding pages' HTML, if one was read.
+    #[serde(default)]
+    pub html_field: Option<String>,
+    /// Which text of web pages was compared, when the inputs held pages.
+    #[serde(default)]
+    pub extract: Option<String>,
+    /// What happened to web pages, summed over the inputs: records skipped by reason,
+    /// extraction outcomes.
+    #[serde(default)]
+    pub pages: std::collections::BTreeMap<String, u64>,
 }
 
 /// One stage of the engine's run.
@@ -105,7 +119,8 @@ pub fn publish_external(output: &Path, run: &ExternalRun) -> Result<Summary> {
     let largest = removed_and_largest(&staged.join(&clusters_name), &staged, &counts)?;
     let summary = summary(run, keep, cluster_mode, &counts, largest);
     let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
-    let set = publish::staged_names(format, &run.deduplicated);
+    let mut set = publish::staged_names(format, &run.deduplicated);
+    set.extend(run.kept_text.iter().cloned());
     publish::publish(output, &set, &readme(&summary, output), &json)?;
     Ok(summary)
 }
@@ -213,9 +228,9 @@ fn summary(
         inputs: run.inputs.clone(),
         text_field: run.text_field.clone(),
         id_field: run.id_field.clone(),
-        html_field: None,
-        extract: None,
-        pages: Default::default(),
+        html_field: run.html_field.clone(),
+        extract: run.extract.clone(),
+        pages: run.pages.clone(),
         algorithm: run.algorithm.clone(),
         params: run.params.clone(),
         streamed: true,
