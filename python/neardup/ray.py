@@ -75,6 +75,7 @@ import numpy as np
 
 from . import _native
 from . import _ray_blocks as _blocks
+from . import _ray_store as _store
 
 if TYPE_CHECKING:  # for the annotation only: Ray is an optional dependency
     import ray.data
@@ -299,8 +300,16 @@ def _sketch_one(f, sources, dataset, algorithm, params, reading):
             ids = [None] * table.num_rows
         lines = np.arange(1, table.num_rows + 1, dtype=np.int64)
     else:
-        sigs, empty, ids, nbytes, lines, pages = kernel.sketch_file(
-            sources[f], text_column, id_column, reading["extract"], reading["html_column"])
+        with _store.local_copy(sources[f], reading["filesystem"]) as local:
+            try:
+                sigs, empty, ids, nbytes, lines, pages = kernel.sketch_file(
+                    local, text_column, id_column, reading["extract"],
+                    reading["html_column"])
+            except (ValueError, OSError) as e:
+                if local == sources[f]:
+                    raise
+                # The error names the input as the user gave it, not the node's copy.
+                raise type(e)(str(e).replace(local, sources[f])) from None
     n = len(empty)
     if n >= 1 << 40:
         raise ValueError(f"{'block ' + str(f) if dataset else sources[f]}: more than 2^40 "
@@ -741,22 +750,48 @@ def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets, names, r
         "similarity_to_representative": table.column("similarity").cast(pa.float64()),
         "within": table.column("within"),
     })
-    _write_atomic(_shard_path(out_dir, "clusters", f),
-                  lambda tmp: _write_shard(clusters, tmp))
+    fs = reading["filesystem"]
+    _write_output(_shard_path(out_dir, "clusters", f), lambda tmp: _write_shard(clusters, tmp),
+                  fs)
+    lines = _column(table, "line")
     if dataset:
         import ray
 
-        source = ray.get(sources[f])
-    else:
-        source = sources[f]
-    lines = _column(table, "line")
-    _write_deduplicated(source, os.path.join(_staged_dir(out_dir), names[f]), lines, kept)
-    if reading["kept_text"]:
-        _native.write_kept_text(
-            source, os.path.join(_staged_dir(out_dir), reading["kept_text"][f]),
-            np.sort(lines[kept].astype(np.uint64)), reading["text_column"],
-            reading["id_column"], reading["extract"], reading["html_column"])
+        _write_output(_corpus_target(out_dir, names[f]),
+                      lambda tmp: _write_atomic(tmp, lambda t: pq.write_table(
+                          ray.get(sources[f]).filter(kept), t)), fs)
+        return pa.table({"file": [f], "documents": [n], "removed": [int((~kept).sum())]})
+    with _store.local_copy(sources[f], fs) as source:
+        if names[f] is not None:  # an HTML file (one page) has no deduplicated copy
+            removed = np.sort(lines[~kept].astype(np.uint64))
+            _write_output(_corpus_target(out_dir, names[f]),
+                          lambda tmp: _native.write_deduplicated(source, tmp, removed), fs)
+        if reading["kept_text"]:
+            _write_output(_corpus_target(out_dir, reading["kept_text"][f]),
+                          lambda tmp: _native.write_kept_text(
+                              source, tmp, np.sort(lines[kept].astype(np.uint64)),
+                              reading["text_column"], reading["id_column"],
+                              reading["extract"], reading["html_column"]), fs)
     return pa.table({"file": [f], "documents": [n], "removed": [int((~kept).sum())]})
+
+
+def _corpus_target(out_dir: str, name: str) -> str:
+    """Where a deduplicated or kept-text file is written: staged, for the publish step to put
+    in place, on a local disk; at its place on an object store (the set is whole when
+    ``summary.json`` is back, uploaded last)."""
+    if _store.is_remote(out_dir):
+        return _store.join(out_dir, name)
+    return os.path.join(_staged_dir(out_dir), name)
+
+
+def _write_output(path: str, write, filesystem=None) -> None:
+    """``write(local path)``, then the file at ``path``: put in place atomically on a local
+    disk, uploaded to an object store."""
+    if _store.is_remote(path):
+        with _store.written(path, filesystem) as local:
+            write(local)
+    else:
+        _write_atomic(path, write)
 
 
 def _staged_dir(out_dir: str) -> str:
@@ -767,7 +802,7 @@ def _staged_dir(out_dir: str) -> str:
 
 def _shard_path(out_dir: str, table: str, f: int) -> str:
     """Input ``f``'s shard of the clusters or pairs table."""
-    return os.path.join(out_dir, "stages", "ray", table, f"{f:05d}.parquet")
+    return f"{out_dir.rstrip('/')}/stages/ray/{table}/{f:05d}.parquet"
 
 
 def _no_rows():
@@ -864,17 +899,17 @@ def _attach_second_ids(table):
                       _lookup_ids(table, b))
 
 
-def _write_pairs_of(table, out_dir):
+def _write_pairs_of(table, out_dir, filesystem):
     """Pairs, round 2 (a group by file): the pairs whose first document is in this
     file, with both ids, sorted by document as ``neardup dedup`` sorts them: the verified
     pairs (``stage`` = ``verify``) and the comparisons with a kept document that no verified
     pair gives (``stage`` = ``clusters``)."""
     f = int(_file_of(_column(table, "a")[:1])[0]) if table.num_rows else -1
-    _write_pairs_shard(table, out_dir, f)
+    _write_pairs_shard(table, out_dir, f, filesystem)
     return _table({"file": np.array([f], np.int64)})
 
 
-def _write_pairs_shard(table, out_dir, f):
+def _write_pairs_shard(table, out_dir, f, filesystem):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -894,7 +929,8 @@ def _write_pairs_shard(table, out_dir, f):
         "stage": pa.array(np.where(kind[rows] == _PAIR, "verify", "clusters").tolist(),
                           pa.string()),
     })
-    _write_atomic(_shard_path(out_dir, "pairs", f), lambda tmp: _write_shard(shard, tmp))
+    _write_output(_shard_path(out_dir, "pairs", f), lambda tmp: _write_shard(shard, tmp),
+                  filesystem)
 
 
 def _write_shard(table, path: str) -> None:
@@ -913,22 +949,6 @@ def _write_atomic(path: str, write) -> None:
     tmp = f"{path}.tmp-{os.getpid()}"
     write(tmp)
     os.replace(tmp, path)
-
-
-def _write_deduplicated(path: Any, target: str, lines: np.ndarray, kept: np.ndarray) -> None:
-    """The kept records of one input at ``target`` in its own format: a file by ``neardup
-    dedup``'s own copy (``_native.write_deduplicated``: JSONL lines byte for byte, compressed
-    or not, CSV records, Parquet rows; a Python loop over the lines took 4 s of CPU at 1 M
-    documents), a Ray Data block as Parquet."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    if isinstance(path, pa.Table):
-        _write_atomic(target, lambda tmp: pq.write_table(path.filter(kept), tmp))
-        return
-    os.makedirs(os.path.dirname(target), exist_ok=True)
-    removed = np.sort(lines[~kept].astype(np.uint64))
-    _native.write_deduplicated(path, target, removed)
 
 
 def _per_file_sums(blocks, count_fn, column: str, files: int) -> np.ndarray:
@@ -958,6 +978,7 @@ def dedup(
     extract: str = "main",
     html_column: Optional[str] = None,
     write_text: bool = False,
+    filesystem: Any = None,
     **params: Any,
 ) -> Dict[str, Any]:
     """Deduplicates ``paths`` (files, directories, globs: JSONL, CSV, Parquet, optionally
@@ -997,7 +1018,7 @@ def dedup(
     if extract not in EXTRACT_MODES:
         raise ValueError(f"extract must be one of {', '.join(EXTRACT_MODES)}, not {extract!r}")
     reading = dict(text_column=text_column, id_column=id_column, extract=extract,
-                   html_column=html_column, write_text=bool(write_text))
+                   html_column=html_column, write_text=bool(write_text), filesystem=filesystem)
     if threshold is not None:
         params = dict(params, threshold=threshold)
     params_json = json.dumps(params)
@@ -1013,11 +1034,26 @@ def dedup(
         # A Ray Data pipeline's output: its blocks, in order, play the part of input files.
         sources = paths.to_arrow_refs()
     else:
-        if isinstance(paths, (str, os.PathLike)):
-            paths = [paths]
-        sources = [os.fspath(p) for p in _native.expand_inputs([os.fspath(p) for p in paths])]
-    return _run(ray, sources, dataset, os.path.abspath(output), algorithm, params_json,
-                reading, keep, partitions, kernel, clusters, progress)
+        sources = _input_files(paths, filesystem)
+    output = os.fspath(output)
+    if not _store.is_remote(output):
+        output = os.path.abspath(output)
+    return _run(ray, sources, dataset, output, algorithm, params_json, reading, keep,
+                partitions, kernel, clusters, progress)
+
+
+def _input_files(paths, filesystem) -> list:
+    """The input files (local paths, or URIs of an object store) as ``neardup dedup``
+    expands them: files, directories, globs."""
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = [os.fspath(p) for p in paths]
+    remote = [_store.is_remote(p) for p in paths]
+    if any(remote) and not all(remote):
+        raise ValueError("give local paths or object-store URIs (s3://, gs://, ...), not both")
+    if all(remote) and paths:
+        return _store.expand(paths, filesystem)
+    return [os.fspath(p) for p in _native.expand_inputs(paths)]
 
 
 def _run(ray, sources, dataset, output, algorithm, params_json, reading, keep, partitions,
@@ -1026,7 +1062,11 @@ def _run(ray, sources, dataset, output, algorithm, params_json, reading, keep, p
     cpus = int(ray.cluster_resources().get("CPU", 1))
     P = partitions or max(2, cpus)
     P_files = max(1, min(P, F))
-    os.makedirs(output, exist_ok=True)
+    if _store.is_remote(output):
+        # The set is incomplete from now until its summary.json is uploaded again, last.
+        _store.delete(_store.join(output, "summary.json"), reading["filesystem"])
+    else:
+        os.makedirs(output, exist_ok=True)
     timings = {}
     started = time.perf_counter()
 
@@ -1093,7 +1133,8 @@ def _run(ray, sources, dataset, output, algorithm, params_json, reading, keep, p
     # table's shards by the first document's file; then one set in neardup dedup's layout.
     t0 = begin("outputs")
     names = _deduplicated_names(sources, dataset)
-    reading = dict(reading, kept_text=_kept_text_names(names) if reading["write_text"] else [])
+    reading = dict(reading,
+                   kept_text=_kept_text_names(sources) if reading["write_text"] else [])
     _write_shards(documents, verified_edges, wanted, sources, dataset, output, doc_offsets,
                   names, reading, keep, P_files)
     stage("outputs", t0)
@@ -1116,7 +1157,7 @@ def _run(ray, sources, dataset, output, algorithm, params_json, reading, keep, p
         "kept_text": reading["kept_text"],
     }
     run.update(_web_keys(inventories, reading))
-    return _publish(output, run, names)
+    return _publish(output, run, names, reading["filesystem"])
 
 
 def _web_keys(inventories, reading) -> Dict[str, Any]:
@@ -1136,32 +1177,57 @@ def _web_keys(inventories, reading) -> Dict[str, Any]:
     return keys
 
 
-def _kept_text_names(names: list) -> list:
-    """Where each input's kept text goes (``write_text``), beside its deduplicated file:
-    ``kept-text.jsonl`` for one input (``neardup dedup``'s name), else
-    ``kept-text/NNNNN-<name>.jsonl``, one per input: a crawl's text stays in as many files
-    as its WARCs."""
-    if len(names) == 1:
+def _without_compression(name: str) -> str:
+    for suffix in (".gz", ".zst"):
+        if name.endswith(suffix):
+            return name[: -len(suffix)]
+    return name
+
+
+def _kept_text_names(sources: list) -> list:
+    """Where each input's kept text goes (``write_text``): ``kept-text.jsonl`` for one input
+    (``neardup dedup``'s name), else ``kept-text/NNNNN-<name>.jsonl``, one per input (as
+    ``deduplicated/NNNNN-<name>``): a crawl's text stays in as many files as its WARCs."""
+    if len(sources) == 1:
         return [KEPT_TEXT]
     out = []
-    for name in names:
-        base = os.path.basename(name)
-        for suffix in (".gz", ".zst"):
-            base = base[: -len(suffix)] if base.endswith(suffix) else base
-        stem, dot, ext = base.rpartition(".")
-        out.append(f"kept-text/{stem if dot else base}.jsonl")
+    for f, source in enumerate(sources):
+        base = _without_compression(os.path.basename(source.split("://", 1)[-1]))
+        stem, dot, _ = base.rpartition(".")
+        out.append(f"kept-text/{f:05d}-{stem if dot else base}.jsonl")
     return out
 
 
-def _publish(output: str, run: Dict[str, Any], names: list) -> Dict[str, Any]:
+def _publish(output: str, run: Dict[str, Any], names: list,
+             filesystem=None) -> Dict[str, Any]:
     """The shards and staged files published in ``neardup dedup``'s layout by its own
     writers (``_native.publish_external``: the same clusters and pairs tables byte for byte,
-    ``removed.txt``, ``README.md`` and ``summary.json`` last); returns the summary."""
+    ``removed.txt``, ``README.md`` and ``summary.json`` last); returns the summary. On an
+    object store the publish step runs in a local directory with the shards fetched, and the
+    set is uploaded, ``summary.json`` last (the corpus files are in place already)."""
     F = len(names)
-    run = dict(run, deduplicated=names,
-               clusters_shards=[_shard_path(output, "clusters", f) for f in range(F)],
-               pairs_shards=[_shard_path(output, "pairs", f) for f in range(F)])
-    return json.loads(_native.publish_external(output, json.dumps(run)))
+    run = dict(run, deduplicated=[n for n in names if n is not None])
+    shards = {t: [_shard_path(output, t, f) for f in range(F)] for t in ("clusters", "pairs")}
+    if not _store.is_remote(output):
+        run.update(clusters_shards=shards["clusters"], pairs_shards=shards["pairs"])
+        return json.loads(_native.publish_external(output, json.dumps(run)))
+    import shutil
+    import tempfile
+
+    local = tempfile.mkdtemp(prefix="neardup-ray-publish-")
+    try:
+        for table, uris in shards.items():
+            paths = [_shard_path(local, table, f) for f in range(F)]
+            for uri, path in zip(uris, paths):
+                _store.download(uri, path, filesystem)
+            run[f"{table}_shards"] = paths
+        run["corpus_elsewhere"] = True
+        summary = json.loads(_native.publish_external(local, json.dumps(run)))
+        for name in summary["tables"] + ["removed.txt", "README.md", "summary.json"]:
+            _store.upload(os.path.join(local, name), _store.join(output, name), filesystem)
+        return summary
+    finally:
+        shutil.rmtree(local, ignore_errors=True)
 
 
 def _verify(sketched, candidates, wanted, kernel, algorithm, params_json, P):
@@ -1234,7 +1300,8 @@ def _write_shards(documents, verified_edges, wanted, sources, dataset, output, d
     roots_before = np.r_[0, np.cumsum(roots_per_file)].astype(np.int64)
     clustered = rooted.groupby("root_file", P_files, _clusters_of_roots,
                                roots_before=roots_before, keep=keep)
-    _clear_staged(output)
+    if not _store.is_remote(output):
+        _clear_staged(output)
     written = clustered.groupby("file", P_files, _write_file, sources=sources, dataset=dataset,
                                 out_dir=output, doc_offsets=doc_offsets, names=names,
                                 reading=reading).table()
@@ -1244,14 +1311,26 @@ def _write_shards(documents, verified_edges, wanted, sources, dataset, output, d
         if f not in done:
             _write_outputs_of(f, _no_rows(), sources, dataset, output, doc_offsets, names,
                               reading)
-    _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_files)
+    _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_files,
+                 reading["filesystem"])
 
 
 def _deduplicated_names(sources, dataset) -> list:
-    """The deduplicated files' names, as ``neardup dedup`` names them for these inputs (a
-    Ray Data block is a Parquet input named ``block``)."""
+    """Each input's deduplicated file, as ``neardup dedup`` names it (``None`` for an HTML
+    file: one page, not copied; a Ray Data block is a Parquet input named ``block``)."""
     if not dataset:
-        return _native.deduplicated_names(list(sources))
+        import shutil
+
+        remote = any(_store.is_remote(s) for s in sources)
+        tmp, local = _store.local_names(sources) if remote else (None, list(sources))
+        try:
+            names = iter(_native.deduplicated_names(local))
+        finally:
+            if tmp:
+                shutil.rmtree(tmp, ignore_errors=True)
+        html = (".html", ".htm", ".xhtml")
+        return [None if _without_compression(s).endswith(html) else next(names)
+                for s in sources]
     if len(sources) == 1:
         return ["deduplicated.parquet"]
     return [f"deduplicated/{f:05d}-block.parquet" for f in range(len(sources))]
@@ -1267,7 +1346,8 @@ def _clear_staged(output: str) -> None:
             shutil.rmtree(d)
 
 
-def _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_files):
+def _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_files,
+                 filesystem):
     """The pairs table's shard of every input: verified pairs meet their second document's
     id at its file, then their first's at its file, with the comparisons that removed a
     document without a verified pair (which carry both ids). Only the ids of ``wanted``
@@ -1279,11 +1359,13 @@ def _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_fi
         second = verified_edges.map(_verified_rows, "numpy").union(ids).groupby(
             "part", P_files, _attach_second_ids)
         rows = rows.union(ids, second)
-    written = rows.groupby("part", P_files, _write_pairs_of, out_dir=output).table()
+    written = rows.groupby("part", P_files, _write_pairs_of, out_dir=output,
+                           filesystem=filesystem).table()
     done = set(_column(written, "file").tolist()) if written.num_rows else set()
     for f in range(F):
         if f not in done:
-            _write_pairs_shard(_pair_rows([], _ID, [], [], [], [], None), output, f)
+            _write_pairs_shard(_pair_rows([], _ID, [], [], [], [], None), output, f,
+                               filesystem)
 
 
 def _docs_of_pairs(batch):

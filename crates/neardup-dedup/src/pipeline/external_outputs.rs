@@ -67,6 +67,11 @@ pub struct ExternalRun {
     /// extraction outcomes.
     #[serde(default)]
     pub pages: std::collections::BTreeMap<String, u64>,
+    /// The deduplicated files and kept text are in place already, elsewhere (an object
+    /// store the engine uploaded them to): named in the summary, not published from the
+    /// staging directory.
+    #[serde(default)]
+    pub corpus_elsewhere: bool,
 }
 
 /// One stage of the engine's run.
@@ -119,8 +124,10 @@ pub fn publish_external(output: &Path, run: &ExternalRun) -> Result<Summary> {
     let largest = removed_and_largest(&staged.join(&clusters_name), &staged, &counts)?;
     let summary = summary(run, keep, cluster_mode, &counts, largest);
     let json = serde_json::to_vec_pretty(&summary).expect("summary serializes");
-    let mut set = publish::staged_names(format, &run.deduplicated);
-    set.extend(run.kept_text.iter().cloned());
+    let mut set = publish::staged_names(format, &[]);
+    if !run.corpus_elsewhere {
+        set.extend(run.deduplicated.iter().chain(&run.kept_text).cloned());
+    }
     publish::publish(output, &set, &readme(&summary, output), &json)?;
     Ok(summary)
 }
