@@ -237,3 +237,37 @@ def test_ray_cluster_modes_equal_one_machine(cli, tmp_path):
     assert not canonical(got["verified"]).equals(canonical(got["connected"]))
     sizes = got["connected"].column("cluster_size").to_pylist()
     assert max(sizes) >= 6
+
+
+def test_ray_heavy_clusters_are_joined_in_linear_pairs(cli, texts, tmp_path):
+    """300 exact copies of one page and 300 near copies (0.3 % of words replaced) of another
+    over three files: each run of a band's key holds ~300 documents, whose every pair
+    (≈ 45,000 per run) the join would emit; a heavy run gives each member paired with its
+    first documents only (`neardup::heavy`, as `neardup dedup` does when its signatures are
+    spilled), and the clusters are `neardup dedup`'s. (Near copies this close are all within
+    the threshold of the document kept: where a heavy cluster's members are cut away from it,
+    the pairs left among them are not the in-memory join's and may group them otherwise, as
+    with `neardup dedup --memory`.)"""
+    import random
+
+    rng = random.Random(20261129)
+    page_a = " ".join(f"w{rng.randrange(5000)}" for _ in range(300))
+    page_b = page_a.replace("w", "v")
+    corpus = [t for t in texts if t]
+    for _ in range(300):
+        corpus.append(page_a)
+        corpus.append(" ".join(w if rng.random() > 0.003 else f"x{rng.randrange(999)}"
+                               for w in page_b.split()))
+    paths = []
+    for f in range(3):
+        path = tmp_path / f"heavy{f}.jsonl"
+        path.write_text("".join(json.dumps({"id": f"d{i}", "text": corpus[i]}) + "\n"
+                                for i in range(f, len(corpus), 3)))
+        paths.append(path)
+    expected = cli_dedup(cli, paths, tmp_path / "cli", "threshold=0.7")
+    summary = nray.dedup(paths, output=str(tmp_path / "ray"), threshold=0.7)
+    assert canonical(nray.read_clusters(str(tmp_path / "ray"))).equals(canonical(expected))
+    sizes = sorted(expected.column("cluster_size").to_pylist())
+    assert sizes[-1] >= 300  # the heavy clusters are there
+    candidates = next(s["rows"] for s in summary["stages"] if s["stage"] == "candidates")
+    assert candidates < 20 * len(corpus), f"{candidates} candidate pairs: quadratic"

@@ -511,6 +511,11 @@ mod tests {
             clusters_shards: shards,
             pairs_shards: vec![],
             deduplicated: vec![],
+            kept_text: vec![],
+            html_field: None,
+            extract: None,
+            pages: Default::default(),
+            corpus_elsewhere: false,
         };
         let output = dir.join("out");
         let summary = publish_external(&output, &run).unwrap();
