@@ -11,7 +11,8 @@ An output directory holds, whichever of the three wrote it:
 * ``removed.txt`` — the removed documents' ids, one per line, in input order;
 * the deduplicated corpus: ``deduplicated.<ext>`` for one input, else
   ``deduplicated/NNNNN-<name>`` per input (a WARC as ``.warc.gz``); ``kept-text.jsonl``
-  with ``write_text``;
+  with ``write_text`` (``neardup.ray.dedup`` with several inputs: ``kept-text/NNNNN-<name>.jsonl``
+  per input, which concatenated in order are that file);
 * ``README.md`` and ``summary.json`` (written last: its presence means the set is whole);
 * ``stages/`` — the engine's working files (resumable stages in one process, shards on Ray).
 
