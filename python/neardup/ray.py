@@ -23,9 +23,10 @@ rows at a time). Each task's Rust code uses as many threads as the task has CPUs
 2. **candidates** — one task per partition takes its keys from every input and emits every
    pair inside a run of equal (band, key) (``_native.candidate_pairs``) — what ``neardup
    dedup``'s join does per band.
-3. **verify** — two ``groupby`` rounds of pairs and signatures by document: the first attaches
-   the first document's signature to its pairs, the second verifies them against the second
-   document's with the algorithm's own ``verify`` (MinHash: estimated Jaccard ≥ threshold).
+3. **verify** — two shuffles of the pairs by input file: the first attaches the first
+   document's signature, read from its file's sketched block where it lies, the second
+   verifies the pairs against the second document's, read the same way, with the algorithm's
+   own ``verify`` (MinHash: estimated Jaccard ≥ threshold). Signatures are not shuffled.
 4. **components** — large-star / small-star rounds (Kiveris et al., "Connected Components in
    MapReduce and Beyond", SoCC 2014), each a ``groupby`` of the edges by vertex, until a
    pair of rounds leaves the edge set unchanged (O(log² n) rounds); the edges are then one
@@ -427,10 +428,28 @@ def _signature_rows(table, partitions, wanted, width):
                    _binary_rows(sigs[rows]), np.ones(len(rows), dtype=bool))
 
 
-def _pairs_by_first(batch, partitions):
+def _pairs_by_first_file(batch, partitions):
+    """Verify, round 1 input: candidate pairs at the partition of their first document's
+    input file."""
     a, b = batch["a"], batch["b"]
-    return _routed(_partition_of(a, partitions), a, b, _no_payload(len(a)),
-                   np.zeros(len(a), dtype=bool))
+    return _table({"part": _file_of(a) % partitions, "a": a, "b": b})
+
+
+def _block_signatures(blocks, docs: np.ndarray, width: int) -> np.ndarray:
+    """The signatures of ``docs``, read from their inputs' sketched blocks where they are
+    (``blocks``: object references, one per input; on the block's node, no copy is made of
+    the block), a row per document."""
+    import ray
+
+    out = np.empty((len(docs), width), np.uint32)
+    files = _file_of(docs)
+    for f in np.unique(files):
+        has, sigs = _payload_rows(ray.get(blocks[int(f)]).column("sig"), width)
+        if not has.all():
+            raise RuntimeError(f"input {f}: a sketched document has no signature row")
+        rows = files == f
+        out[rows] = sigs[_row_of(docs[rows])]
+    return out
 
 
 def _lookup(docs: np.ndarray, sigs: np.ndarray, wanted: np.ndarray) -> np.ndarray:
@@ -441,37 +460,29 @@ def _lookup(docs: np.ndarray, sigs: np.ndarray, wanted: np.ndarray) -> np.ndarra
     return sigs[idx]
 
 
-def _attach_first(table, width, partitions):
-    """Verify, round 1 (a group by document partition): pairs (a, b) get a's
-    signature and go on to b's partition."""
-    is_sig = _column(table, "is_sig")
-    _, sigs = _payload_rows(table.column("sig"), width)  # only signature rows carry one
-    docs = _column(table, "doc")
-    sig_docs = docs[is_sig]
-    order = np.argsort(sig_docs, kind="stable")
-    a, b = _unique_pairs(docs[~is_sig], _column(table, "other")[~is_sig])
-    sig_a = _lookup(sig_docs[order], sigs[order], a)
-    part = _partition_of(b, partitions)
+def _attach_first(table, blocks, width, partitions):
+    """Verify, round 1 (a group by partition of input files): pairs (a, b) get a's
+    signature, read from a's sketched block, and go on to the partition of b's file."""
+    import pyarrow as pa
+
+    a, b = _unique_pairs(_column(table, "a"), _column(table, "b"))
+    sig_a = _block_signatures(blocks, a, width)
+    part = _file_of(b) % partitions
     by = _by_partition(part)
-    return _routed(part[by], b[by], a[by], _binary_rows(sig_a[by]),
-                   np.zeros(len(a), dtype=bool))
+    return pa.table({"part": part[by], "a": a[by], "b": b[by], "sig": _binary_rows(sig_a[by])})
 
 
-def _verify_second(table, algorithm, params, partitions):
-    """Verify, round 2 (a group by document partition): pairs (b, a, sig_a) are
-    verified against b's signature; the accepted ones become edges in both directions."""
+def _verify_second(table, blocks, algorithm, params, partitions):
+    """Verify, round 2 (a group by partition of input files): pairs (a, b, a's signature)
+    are verified against b's signature, read from b's sketched block; the accepted ones
+    become edges in both directions, at their documents' partitions."""
     kernel = _native.StreamKernel(algorithm, params)
-    is_sig = _column(table, "is_sig")
-    has, sigs = _payload_rows(table.column("sig"), kernel.width)
+    has, sig_a = _payload_rows(table.column("sig"), kernel.width)
     if not has.all():
         raise RuntimeError("a pair reached verification without its first signature")
-    docs = _column(table, "doc")
-    sig_docs = docs[is_sig]
-    order = np.argsort(sig_docs, kind="stable")
-    b, a = docs[~is_sig], _column(table, "other")[~is_sig]
-    sig_a = sigs[~is_sig]
-    sig_b = _lookup(sig_docs[order], sigs[is_sig][order], b)
-    scores = kernel.verify(np.ascontiguousarray(sig_a), np.ascontiguousarray(sig_b))
+    a, b = _column(table, "a"), _column(table, "b")
+    sig_b = _block_signatures(blocks, b, kernel.width)
+    scores = kernel.verify(np.ascontiguousarray(sig_a), sig_b)
     ok = ~np.isnan(scores)
     return _table(_both_directions(a[ok], b[ok], partitions, scores[ok]))
 
@@ -546,9 +557,9 @@ def _anchor_info_rows(table, partitions):
                           _column(table, "bytes"), _no_payload(len(doc)), _INFO)
 
 
-def _anchor_signature_rows(t):
-    """Anchoring, round 1 input: the candidate documents' signatures, at their partition
-    (the verify shuffle's signature rows, already there: the same partitions of documents)."""
+def _anchor_signature_rows(table, partitions, wanted, width):
+    """Anchoring, round 1 input: the candidate documents' signatures, at their partition."""
+    t = _signature_rows(table, partitions, wanted, width)
     n = t.num_rows
     return _anchor_routed(_column(t, "part"), _column(t, "doc"), np.zeros(n), np.zeros(n),
                           t.column("sig"), _SIG)
@@ -1096,15 +1107,14 @@ def _run(ray, sources, dataset, output, algorithm, params_json, reading, keep, p
     candidate_rows = candidates.count()
     stage("candidates", t0)
 
-    # 3. verify: pairs meet a's signature, then b's. Only candidate documents' signatures
-    # need to travel: when they are few enough, their sorted numbers are broadcast and the
-    # other signatures stay where they are.
+    # 3. verify: pairs meet a's signature in its input's sketched block, then b's. The
+    # candidate documents, when few enough, are broadcast (their sorted numbers): only their
+    # signatures and ids travel in the later stages.
     t0 = begin("verify")
-    pairs, edges, wanted, broadcast, signatures = 0, None, None, None, None
+    pairs, edges, wanted, broadcast = 0, None, None, None
     if candidate_rows:
         wanted, broadcast = _candidate_documents(ray, candidates, candidate_rows)
-        edges, signatures = _verify(sketched, candidates, wanted, kernel, algorithm,
-                                    params_json, P)
+        edges = _verify(sketched, candidates, kernel, algorithm, params_json, P)
         pairs = edges.count() // 2
     stage("verify", t0)
 
@@ -1123,7 +1133,8 @@ def _run(ray, sources, dataset, output, algorithm, params_json, reading, keep, p
     documents = sketched.map(_document_rows)
     anchored = None
     if pairs:
-        anchored = _anchor(sketched, verified_edges, edges, signatures, kernel, algorithm,
+        members = _members(ray, verified_edges, pairs)
+        anchored = _anchor(sketched, verified_edges, edges, members, kernel, algorithm,
                            params_json, keep, clusters == "verified", P)
         documents = documents.union(anchored)
     anchored_rows = anchored.count() if pairs else 0
@@ -1230,28 +1241,27 @@ def _publish(output: str, run: Dict[str, Any], names: list,
         shutil.rmtree(local, ignore_errors=True)
 
 
-def _verify(sketched, candidates, wanted, kernel, algorithm, params_json, P):
-    """(The verified pairs as edges in both directions, with their similarity; the candidate
-    documents' signatures at their document's partition): candidate pairs meet their first
-    document's signature, then their second's."""
-    signatures = _blocks.Blocks.of(sketched.map(
-        _signature_rows, partitions=P, wanted=wanted, width=kernel.width).refs())
-    first = candidates.map(_pairs_by_first, "numpy", partitions=P)
-    attached = first.union(signatures).groupby(
-        "part", P, _attach_first, width=kernel.width, partitions=P)
-    edges = attached.union(signatures).groupby(
-        "part", P, _verify_second, algorithm=algorithm, params=params_json, partitions=P)
-    return edges, signatures
+def _verify(sketched, candidates, kernel, algorithm, params_json, P):
+    """The verified pairs as edges in both directions, with their similarity: candidate
+    pairs go to their first document's input file and take its signature from the file's
+    sketched block, then to their second's, where they are verified. Signatures are read
+    where the sketch left them; only the pairs (and the first signature of each) move."""
+    blocks = sketched.refs()
+    first = candidates.map(_pairs_by_first_file, "numpy", partitions=P)
+    attached = first.groupby("part", P, _attach_first, blocks=blocks, width=kernel.width,
+                             partitions=P)
+    return attached.groupby("part", P, _verify_second, blocks=blocks, algorithm=algorithm,
+                            params=params_json, partitions=P)
 
 
-def _anchor(sketched, verified_edges, stars, signatures, kernel, algorithm, params_json, keep,
+def _anchor(sketched, verified_edges, stars, wanted, kernel, algorithm, params_json, keep,
             cut, P):
     """Each component anchored on the document kept for it: its members, their signatures
-    (from the verify shuffle's ``signatures``) and the verified pairs among them meet at the
-    root's partition (found from the ``stars``), where the Rust kernel cuts (``cut``) or
-    only measures it."""
+    (those of ``wanted`` documents, routed from the sketched blocks) and the verified pairs
+    among them meet at the root's partition (found from the ``stars``), where the Rust kernel
+    cuts (``cut``) or only measures it."""
     routed = sketched.map(_anchor_info_rows, partitions=P).union(
-        signatures.map(_anchor_signature_rows),
+        sketched.map(_anchor_signature_rows, partitions=P, wanted=wanted, width=kernel.width),
         verified_edges.map(_anchor_edge_rows, "numpy", kind=_EDGE),
         stars.map(_anchor_edge_rows, "numpy", kind=_STAR))
     members = routed.groupby("part", P, _attach_roots, width=kernel.width, partitions=P)
@@ -1371,6 +1381,23 @@ def _write_pairs(clustered, verified_edges, wanted, output, doc_offsets, F, P_fi
 def _docs_of_pairs(batch):
     """The distinct documents of a block of candidate pairs."""
     return _table({"doc": _distinct(np.concatenate([batch["a"], batch["b"]]))})
+
+
+def _edge_documents(batch):
+    """The distinct documents of a block of verified edges (both directions: ``u`` holds
+    every end)."""
+    return _table({"doc": _distinct(batch["u"])})
+
+
+def _members(ray, verified_edges, pairs):
+    """An object reference to the sorted numbers of the documents with a verified pair (the
+    members of components: only their signatures go to anchoring), or ``None`` when there may
+    be more than ``BROADCAST_DOCUMENTS`` of them (then every live document's signature goes)."""
+    if 2 * pairs > BROADCAST_DOCUMENTS:
+        return None
+    found = verified_edges.map(_edge_documents, "numpy").table()
+    docs = _distinct(_column(found, "doc")) if found.num_rows else np.zeros(0, np.uint64)
+    return ray.put(docs.astype(np.uint64))
 
 
 def _candidate_documents(ray, candidates, candidate_rows) -> tuple:
