@@ -1163,7 +1163,8 @@ def _run(ray, sources, dataset, output, algorithm, params_json, reading, keep, p
         "stages": [{"stage": k, "seconds": v, "rows": rows[k]} for k, v in timings.items()],
         "seconds": round(time.perf_counter() - started, 3), "threads": cpus,
         "engine": {"name": "ray", "partitions": P, "component_rounds": rounds,
-                   # Documents whose signatures the verify shuffles carried (None: every one).
+                   # Candidate documents broadcast, whose ids the pairs rounds carry (None:
+                   # too many to broadcast; every id travels).
                    "broadcast_candidate_documents": broadcast},
         "kept_text": reading["kept_text"],
     }

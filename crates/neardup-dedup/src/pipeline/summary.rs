@@ -105,8 +105,9 @@ pub struct Engine {
     pub partitions: Option<u64>,
     /// Ray: large-star / small-star rounds the components took (null in one process).
     pub component_rounds: Option<u64>,
-    /// Ray: documents whose signatures the verify shuffles carried, when their numbers were
-    /// broadcast (null: every signature, or one process).
+    /// Ray: the candidate documents (those of a candidate pair), when their numbers were
+    /// broadcast so that only their ids travel to the pairs table (null: too many to
+    /// broadcast, or one process).
     pub broadcast_candidate_documents: Option<u64>,
 }
 
