@@ -291,6 +291,11 @@ def section(m, units, size_mb, args):
     return lines, ratio
 
 
+def chart_label(name, cpus):
+    """A Ray run's row name, short enough for the chart's label column."""
+    return "Ray: " + name.replace("CPUS", str(cpus)).removeprefix("neardup.ray.dedup (")[:-1]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("corpus")
@@ -315,8 +320,7 @@ def main():
     crawl_lines, crawl_ratio = section(crawl, "pages", warc_mb, args)
     version = json.load(open(os.path.join(text_work, "cli", "summary.json")))["version"]
     bars = [("neardup dedup (one process)", text["cli"][1], True)] + [
-        (name.replace("CPUS", str(args.cpus)), r["cpu_s"], False)
-        for name, r in text["results"].items()]
+        (chart_label(name, args.cpus), r["cpu_s"], False) for name, r in text["results"].items()]
     os.makedirs(args.out, exist_ok=True)
     write_bars(os.path.join(args.out, "time.svg"),
                f"{docs:,} documents: CPU seconds of deduplication (fewer is cheaper)",
