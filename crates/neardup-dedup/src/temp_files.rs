@@ -101,6 +101,15 @@ pub fn install_signal_cleanup() {
 #[cfg(not(unix))]
 pub fn install_signal_cleanup() {}
 
+/// Whether `name` is a temporary file of `target` (`.TARGET.PID-PLACE.tmp`), as a run killed
+/// while it wrote `target` leaves it.
+pub fn is_temporary_of(name: &str, target: &str) -> bool {
+    name.strip_prefix('.')
+        .and_then(|n| n.strip_prefix(target))
+        .is_some_and(|rest| rest.starts_with('.'))
+        && owner(name).is_some()
+}
+
 /// The process id and place in a temporary file name `.NAME.PID-PLACE.tmp`.
 fn owner(name: &str) -> Option<(u32, &str)> {
     let stem = name.strip_prefix('.')?.strip_suffix(".tmp")?;
@@ -180,6 +189,19 @@ pub fn sweep_and_say(dir: &Path, depth: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_temporary_file_is_known_by_its_target() {
+        let mark = ".neardup-stages";
+        assert!(is_temporary_of("..neardup-stages.30714-8d938248.tmp", mark));
+        assert!(!is_temporary_of(".neardup-stages", mark));
+        assert!(!is_temporary_of(
+            "..neardup-stages-old.30714-8d938248.tmp",
+            mark
+        ));
+        assert!(!is_temporary_of("..neardup-stages.notes.tmp", mark));
+        assert!(!is_temporary_of(".sketch.30714-8d938248.tmp", mark));
+    }
 
     #[test]
     fn only_temporary_files_of_processes_that_are_gone_are_swept() {

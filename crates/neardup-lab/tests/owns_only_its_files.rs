@@ -95,6 +95,31 @@ fn a_stages_link_to_a_users_folder_is_refused_and_left_whole() {
     assert_eq!(names.len(), 1, "nothing was written into the user's folder");
 }
 
+/// A run killed while it marked `OUT/stages` as its own left the mark's temporary file and no
+/// mark: the next run takes the folder (the refusal named that file as "not written by
+/// neardup", for ever) and sweeps the file.
+#[test]
+fn a_stages_folder_a_killed_claim_left_is_taken() {
+    let d = dir("killed-claim");
+    let corpus = input(&d);
+    let out = d.join("out");
+    let stages = out.join("stages");
+    std::fs::create_dir_all(&stages).unwrap();
+    // This machine's temporary name of the mark, under a pid above the kernel's limit (2^22):
+    // a process that is gone.
+    let mine = neardup_dedup::temp_files::temporary_path(&stages.join(".neardup-stages"));
+    let name = mine.file_name().unwrap().to_string_lossy().into_owned();
+    let gone = name.replace(&format!(".{}-", std::process::id()), ".99999999-");
+    assert_ne!(gone, name);
+    std::fs::write(stages.join(&gone), b"This folder holds").unwrap();
+    ok(&["dedup", s(&corpus), "-o", s(&out)]);
+    assert!(out.join("summary.json").is_file());
+    assert!(
+        !stages.join(&gone).exists(),
+        "the sweep removed the killed run's file"
+    );
+}
+
 /// Item 2, what the refusal above must not break: a link to an empty folder (stages on a
 /// bigger disk) is used, and a rerun reuses what it holds.
 #[cfg(unix)]

@@ -651,6 +651,9 @@ pub(super) fn claim_stages(output: &Path) -> Result<()> {
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|name| linked || !STAGE_NAMES.contains(&name.as_str()))
+        // A run killed while it wrote the mark left its temporary file and no mark: the folder
+        // is this tool's (the sweep after the claim removes that file).
+        .filter(|name| !crate::temp_files::is_temporary_of(name, STAGES_MARK))
         .collect();
     if let Some(first) = foreign.first() {
         return Err(Error::file(
