@@ -1234,6 +1234,7 @@ def _publish(output: str, run: Dict[str, Any], names: list,
                 _store.download(uri, path, filesystem)
             run[f"{table}_shards"] = paths
         run["corpus_elsewhere"] = True
+        run["output_name"] = output  # what the README's next steps name
         summary = json.loads(_native.publish_external(local, json.dumps(run)))
         for name in summary["tables"] + ["removed.txt", "README.md", "summary.json"]:
             _store.upload(os.path.join(local, name), _store.join(output, name), filesystem)

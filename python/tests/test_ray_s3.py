@@ -77,6 +77,8 @@ def test_a_crawl_on_s3_equals_one_machine(s3, cli, tmp_path):
     get_tree(s3, "out", local)
     assert (local / "summary.json").is_file() and (local / "stages" / "ray").is_dir()
     assert_crawl_same_as_cli(expected, local, summary)
+    readme = (local / "README.md").read_text()
+    assert f"neardup inspect s3://{BUCKET}/out" in readme and "neardup-ray-publish" not in readme
     # A second run over the set replaces it whole.
     again = nray.dedup(f"s3://{BUCKET}/crawl", output=f"s3://{BUCKET}/out", filesystem=s3,
                        threshold=0.7, write_text=True)

@@ -72,6 +72,10 @@ pub struct ExternalRun {
     /// staging directory.
     #[serde(default)]
     pub corpus_elsewhere: bool,
+    /// Where the set is published, as its README names it (an object store's URI) when that
+    /// is not the directory it is written in.
+    #[serde(default)]
+    pub output_name: Option<String>,
 }
 
 /// One stage of the engine's run.
@@ -128,7 +132,8 @@ pub fn publish_external(output: &Path, run: &ExternalRun) -> Result<Summary> {
     if !run.corpus_elsewhere {
         set.extend(run.deduplicated.iter().chain(&run.kept_text).cloned());
     }
-    publish::publish(output, &set, &readme(&summary, output), &json)?;
+    let named = run.output_name.as_deref().map_or(output, Path::new);
+    publish::publish(output, &set, &readme(&summary, named), &json)?;
     Ok(summary)
 }
 
@@ -516,6 +521,7 @@ mod tests {
             extract: None,
             pages: Default::default(),
             corpus_elsewhere: false,
+            output_name: None,
         };
         let output = dir.join("out");
         let summary = publish_external(&output, &run).unwrap();
