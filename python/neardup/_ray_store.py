@@ -96,12 +96,10 @@ def local_copy(uri: str, filesystem=None) -> Iterator[str]:
     if not is_remote(uri):
         yield uri
         return
-    fs, path = resolve(uri, filesystem)
     tmp = tempfile.mkdtemp(prefix="neardup-ray-input-")
     try:
-        local = os.path.join(tmp, os.path.basename(path))
-        with fs.open_input_stream(path) as src, open(local, "wb") as dst:
-            shutil.copyfileobj(src, dst, 8 << 20)
+        local = os.path.join(tmp, os.path.basename(resolve(uri, filesystem)[1]))
+        download(uri, local, filesystem)
         yield local
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

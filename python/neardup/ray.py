@@ -1391,26 +1391,31 @@ def _edge_documents(batch):
     return _table({"doc": _distinct(batch["u"])})
 
 
+def _distinct_documents(blocks, documents_of) -> np.ndarray:
+    """The sorted distinct documents ``documents_of`` finds in each block, gathered: each
+    block's own distinct ones come to the driver, never its rows."""
+    found = blocks.map(documents_of, "numpy").table()
+    docs = _distinct(_column(found, "doc")) if found.num_rows else np.zeros(0, np.uint64)
+    return docs.astype(np.uint64)
+
+
 def _members(ray, verified_edges, pairs):
     """An object reference to the sorted numbers of the documents with a verified pair (the
     members of components: only their signatures go to anchoring), or ``None`` when there may
     be more than ``BROADCAST_DOCUMENTS`` of them (then every live document's signature goes)."""
     if 2 * pairs > BROADCAST_DOCUMENTS:
         return None
-    found = verified_edges.map(_edge_documents, "numpy").table()
-    docs = _distinct(_column(found, "doc")) if found.num_rows else np.zeros(0, np.uint64)
-    return ray.put(docs.astype(np.uint64))
+    return ray.put(_distinct_documents(verified_edges, _edge_documents))
 
 
 def _candidate_documents(ray, candidates, candidate_rows) -> tuple:
     """(an object reference to the sorted numbers of the documents in candidate pairs, how
     many), or (``None``, ``None``) when there may be more than ``BROADCAST_DOCUMENTS`` of
-    them (then every signature is shuffled)."""
+    them (then every id travels to the pairs table)."""
     if 2 * candidate_rows > BROADCAST_DOCUMENTS:
         return None, None
-    found = candidates.map(_docs_of_pairs, "numpy").table()
-    docs = _distinct(_column(found, "doc")) if found.num_rows else np.zeros(0, np.uint64)
-    return ray.put(docs.astype(np.uint64)), len(docs)
+    docs = _distinct_documents(candidates, _docs_of_pairs)
+    return ray.put(docs), len(docs)
 
 
 def _checksum_of(tallies) -> tuple:
