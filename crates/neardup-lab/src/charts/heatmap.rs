@@ -18,9 +18,9 @@ pub struct Heatmap;
 
 /// Pixels of one cell, and of a line of column header.
 const CELL: (i32, i32) = (124, 30);
-const HEADER_LINE: i32 = 16;
+pub(super) const HEADER_LINE: i32 = 16;
 /// Lines a column header may wrap onto.
-const HEADER_LINES: usize = 3;
+pub(super) const HEADER_LINES: usize = 3;
 
 /// label → column → F1 values (over seeds).
 type Cells = BTreeMap<String, BTreeMap<usize, Vec<f64>>>;
@@ -66,22 +66,15 @@ impl Chart for Heatmap {
             size,
             |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
                 let body = style::titled(root, title)?;
-                draw_headers(&body, &columns, label_width)?;
+                draw_headers(&body, &columns, label_width, CELL.0)?;
                 for (r, label) in labels.iter().enumerate() {
                     let y = header + CELL.1 * r as i32;
-                    body.draw(&Text::new(
-                        label.to_string(),
-                        (label_width - 10, y + CELL.1 / 2),
-                        ("sans-serif", 13)
-                            .into_font()
-                            .into_text_style(&body)
-                            .pos(Pos::new(HPos::Right, VPos::Center)),
-                    ))?;
+                    draw_row_label(&body, label, (label_width - 10, y + CELL.1 / 2))?;
                     for c in 0..columns.len() {
                         let value = cells[*label].get(&c).and_then(|v| {
                             (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
                         });
-                        draw_cell(&body, (label_width + CELL.0 * c as i32, y), value)?;
+                        draw_cell(&body, (label_width + CELL.0 * c as i32, y), CELL, value)?;
                     }
                 }
                 Ok(())
@@ -98,6 +91,7 @@ impl Chart for Heatmap {
                       to find, or nothing reported)."
                 .into(),
             timing: false,
+            family: None,
         }])
     }
 }
@@ -156,19 +150,21 @@ fn f1_cells(rows: &[crate::experiment::results::ResultRow]) -> (Vec<String>, Cel
     (names, cells)
 }
 
-/// Column headers, each wrapped onto at most [`HEADER_LINES`] lines of its cell's width.
-fn draw_headers<DB: DrawingBackend>(
+/// Column headers, each wrapped onto at most [`HEADER_LINES`] lines of its cell's width
+/// (`cell_width` pixels; the first cell starts at `left`).
+pub(super) fn draw_headers<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     columns: &[String],
     left: i32,
+    cell_width: i32,
 ) -> anyhow::Result<()>
 where
     DB::ErrorType: 'static,
 {
     for (c, name) in columns.iter().enumerate() {
-        let x = left + CELL.0 * c as i32 + CELL.0 / 2;
+        let x = left + cell_width * c as i32 + cell_width / 2;
         let shown = name.replace(',', ", ");
-        for (i, line) in style::wrap(&shown, CELL.0 as u32 - 8, 12, HEADER_LINES)
+        for (i, line) in style::wrap(&shown, cell_width as u32 - 8, 12, HEADER_LINES)
             .into_iter()
             .enumerate()
         {
@@ -185,11 +181,32 @@ where
     Ok(())
 }
 
-/// One cell at pixel `(x, y)`: shaded by `value` (white at 0, dark blue at 1), the value
-/// written in it, a dash on grey without one.
-fn draw_cell<DB: DrawingBackend>(
+/// A row's label, right-aligned at `(right, middle)`.
+pub(super) fn draw_row_label<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    label: &str,
+    (right, middle): (i32, i32),
+) -> anyhow::Result<()>
+where
+    DB::ErrorType: 'static,
+{
+    area.draw(&Text::new(
+        label.to_string(),
+        (right, middle),
+        ("sans-serif", 13)
+            .into_font()
+            .into_text_style(area)
+            .pos(Pos::new(HPos::Right, VPos::Center)),
+    ))?;
+    Ok(())
+}
+
+/// One cell of `cell` pixels at pixel `(x, y)`: shaded by `value` (white at 0, dark blue
+/// at 1), the value written in it, a dash on grey without one.
+pub(super) fn draw_cell<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     (x, y): (i32, i32),
+    cell: (i32, i32),
     value: Option<f64>,
 ) -> anyhow::Result<()>
 where
@@ -212,12 +229,17 @@ where
         ),
     };
     area.draw(&Rectangle::new(
-        [(x + 1, y + 1), (x + CELL.0 - 1, y + CELL.1 - 1)],
+        [(x + 1, y + 1), (x + cell.0 - 1, y + cell.1 - 1)],
         fill.filled(),
+    ))?;
+    // A light outline: a row of zeros (white) still reads as cells, not as a gap.
+    area.draw(&Rectangle::new(
+        [(x + 1, y + 1), (x + cell.0 - 1, y + cell.1 - 1)],
+        RGBColor(215, 215, 215).stroke_width(1),
     ))?;
     area.draw(&Text::new(
         text,
-        (x + CELL.0 / 2, y + CELL.1 / 2),
+        (x + cell.0 / 2, y + cell.1 / 2),
         ("sans-serif", 13)
             .into_font()
             .color(&ink)

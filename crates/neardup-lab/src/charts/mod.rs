@@ -9,6 +9,7 @@ pub mod bars;
 pub mod chart;
 pub mod cluster_modes;
 pub mod designs;
+pub mod edit_heatmap;
 pub mod heatmap;
 pub mod histogram;
 pub mod lint;
@@ -33,6 +34,7 @@ pub const CHARTS: &[&dyn Chart] = &[
     &scaling::Scaling,
     &cluster_modes::ClusterModes,
     &heatmap::Heatmap,
+    &edit_heatmap::EditHeatmap,
     &histogram::Histogram,
 ];
 

@@ -1,5 +1,7 @@
-//! Robustness: recall against edit rate, one panel per edit kind, one line per algorithm
-//! configuration (at its best grid point by mean F1, mean over seeds).
+//! Robustness: recall against edit rate, one panel per edit kind, one line per algorithm (its
+//! configuration with the highest mean F1, at its best grid point, mean over seeds). Variants of
+//! one algorithm drew near-identical lines over each other (14 lines a panel in
+//! edit-robustness, #53); every configuration's recall is in the edit heat map.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -85,10 +87,12 @@ impl Chart for Robustness {
             title: "Recall against edit rate".into(),
             svg,
             png,
-            caption: "Each panel is one edit kind; each line one algorithm at its best grid point (highest mean F1 over the \
-                      experiment), mean over seeds. Recall counts the source–copy pairs (and sibling copies) reported."
+            caption: "Each panel is one edit kind; each line one algorithm, in its configuration and grid point with the \
+                      highest mean F1 over the experiment (its other configurations are rows of the heat map), mean over \
+                      seeds. Recall counts the source–copy pairs (and sibling copies) reported."
                 .into(),
             timing: false,
+            family: None,
         }])
     }
 }
@@ -96,12 +100,15 @@ impl Chart for Robustness {
 /// edit kind → series → rate → recalls
 type Recalls = BTreeMap<String, BTreeMap<String, BTreeMap<u64, Vec<f64>>>>;
 
-/// Recall of each series at its label's best grid point, per single edit kind and rate.
+/// Recall of each algorithm's best configuration at its best grid point, per single edit kind
+/// and rate.
 fn recalls(input: &ChartInput) -> Recalls {
     let mut data = Recalls::new();
     let best = crate::experiment::results::best_points(&input.results.rows);
+    let shown = best_label_per_algorithm(&input.results.rows, &best);
     for r in &input.results.rows {
         if !best.includes(r)
+            || !shown.contains(&r.cell.label)
             || r.error.is_some()
             || r.cell.edit == "none"
             || r.cell.edit == "composite"
@@ -120,4 +127,97 @@ fn recalls(input: &ChartInput) -> Recalls {
             .push(recall);
     }
     data
+}
+
+/// For each algorithm, the label (configuration) whose best grid point has the highest mean F1
+/// over the results; the first such label on a tie.
+fn best_label_per_algorithm(
+    rows: &[crate::experiment::results::ResultRow],
+    best: &crate::experiment::results::BestPoints,
+) -> Vec<String> {
+    // algorithm → label → F1 values, labels in the order the results list them
+    let mut f1s: BTreeMap<&str, Vec<(&str, Vec<f64>)>> = BTreeMap::new();
+    for r in rows
+        .iter()
+        .filter(|r| r.error.is_none() && best.includes(r))
+    {
+        let labels = f1s.entry(&r.cell.algorithm).or_default();
+        let at = match labels.iter().position(|(l, _)| *l == r.cell.label) {
+            Some(at) => at,
+            None => {
+                labels.push((&r.cell.label, Vec::new()));
+                labels.len() - 1
+            }
+        };
+        labels[at].1.extend(r.metric("f1"));
+    }
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
+    f1s.values()
+        .filter_map(|labels| {
+            labels
+                .iter()
+                .fold(None, |top: Option<&(&str, Vec<f64>)>, l| match top {
+                    Some(t) if mean(&t.1) >= mean(&l.1) => Some(t),
+                    _ => Some(l),
+                })
+                .map(|(l, _)| l.to_string())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::results::ResultRow;
+    use crate::experiment::runner::PlannedCell;
+
+    fn row(algorithm: &str, label: &str, f1: f64) -> ResultRow {
+        ResultRow {
+            cell: PlannedCell {
+                dataset: "default".into(),
+                edit: "typo".into(),
+                rate: 0.1,
+                edit_spec: "typo=0.1".into(),
+                seed: 1,
+                corpus_sha256: String::new(),
+                algorithm: algorithm.into(),
+                label: label.into(),
+                build_index: 0,
+                key: String::new(),
+            },
+            query_index: 0,
+            build_params: String::new(),
+            query_params: String::new(),
+            resolved_params: String::new(),
+            query_full: Default::default(),
+            build_full: Default::default(),
+            docs: 10,
+            metrics: vec![("f1", Some(f1)), ("recall", Some(f1))],
+            build_seconds: 0.0,
+            query_seconds: 0.0,
+            cluster_seconds: 0.0,
+            index_mb: 0.0,
+            error: None,
+            stats: String::new(),
+        }
+    }
+
+    /// One line per algorithm: its variant with the highest F1, whatever the order; an
+    /// algorithm with one configuration keeps it; a tie keeps the first.
+    #[test]
+    fn each_algorithm_draws_its_best_configuration_only() {
+        let rows = vec![
+            row("minhash-lsh", "minhash-lsh", 0.5),
+            row("minhash-lsh", "minhash-lsh (t=0.5)", 0.7),
+            row("minhash-lsh", "minhash-lsh (oph)", 0.6),
+            row("exact", "exact", 0.1),
+            row("imatch", "imatch", 0.4),
+            row("imatch", "imatch (10 lexicons)", 0.4),
+        ];
+        let best = crate::experiment::results::best_points(&rows);
+        assert_eq!(
+            best_label_per_algorithm(&rows, &best),
+            ["exact", "imatch", "minhash-lsh (t=0.5)"]
+        );
+    }
 }
