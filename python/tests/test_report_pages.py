@@ -26,7 +26,7 @@ VIEWPORT = {"width": 1280, "height": 800}
 MAX_SCREENS = 6
 
 
-def test_every_report_answers_on_its_first_pages_few_screens():
+def test_every_page_of_every_report_takes_few_screens():
     answers = sorted(REPORTS.glob("*/index.html"))
     assert len(answers) > 10, answers
     too_long = []
@@ -42,6 +42,13 @@ def test_every_report_answers_on_its_first_pages_few_screens():
             for link in page.locator("header .tabs a").all():
                 target = answer.parent / link.get_attribute("href")
                 assert target.is_file(), f"{answer}: tab to missing {target}"
+        # The other pages too: all charts (a gallery, per-algorithm families folded) and the
+        # example pairs (an overview, sections folded) ran 8–20 screens before #53.
+        for other in sorted(set(REPORTS.glob("*/*.html")) - set(answers)):
+            page.goto(other.as_uri())
+            screens = page.evaluate("document.documentElement.scrollHeight") / VIEWPORT["height"]
+            if screens > MAX_SCREENS:
+                too_long.append(f"{other.parent.name}/{other.name}: {screens:.1f} screens")
         browser.close()
     assert not too_long, too_long
 
@@ -62,3 +69,28 @@ def test_a_reports_pages_link_each_other_and_its_headline_chart_comes_first():
         assert page.locator("main img").count() >= 5
         assert page.locator("header .tabs a.here").inner_text() == "All charts"
         browser.close()
+
+
+def test_example_pages_open_on_an_overview_and_a_cell_opens_its_pairs():
+    """Each report's example pairs page fits in a few screens — the overview table of what
+    every algorithm misses, its sections folded (unfolded they ran 12–20 screens, #53 item
+    13) — and a click on a cell opens the folded blocks around that cell's pairs."""
+    pages = sorted(REPORTS.glob("*/examples.html"))
+    assert len(pages) >= 4, pages
+    too_long = []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport=VIEWPORT)
+        for examples in pages:
+            page.goto(examples.as_uri())
+            screens = page.evaluate("document.documentElement.scrollHeight") / VIEWPORT["height"]
+            if screens > MAX_SCREENS:
+                too_long.append(f"{examples.parent.name}: {screens:.1f} screens")
+            assert page.locator("main table a").count() > 0, f"{examples}: no overview table"
+            link = page.locator("main table a").first
+            target = link.get_attribute("href")
+            assert not page.locator(f"{target} .pair").first.is_visible(), examples
+            link.click()
+            assert page.locator(f"{target} .pair").first.is_visible(), (examples, target)
+        browser.close()
+    assert not too_long, too_long

@@ -95,6 +95,7 @@ pub fn draw(panels: &[Panel], dir: &Path) -> anyhow::Result<Vec<ChartFile>> {
             png,
             caption: caption.to_string(),
             timing: false,
+            family: None,
         });
     }
     Ok(out)

@@ -78,6 +78,7 @@ pub fn draw(
             }
         ),
         timing: true,
+        family: None,
     }))
 }
 

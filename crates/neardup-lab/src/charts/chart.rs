@@ -53,6 +53,10 @@ pub struct ChartFile {
     pub caption: String,
     /// Whether it is drawn from timings (and so differs between runs).
     pub timing: bool,
+    /// The chart kind, when the kind drew one chart per algorithm (trade-off curves): such a
+    /// family is one section of the charts page, its charts folded but the first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
 }
 
 impl ChartFile {

@@ -75,6 +75,7 @@ impl Chart for ClusterModes {
                       and in red the wrongful ones."
                 .into(),
             timing: false,
+            family: None,
         }])
     }
 }

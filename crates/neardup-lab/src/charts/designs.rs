@@ -99,6 +99,7 @@ impl Chart for Designs {
                 ks.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
             ),
             timing: false,
+            family: None,
         }])
     }
 }

@@ -80,6 +80,7 @@ impl Chart for Histogram {
                  never reported even at the loosest setting."
             ),
             timing: false,
+            family: None,
         }])
     }
 }

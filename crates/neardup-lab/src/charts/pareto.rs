@@ -99,6 +99,7 @@ impl Chart for Pareto {
                       cores)."
                 .into(),
             timing: true,
+            family: None,
         }])
     }
 }

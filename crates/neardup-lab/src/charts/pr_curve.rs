@@ -99,6 +99,7 @@ impl Chart for PrCurve {
                       by a cutoff."
                 .into(),
             timing: false,
+            family: None,
         }])
     }
 }

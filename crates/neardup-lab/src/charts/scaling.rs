@@ -95,6 +95,7 @@ impl Chart for Scaling {
                       superlinear work (usually candidate pairs growing with the square of the corpus)."
                 .into(),
             timing: true,
+            family: None,
         }])
     }
 }

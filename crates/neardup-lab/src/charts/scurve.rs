@@ -86,6 +86,7 @@ impl Chart for SCurve {
                 pairs_counted(&bins)
             ),
             timing: false,
+            family: None,
         }])
     }
 }

@@ -167,6 +167,7 @@ fn draw_grid(
             grid.label
         ),
         timing: false,
+        family: None,
     })
 }
 

@@ -193,7 +193,14 @@ pub fn run_and_report(exp: &Experiment, opts: &RunOptions) -> Result<Summary> {
             .iter()
             .find(|c| c.name() == name)
             .expect("chart names are validated when parsing");
-        charts.extend(chart.draw(&input, &opts.out)?);
+        let mut drawn = chart.draw(&input, &opts.out)?;
+        // One chart per algorithm (trade-off curves): a family, folded on the charts page.
+        if drawn.len() > 2 {
+            for file in &mut drawn {
+                file.family = Some(name.clone());
+            }
+        }
+        charts.extend(drawn);
     }
     crate::report::examples::write(&opts.out, exp, &results, &opts.data_dir)?;
     let report = ExperimentReport::new(exp, &outcome, &results, charts, RunInfo::current());

@@ -71,6 +71,7 @@ pub fn tuned_scurves(
                   verification time; pairs right of it that do not are lost."
             .into(),
         timing: false,
+        family: None,
     })
 }
 
@@ -149,6 +150,7 @@ pub fn design_costs(dir: &Path, points: &[DesignPoint]) -> anyhow::Result<ChartF
                   where a design with more tables becomes cheaper."
             .into(),
         timing: false,
+        family: None,
     })
 }
 
@@ -217,5 +219,6 @@ pub fn measured(
         png,
         caption,
         timing: false,
+        family: None,
     })
 }

@@ -328,8 +328,19 @@ impl ExperimentReport {
             "# {}: charts\n\n**Question.** {}\n\n",
             self.title, self.question
         );
-        for c in charts {
-            let _ = writeln!(s, "## {}\n\n{}", c.title, c.markdown());
+        let mut i = 0;
+        while i < charts.len() {
+            let Some(family) = &charts[i].family else {
+                let _ = writeln!(s, "## {}\n\n{}", charts[i].title, charts[i].markdown());
+                i += 1;
+                continue;
+            };
+            let members = charts[i..]
+                .iter()
+                .take_while(|c| c.family.as_ref() == Some(family))
+                .count();
+            family_markdown(&mut s, &charts[i..i + members]);
+            i += members;
         }
         Some(s)
     }
@@ -405,4 +416,88 @@ fn capitalized(text: &str) -> String {
     chars
         .next()
         .map_or_else(String::new, |c| c.to_uppercase().chain(chars).collect())
+}
+/// A family of charts (one per algorithm) as one section of the charts page: the first chart
+/// shown, the others folded under their titles. Eight trade-off charts one under another made
+/// the charts pages 8–10 screens long (#53 item 13).
+fn family_markdown(s: &mut String, family: &[&ChartFile]) {
+    // What the titles say after the algorithm, as far as they agree ("precision, recall
+    // and F1 against …": each chart sweeps its algorithm's own parameter).
+    let what = |c: &ChartFile| -> Vec<String> {
+        let t = c
+            .title
+            .split_once(": ")
+            .map_or(c.title.as_str(), |(_, w)| w);
+        t.split(' ').map(str::to_string).collect()
+    };
+    let first = what(family[0]);
+    let shared = family[1..].iter().fold(first.len(), |n, c| {
+        first
+            .iter()
+            .zip(what(c))
+            .take(n)
+            .take_while(|(a, b)| *a == b)
+            .count()
+    });
+    let heading = match shared {
+        n if n == first.len() => first.join(" "),
+        0 => "one chart each".to_string(),
+        n => format!("{} …", first[..n].join(" ")),
+    };
+    let _ = writeln!(
+        s,
+        "## Per algorithm: {heading}\n\n### {}\n\n{}",
+        family[0].title,
+        family[0].markdown()
+    );
+    for c in &family[1..] {
+        let _ = writeln!(
+            s,
+            "<details><summary><b>{}</b></summary>\n\n{}\n</details>\n",
+            crate::inspect::html::esc(&c.title),
+            c.markdown()
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chart(title: &str, family: Option<&str>) -> ChartFile {
+        ChartFile {
+            title: title.into(),
+            svg: format!("charts/{title}.svg"),
+            png: format!("charts/{title}.png"),
+            caption: format!("caption of {title}"),
+            timing: false,
+            family: family.map(str::to_string),
+        }
+    }
+
+    /// A family is one section: the first chart shown under the titles' shared words, the
+    /// others folded; charts outside it keep their own sections.
+    #[test]
+    fn a_family_of_charts_is_one_section_with_the_rest_folded() {
+        let charts = [
+            chart("simhash: recall against k", Some("tradeoff")),
+            chart("spotsigs: recall against threshold", Some("tradeoff")),
+            chart("exact: recall against nothing", Some("tradeoff")),
+        ];
+        let refs: Vec<&ChartFile> = charts.iter().collect();
+        let mut s = String::new();
+        family_markdown(&mut s, &refs);
+        assert!(
+            s.starts_with("## Per algorithm: recall against …\n\n### simhash: recall against k\n"),
+            "{s}"
+        );
+        assert_eq!(s.matches("<details>").count(), 2, "{s}");
+        assert!(
+            s.contains(
+                "<summary><b>spotsigs: recall against threshold</b></summary>\n\n![spotsigs"
+            ),
+            "{s}"
+        );
+        assert_eq!(s.matches("## ").count(), 2, "{s}");
+    }
 }

@@ -38,11 +38,12 @@ header nav{display:flex;flex-wrap:wrap;gap:.15em .9em}header nav a{white-space:n
 header nav a.here{font-weight:700;color:#000;text-decoration:none}\n\
 header .tabs{margin-top:.35em;font-size:15px}header .tabs a{margin-right:1.1em}header .tabs a.here{font-weight:700;color:#000;text-decoration:none}\n\
 header .toc{margin-top:.3em;color:#555}header .toc a{margin-right:.8em;white-space:nowrap}\n\
-h1,h2,h3{scroll-margin-top:6em}h2{border-top:2px solid #e4e4e4;padding-top:.6em}\n\
+h1,h2,h3{scroll-margin-top:6em}div[id^=ex-]{scroll-margin-top:9em}h2{border-top:2px solid #e4e4e4;padding-top:.6em}\n\
 table{border-collapse:collapse;margin:1em 0;font-size:13px;display:block;overflow-x:auto}\n\
 td,th{border:1px solid #ccc;padding:3px 8px;vertical-align:top}th{background:#f3f3f3}\n\
 tr:nth-child(even) td{background:#fafafa}img{max-width:100%;height:auto;border:1px solid #eee}\n\
 details{margin:.6em 0}summary{cursor:pointer;color:#225}\n\
+.gallery{display:grid;grid-template-columns:repeat(auto-fill,minmax(560px,1fr));gap:0 2em;align-items:start}.gallery .wide{grid-column:1/-1}\n\
 .stale{background:#fff4e0;border-left:4px solid #e0a030;padding:.3em .8em}\n\
 pre{background:#f7f7f7;padding:1em;overflow:auto;font-size:13px}code{background:#f3f3f3;padding:0 .2em}\n\
 .pair{border:1px solid #ddd;border-radius:6px;margin:.8em 0;padding:.3em .9em .8em}.pair .meta{margin:.3em 0;max-width:none}\n\
@@ -56,7 +57,7 @@ del{background:#ffd7d5;color:#8a1c14;text-decoration:none}ins{background:#d4f5d4
 pub fn write_site(dir: &Path, pages: &[Page<'_>]) -> Result<()> {
     for page in pages {
         for part in 0..page.parts.len() {
-            let html = page_html(page, part, pages);
+            let html = page_html(dir, page, part, pages);
             let file = html_file(&page.parts[part].0);
             write_bytes(&dir.join(page.folder).join(file), html.as_bytes())?;
         }
@@ -100,17 +101,23 @@ pub fn parts_of(dir: &Path, folder: &str) -> Result<Vec<(String, String)>> {
     Ok(parts)
 }
 
-/// The HTML of part `part` of `page`.
-fn page_html(page: &Page<'_>, part: usize, pages: &[Page<'_>]) -> String {
+/// The HTML of part `part` of `page` (the site is written into `dir`).
+fn page_html(dir: &Path, page: &Page<'_>, part: usize, pages: &[Page<'_>]) -> String {
     let up = if page.folder.is_empty() { "" } else { "../" };
     let mut toc: Vec<(String, String)> = Vec::new();
     let folders: Vec<&str> = pages.iter().map(|p| p.folder).collect();
+    // The charts page lays its charts out side by side where they are narrow (#53 item 13:
+    // eight 710-px trade-off charts one under another made chinese-injected's 9.6 screens).
+    let wide = |src: &str| png_width(&dir.join(page.folder).join(src)).is_none_or(|w| w > WIDE_PX);
+    let gallery: Option<&dyn Fn(&str) -> bool> =
+        (page.parts[part].0 == "charts").then_some(&wide as &dyn Fn(&str) -> bool);
     let body = render(
         &page.parts[part].1,
         page.folder,
         &folders,
         &mut Ids::default(),
         &mut toc,
+        gallery,
     );
     let mut s = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{} · neardup reports</title>\n\
@@ -257,13 +264,15 @@ fn page_link(url: CowStr<'static>, folder: &str, folders: &[&str]) -> CowStr<'st
 }
 
 /// Markdown of `folder` as HTML: links to pages of the site, an anchor on every heading
-/// (level-2 ones listed in `toc`), tables over [`FOLD_ROWS`] rows folded.
+/// (level-2 ones listed in `toc`), tables over [`FOLD_ROWS`] rows folded; with `gallery`,
+/// the level-2 sections laid out as a gallery ([`sections_in_a_gallery`]).
 fn render(
     markdown: &str,
     folder: &str,
     folders: &[&str],
     ids: &mut Ids,
     toc: &mut Vec<(String, String)>,
+    gallery: Option<&dyn Fn(&str) -> bool>,
 ) -> String {
     let mut events: Vec<Event<'_>> = Parser::new_ext(
         markdown,
@@ -285,7 +294,10 @@ fn render(
     })
     .collect();
     name_headings(&mut events, ids, toc);
-    let events = fold_tables(events);
+    let mut events = fold_tables(events);
+    if let Some(is_wide) = gallery {
+        events = sections_in_a_gallery(events, is_wide);
+    }
     let mut html = String::new();
     pulldown_cmark::html::push_html(&mut html, events.into_iter());
     html
@@ -316,6 +328,64 @@ fn name_headings(events: &mut [Event<'_>], ids: &mut Ids, toc: &mut Vec<(String,
         }
         i += 1;
     }
+}
+
+/// Charts at most this many pixels wide share a row of the charts page.
+const WIDE_PX: u32 = 760;
+
+/// The width of a PNG file from its header, or `None` when it is not one (or not there).
+fn png_width(path: &Path) -> Option<u32> {
+    use std::io::Read as _;
+    let mut head = [0u8; 24];
+    std::fs::File::open(path).ok()?.read_exact(&mut head).ok()?;
+    (head[..8] == *b"\x89PNG\r\n\x1a\n" && head[12..16] == *b"IHDR")
+        .then(|| u32::from_be_bytes([head[16], head[17], head[18], head[19]]))
+}
+
+/// Wraps each level-2 section (its heading, chart and caption) in `<section class="chart">`
+/// and all of them in `<div class="gallery">`, a grid whose narrow sections sit two a row;
+/// a section whose first image `is_wide` (by its source) spans the row.
+fn sections_in_a_gallery<'e>(
+    events: Vec<Event<'e>>,
+    is_wide: &dyn Fn(&str) -> bool,
+) -> Vec<Event<'e>> {
+    let starts: Vec<usize> = (0..events.len())
+        .filter(|&i| {
+            matches!(
+                events[i],
+                Event::Start(Tag::Heading {
+                    level: HeadingLevel::H2,
+                    ..
+                })
+            )
+        })
+        .collect();
+    let Some(&first) = starts.first() else {
+        return events;
+    };
+    let mut out = events[..first].to_vec();
+    out.push(Event::Html("<div class=\"gallery\">\n".into()));
+    for (k, &start) in starts.iter().enumerate() {
+        let end = starts.get(k + 1).copied().unwrap_or(events.len());
+        let wide = events[start..end]
+            .iter()
+            .find_map(|e| match e {
+                Event::Start(Tag::Image { dest_url, .. }) => Some(is_wide(dest_url)),
+                _ => None,
+            })
+            .unwrap_or(true);
+        out.push(Event::Html(
+            format!(
+                "<section class=\"chart{}\">\n",
+                if wide { " wide" } else { "" }
+            )
+            .into(),
+        ));
+        out.extend(events[start..end].iter().cloned());
+        out.push(Event::Html("</section>\n".into()));
+    }
+    out.push(Event::Html("</div>\n".into()));
+    out
 }
 
 /// Wraps each table of more than [`FOLD_ROWS`] body rows in `<details>` with its size in
@@ -364,6 +434,7 @@ mod tests {
             &folders,
             &mut Ids::default(),
             &mut Vec::new(),
+            None,
         )
     }
 
@@ -399,6 +470,35 @@ mod tests {
         assert!(index.contains("href=\"index.html\""), "{index}");
     }
 
+    /// On the charts page every level-2 section is a cell of the gallery, a wide chart's
+    /// spanning its row; the intro before the first section stays outside.
+    #[test]
+    fn chart_sections_become_a_gallery_whose_wide_charts_span_a_row() {
+        let md = "# T\n\nintro\n\n## A\n\n![a](charts/a.png)\n\ncap a\n\n## B\n\n\
+                  ![b](charts/b.png)\n\ncap b\n\n## C\n\ntext only\n";
+        let wide = |src: &str| src.ends_with("b.png");
+        let html = render(
+            md,
+            "x",
+            &["x"],
+            &mut Ids::default(),
+            &mut Vec::new(),
+            Some(&wide),
+        );
+        let gallery = html.find("<div class=\"gallery\">").expect(&html);
+        assert!(html.find("intro").unwrap() < gallery, "{html}");
+        let sections: Vec<&str> = html.split("<section class=\"").skip(1).collect();
+        assert_eq!(sections.len(), 3, "{html}");
+        assert!(sections[0].starts_with("chart\">") && sections[0].contains("cap a"));
+        assert!(sections[1].starts_with("chart wide\">") && sections[1].contains("cap b"));
+        assert!(sections[2].starts_with("chart wide\">"), "{html}");
+        assert!(html.trim_end().ends_with("</section>\n</div>"), "{html}");
+        assert!(
+            !render(md, "x", &["x"], &mut Ids::default(), &mut Vec::new(), None)
+                .contains("gallery")
+        );
+    }
+
     #[test]
     fn headings_get_unique_anchors_and_long_tables_fold() {
         let mut toc = Vec::new();
@@ -407,7 +507,7 @@ mod tests {
         let md = format!(
             "## Best `F1` per algorithm\n\n| n |\n|---|\n{rows}\n## Best `F1` per algorithm\n\n| n |\n|---|\n{short}"
         );
-        let html = render(&md, "x", &["x"], &mut Ids::default(), &mut toc);
+        let html = render(&md, "x", &["x"], &mut Ids::default(), &mut toc, None);
         assert_eq!(
             toc,
             [
@@ -446,9 +546,9 @@ mod tests {
                 ],
             },
         ];
-        let index = page_html(&pages[0], 0, &pages);
-        let ray = page_html(&pages[1], 0, &pages);
-        let timing = page_html(&pages[1], 1, &pages);
+        let index = page_html(Path::new("."), &pages[0], 0, &pages);
+        let ray = page_html(Path::new("."), &pages[1], 0, &pages);
+        let timing = page_html(Path::new("."), &pages[1], 1, &pages);
         assert!(!index.contains("This report:"), "{index}");
         assert!(
             ray.contains(
