@@ -115,8 +115,10 @@ fn interval_rule(opts: &Options) -> String {
         "Intervals (95 %): precision and recall are Wilson score intervals on the weighted \
          counts with Kish's effective number of pairs, widened to the bootstrap's where it is \
          wider; ROC-AUC likewise, on the smaller class's effective size (its variance is at \
-         most AUC(1 − AUC) over it: Birnbaum and Klose 1957); F1 is a percentile bootstrap \
-         interval ({} resamples of the {units}, seed {}, threshold held fixed). {meaning}",
+         most AUC(1 − AUC) over it: Birnbaum and Klose 1957); F1 spans the F1 of the lower \
+         and of the upper ends of precision's and recall's 97.5 % Wilson intervals (both hold \
+         together at least 95 % of the time), widened likewise; the bootstrap: {} resamples of \
+         the {units}, seed {}, threshold held fixed. {meaning}",
         opts.bootstrap, opts.seed
     )
 }
