@@ -13,6 +13,7 @@
 //! [`converter`].
 
 mod archive;
+mod licenses;
 mod twenty_news;
 
 use std::io::Read;
@@ -29,6 +30,10 @@ fn converter(name: &str) -> Option<Converter> {
         "20news-bydate" => Some(Converter {
             convert: twenty_news::convert,
             reads: |p| p.contains("/20news-bydate-"),
+        }),
+        "scancode-licenses" => Some(Converter {
+            convert: licenses::convert,
+            reads: licenses::reads,
         }),
         _ => None,
     }
@@ -158,8 +163,23 @@ fn download(url: &str, target: &Path) -> Result<Download> {
     }
 }
 
-/// The regular files of the `.tar.gz` at `path` whose paths `wanted` accepts.
+/// The regular files of the archive at `path` — a `.tar.gz`, or a zip (a Python wheel) —
+/// whose paths `wanted` accepts.
 fn read_archive(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut magic = [0u8; 4];
+    let is_zip = file.read_exact(&mut magic).is_ok() && magic == *b"PK\x03\x04";
+    drop(file);
+    if is_zip {
+        read_zip(path, wanted)
+    } else {
+        read_tar_gz(path, wanted)
+    }
+}
+
+/// [`read_archive`] of a `.tar.gz`.
+fn read_tar_gz(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
@@ -186,6 +206,26 @@ fn read_archive(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile
     Ok(files)
 }
 
+/// [`read_archive`] of a zip.
+fn read_zip(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let damaged =
+        |e: &dyn std::fmt::Display| anyhow::anyhow!("{}: not a readable zip ({e})", path.display());
+    let mut archive = zip::ZipArchive::new(file).map_err(|e| damaged(&e))?;
+    let mut files = Vec::new();
+    for i in 0..archive.len() {
+        let mut entry = archive.by_index(i).map_err(|e| damaged(&e))?;
+        let name = entry.name().map_err(|e| damaged(&e))?.to_string();
+        if entry.is_file() && wanted(&name) {
+            let mut bytes = Vec::with_capacity(entry.size() as usize);
+            entry.read_to_end(&mut bytes).map_err(|e| damaged(&e))?;
+            files.push(ArchiveFile { path: name, bytes });
+        }
+    }
+    Ok(files)
+}
+
 /// Writes `jsonl` gzipped (no name, no time: the same bytes on every machine) to `target`,
 /// atomically.
 fn write_gzip(target: &Path, jsonl: &[u8]) -> Result<()> {
@@ -199,4 +239,55 @@ fn write_gzip(target: &Path, jsonl: &[u8]) -> Result<()> {
         gz.finish().map(|_| ())
     })
     .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A wheel is a zip: its wanted files are read (a deflated and a stored one), the rest
+    /// and the directories are not, and a file that is neither archive is refused by name.
+    #[test]
+    fn a_zip_archive_is_read_like_a_tar_gz() {
+        use std::io::Write as _;
+        let dir = std::env::temp_dir().join(format!("neardup-fetch-zip-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.whl");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&path).unwrap());
+        let deflated = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        let stored = deflated.compression_method(zip::CompressionMethod::Stored);
+        zip.add_directory("licensedcode/data/licenses/", stored)
+            .unwrap();
+        zip.start_file("licensedcode/data/licenses/mit.LICENSE", deflated)
+            .unwrap();
+        zip.write_all(&b"mit text ".repeat(100)).unwrap();
+        zip.start_file("licensedcode/data/rules/mit_1.RULE", stored)
+            .unwrap();
+        zip.write_all(b"rule text").unwrap();
+        zip.start_file("licensedcode/__init__.py", stored).unwrap();
+        zip.write_all(b"").unwrap();
+        zip.finish().unwrap();
+        let files = read_archive(&path, licenses::reads).unwrap();
+        let got: Vec<(&str, usize)> = files
+            .iter()
+            .map(|f| (f.path.as_str(), f.bytes.len()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("licensedcode/data/licenses/mit.LICENSE", 900),
+                ("licensedcode/data/rules/mit_1.RULE", 9)
+            ]
+        );
+        std::fs::write(&path, b"neither").unwrap();
+        let err = read_archive(&path, licenses::reads)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("x.whl") && err.contains("not a readable"),
+            "{err}"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
