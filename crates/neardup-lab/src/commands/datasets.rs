@@ -125,7 +125,7 @@ pub enum DatasetsCommand {
     /// (with curl), convert it to the published JSON Lines, check their SHA-256 against the
     /// manifest, and write NAME.jsonl.gz into the data directory (never over a file there).
     Fetch {
-        /// The dataset (`neardup datasets list` names them; those with a converter: 20news, licenses).
+        /// The dataset (`neardup datasets list` names them; those with a converter: 20news, licenses, licenses-notices).
         name: String,
         /// A local copy of the upstream archive, instead of downloading it.
         #[arg(long, conflicts_with = "url")]

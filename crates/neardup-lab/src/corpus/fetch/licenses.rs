@@ -4,9 +4,11 @@
 //! `is_license_text: yes` (`licensedcode/data/rules/*.RULE`, kind `rule`, id under
 //! `rules_text/`), with at least 30 words; the text after the YAML front matter, line endings
 //! `\n`, stripped; clustered by license expression, null for category expressions and for
-//! keys ScanCode flags `is_generic` or `is_unknown`; ordered by id. Rebuilding from version
-//! 32.1.0's wheel gives the published records byte for byte (checked on 2026-11-29: 5,767
-//! records, 902 unlabelled, content sha256 `4ecc927d…`, the manifest's).
+//! keys ScanCode flags `is_generic` or `is_unknown`; ordered by id. And
+//! `licenses-notices.jsonl.gz` from the same wheel: the rules marked `is_license_notice: yes`,
+//! under `rules_notice/`. Rebuilding from version 32.1.0's wheel gives both published files'
+//! records byte for byte (checked on 2026-11-29: 5,767 records, 902 unlabelled, content
+//! sha256 `4ecc927d…`; 6,798 records, 1,007 unlabelled, `63a28eeb…`: the manifests').
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -38,7 +40,7 @@ const CATEGORIES: [&str; 9] = [
 struct Record<'a> {
     id: String,
     text: &'a str,
-    cluster: Option<&'a str>,
+    cluster: Option<String>,
     kind: &'static str,
 }
 
@@ -48,9 +50,10 @@ pub fn reads(path: &str) -> bool {
         || (path.starts_with(RULES) && path.ends_with(".RULE"))
 }
 
-/// A file's front matter (its top-level `key: value` lines; continuation lines, indented, are
-/// not keys) and its text, line endings normalized and stripped.
-fn front_matter(text: &str) -> Result<(BTreeMap<&str, &str>, &str), String> {
+/// A file's front matter (its top-level `key: value` lines, a value folded on over the
+/// indented lines after it, as YAML folds a plain scalar: long license expressions are
+/// written so) and its text, line endings normalized and stripped.
+fn front_matter(text: &str) -> Result<(BTreeMap<&str, String>, &str), String> {
     let Some(rest) = text.strip_prefix("---\n") else {
         return Ok((BTreeMap::new(), text.trim()));
     };
@@ -62,14 +65,24 @@ fn front_matter(text: &str) -> Result<(BTreeMap<&str, &str>, &str), String> {
             None => return Err("front matter without its closing ---".into()),
         },
     };
-    let keys = head
-        .lines()
-        .filter_map(|line| {
-            let (key, value) = line.split_once(':')?;
-            (!key.is_empty() && key.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
-                .then(|| (key, value.trim()))
-        })
-        .collect();
+    let mut keys: BTreeMap<&str, String> = BTreeMap::new();
+    let mut last: Option<&str> = None;
+    for line in head.lines() {
+        let key = line.split_once(':').filter(|(k, _)| {
+            !k.is_empty() && k.bytes().all(|b| b.is_ascii_lowercase() || b == b'_')
+        });
+        match (key, last) {
+            (Some((key, value)), _) => {
+                keys.insert(key, value.trim().to_string());
+                last = Some(key);
+            }
+            (None, Some(key)) if line.starts_with([' ', '\t']) && !line.trim().is_empty() => {
+                let value = keys.get_mut(key).expect("the last key was inserted");
+                *value = format!("{value} {}", line.trim()).trim().to_string();
+            }
+            _ => {}
+        }
+    }
     Ok((keys, body.trim()))
 }
 
@@ -84,6 +97,13 @@ fn cluster<'e>(expression: &'e str, flagged: &BTreeSet<String>) -> Option<&'e st
     (!category && !keys.into_iter().any(|k| flagged.contains(k))).then_some(expression)
 }
 
+/// A rule's license expression.
+fn expression_of<'m>(meta: &'m BTreeMap<&str, String>, e: &Entry) -> Result<&'m str, String> {
+    meta.get("license_expression")
+        .map(String::as_str)
+        .ok_or_else(|| format!("{}: no license_expression", e.name))
+}
+
 /// One file read: its name (without folder), kind, front matter and text.
 struct Entry {
     name: String,
@@ -91,8 +111,27 @@ struct Entry {
     text: String,
 }
 
-/// Builds the published JSON Lines from the wheel's files.
-pub fn convert(files: Vec<ArchiveFile>) -> Result<Converted, String> {
+/// Which of the two published files is built.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    /// `licenses.jsonl.gz`: canonical texts and the rules that are full license texts.
+    Texts,
+    /// `licenses-notices.jsonl.gz`: the rules that are license notices.
+    Notices,
+}
+
+/// `licenses.jsonl.gz` from the wheel's files.
+pub fn convert_texts(files: Vec<ArchiveFile>) -> Result<Converted, String> {
+    convert(files, Kind::Texts)
+}
+
+/// `licenses-notices.jsonl.gz` from the wheel's files.
+pub fn convert_notices(files: Vec<ArchiveFile>) -> Result<Converted, String> {
+    convert(files, Kind::Notices)
+}
+
+/// Builds the published JSON Lines of `kind` from the wheel's files.
+fn convert(files: Vec<ArchiveFile>, kind: Kind) -> Result<Converted, String> {
     let mut entries = Vec::with_capacity(files.len());
     for file in files {
         let text = String::from_utf8(file.bytes)
@@ -110,7 +149,8 @@ pub fn convert(files: Vec<ArchiveFile>) -> Result<Converted, String> {
     let mut flagged = BTreeSet::new();
     for e in entries.iter().filter(|e| e.license) {
         let (meta, _) = front_matter(&e.text).map_err(|m| format!("{}: {m}", e.name))?;
-        if meta.get("is_generic") == Some(&"yes") || meta.get("is_unknown") == Some(&"yes") {
+        let yes = |key| meta.get(key).is_some_and(|v| v == "yes");
+        if yes("is_generic") || yes("is_unknown") {
             flagged.insert(e.name.trim_end_matches(".LICENSE").to_string());
         }
     }
@@ -120,24 +160,31 @@ pub fn convert(files: Vec<ArchiveFile>) -> Result<Converted, String> {
         if body.split_whitespace().count() < MIN_WORDS {
             continue;
         }
-        let (id, expression, kind) = if e.license {
-            let key = e.name.trim_end_matches(".LICENSE");
-            let key = meta.get("key").copied().unwrap_or(key);
-            (format!("licenses/{}", e.name), key, "license")
-        } else {
-            if meta.get("is_license_text") != Some(&"yes") {
-                continue;
+        let yes = |key| meta.get(key).is_some_and(|v| v == "yes");
+        let (id, expression, record_kind) = match (kind, e.license) {
+            (Kind::Texts, true) => {
+                let key = meta
+                    .get("key")
+                    .map_or(e.name.trim_end_matches(".LICENSE"), String::as_str);
+                (format!("licenses/{}", e.name), key, "license")
             }
-            let expression = meta
-                .get("license_expression")
-                .ok_or_else(|| format!("{}: no license_expression", e.name))?;
-            (format!("rules_text/{}", e.name), *expression, "rule")
+            (Kind::Texts, false) if yes("is_license_text") => (
+                format!("rules_text/{}", e.name),
+                expression_of(&meta, e)?,
+                "rule",
+            ),
+            (Kind::Notices, false) if yes("is_license_notice") => (
+                format!("rules_notice/{}", e.name),
+                expression_of(&meta, e)?,
+                "rule",
+            ),
+            _ => continue,
         };
         records.push(Record {
             id,
             text: body,
-            cluster: cluster(expression, &flagged),
-            kind,
+            cluster: cluster(expression, &flagged).map(str::to_string),
+            kind: record_kind,
         });
     }
     records.sort_by(|a, b| a.id.cmp(&b.id));
@@ -209,7 +256,7 @@ mod tests {
                 "---\nkey: generic-exception\nis_generic: yes\n---",
             ),
         ];
-        let built = convert(files).unwrap();
+        let built = convert_texts(files).unwrap();
         let text = String::from_utf8(built.jsonl).unwrap();
         let ids: Vec<serde_json::Value> = text
             .lines()
@@ -252,5 +299,30 @@ mod tests {
             text.starts_with("{\"id\":\"licenses/mit.LICENSE\",\"text\":\"w0 w1"),
             "{text}"
         );
+    }
+
+    /// Notices are the rules marked `is_license_notice`, under `rules_notice/`; an expression
+    /// folded over indented lines is read whole (read line by line, 34 notices got a cut expression).
+    #[test]
+    fn notices_read_folded_expressions_whole() {
+        let long = words(30);
+        let files = vec![
+            file(
+                "licensedcode/data/rules/a_1.RULE",
+                &format!(
+                    "---\nlicense_expression: epl-2.0 OR apache-2.0\n    OR gpl-2.0 WITH x\n\
+                     is_license_notice: yes\nnotes: n\n---\n{long}"
+                ),
+            ),
+            file(
+                "licensedcode/data/rules/b_1.RULE",
+                &format!("---\nlicense_expression: mit\nis_license_text: yes\n---\n{long}"),
+            ),
+        ];
+        let text = String::from_utf8(convert_notices(files).unwrap().jsonl).unwrap();
+        let record: serde_json::Value = serde_json::from_str(text.trim()).unwrap();
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert_eq!(record["id"], "rules_notice/a_1.RULE");
+        assert_eq!(record["cluster"], "epl-2.0 OR apache-2.0 OR gpl-2.0 WITH x");
     }
 }

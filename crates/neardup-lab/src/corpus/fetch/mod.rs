@@ -32,7 +32,11 @@ fn converter(name: &str) -> Option<Converter> {
             reads: |p| p.contains("/20news-bydate-"),
         }),
         "scancode-licenses" => Some(Converter {
-            convert: licenses::convert,
+            convert: licenses::convert_texts,
+            reads: licenses::reads,
+        }),
+        "scancode-notices" => Some(Converter {
+            convert: licenses::convert_notices,
             reads: licenses::reads,
         }),
         _ => None,
