@@ -137,8 +137,8 @@ mod tests {
     use crate::experiment::runner::PlannedCell;
 
     fn row(edit: &str, rate: f64, build: &str, f1: f64, recall: f64) -> ResultRow {
-        ResultRow {
-            cell: PlannedCell {
+        ResultRow::of_cell(
+            PlannedCell {
                 dataset: "default".into(),
                 edit: edit.into(),
                 rate,
@@ -150,21 +150,9 @@ mod tests {
                 build_index: usize::from(build == "k=3"),
                 key: String::new(),
             },
-            query_index: 0,
-            build_params: build.into(),
-            query_params: String::new(),
-            resolved_params: String::new(),
-            query_full: Default::default(),
-            build_full: Default::default(),
-            docs: 10,
-            metrics: vec![("f1", Some(f1)), ("recall", Some(recall))],
-            build_seconds: 0.0,
-            query_seconds: 0.0,
-            cluster_seconds: 0.0,
-            index_mb: 0.0,
-            error: None,
-            stats: String::new(),
-        }
+            build,
+            vec![("f1", Some(f1)), ("recall", Some(recall))],
+        )
     }
 
     /// Three rates: the cells are the middle one's recall, at the best grid point (k=3 has

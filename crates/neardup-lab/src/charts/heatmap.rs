@@ -255,8 +255,8 @@ mod tests {
     use crate::experiment::runner::PlannedCell;
 
     fn row(dataset: &str, build_index: usize, build: &str, f1: f64) -> ResultRow {
-        ResultRow {
-            cell: PlannedCell {
+        ResultRow::of_cell(
+            PlannedCell {
                 dataset: dataset.into(),
                 edit: "none".into(),
                 rate: 0.0,
@@ -268,21 +268,9 @@ mod tests {
                 build_index,
                 key: String::new(),
             },
-            query_index: 0,
-            build_params: build.into(),
-            query_params: String::new(),
-            resolved_params: String::new(),
-            query_full: Default::default(),
-            build_full: Default::default(),
-            docs: 10,
-            metrics: vec![("f1", Some(f1))],
-            build_seconds: 0.0,
-            query_seconds: 0.0,
-            cluster_seconds: 0.0,
-            index_mb: 0.0,
-            error: None,
-            stats: String::new(),
-        }
+            build,
+            vec![("f1", Some(f1))],
+        )
     }
 
     /// Two corpora whose best grid points differ: each cell shows its corpus's best (the

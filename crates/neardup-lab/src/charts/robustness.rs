@@ -172,8 +172,8 @@ mod tests {
     use crate::experiment::runner::PlannedCell;
 
     fn row(algorithm: &str, label: &str, f1: f64) -> ResultRow {
-        ResultRow {
-            cell: PlannedCell {
+        ResultRow::of_cell(
+            PlannedCell {
                 dataset: "default".into(),
                 edit: "typo".into(),
                 rate: 0.1,
@@ -185,21 +185,9 @@ mod tests {
                 build_index: 0,
                 key: String::new(),
             },
-            query_index: 0,
-            build_params: String::new(),
-            query_params: String::new(),
-            resolved_params: String::new(),
-            query_full: Default::default(),
-            build_full: Default::default(),
-            docs: 10,
-            metrics: vec![("f1", Some(f1)), ("recall", Some(f1))],
-            build_seconds: 0.0,
-            query_seconds: 0.0,
-            cluster_seconds: 0.0,
-            index_mb: 0.0,
-            error: None,
-            stats: String::new(),
-        }
+            "",
+            vec![("f1", Some(f1)), ("recall", Some(f1))],
+        )
     }
 
     /// One line per algorithm: its variant with the highest F1, whatever the order; an

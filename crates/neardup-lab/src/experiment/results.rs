@@ -67,6 +67,33 @@ pub struct ResultRow {
 }
 
 impl ResultRow {
+    /// A row of `cell` at build parameters `build`, with only `metrics` measured: what the
+    /// charts' unit tests build their results from.
+    #[cfg(test)]
+    pub fn of_cell(
+        cell: crate::experiment::runner::PlannedCell,
+        build: &str,
+        metrics: Vec<(&'static str, Option<f64>)>,
+    ) -> Self {
+        ResultRow {
+            cell,
+            query_index: 0,
+            build_params: build.into(),
+            query_params: String::new(),
+            resolved_params: String::new(),
+            query_full: Default::default(),
+            build_full: Default::default(),
+            docs: 10,
+            metrics,
+            build_seconds: 0.0,
+            query_seconds: 0.0,
+            cluster_seconds: 0.0,
+            index_mb: 0.0,
+            error: None,
+            stats: String::new(),
+        }
+    }
+
     /// The clustering mode its query point asked for (`connected`, `verified`), if any.
     pub fn cluster_mode(&self) -> Option<&str> {
         self.query_full
