@@ -120,14 +120,8 @@ fn f1_cells(rows: &[crate::experiment::results::ResultRow]) -> (Vec<String>, Cel
         .collect();
     let mut best = BTreeMap::new();
     for (dataset, _) in &conditions {
-        best.entry(*dataset).or_insert_with(|| {
-            let own: Vec<_> = rows
-                .iter()
-                .filter(|r| r.cell.dataset == *dataset)
-                .cloned()
-                .collect();
-            crate::experiment::results::best_points(&own)
-        });
+        best.entry(*dataset)
+            .or_insert_with(|| crate::experiment::results::best_points_on(rows, dataset));
     }
     let mut cells = Cells::new();
     for r in rows

@@ -271,6 +271,17 @@ pub fn best_points(rows: &[ResultRow]) -> BestPoints {
     BestPoints(by_label)
 }
 
+/// Each label's best grid point over the rows of one dataset (the best-configuration table's
+/// choice on that dataset).
+pub fn best_points_on(rows: &[ResultRow], dataset: &str) -> BestPoints {
+    let own: Vec<ResultRow> = rows
+        .iter()
+        .filter(|r| r.cell.dataset == dataset)
+        .cloned()
+        .collect();
+    best_points(&own)
+}
+
 /// Each label's best grid point ([`best_points`]): label → (build, query) parameters.
 #[derive(Debug, Clone, Default)]
 pub struct BestPoints(std::collections::BTreeMap<String, (String, String)>);

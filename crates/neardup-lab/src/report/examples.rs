@@ -28,7 +28,7 @@ use crate::corpus::Corpus;
 use crate::experiment::cells::CellResult;
 use crate::experiment::config::{EditSpec, Experiment, TruthSpec};
 use crate::experiment::corpora::{Made, base_corpus, exact_jaccard, make, shingle_sets_of};
-use crate::experiment::results::{ResultRow, Results, best_points};
+use crate::experiment::results::{ResultRow, Results, best_points_on};
 use crate::experiment::runner::PlannedCell;
 use crate::inspect::diff::{Segment, Side, by_characters, segments};
 use crate::inspect::html::esc;
@@ -162,16 +162,6 @@ pub fn write(dir: &Path, exp: &Experiment, results: &Results, data_dir: &Path) -
     let text = page(exp, &labels, &corpora, &blocks);
     neardup_dedup::fsutil::write_bytes(&path, text.as_bytes())?;
     Ok(true)
-}
-
-/// Each label's best grid point over the rows of one dataset.
-fn best_points_on(rows: &[ResultRow], dataset: &str) -> crate::experiment::results::BestPoints {
-    let own: Vec<ResultRow> = rows
-        .iter()
-        .filter(|r| r.cell.dataset == dataset)
-        .cloned()
-        .collect();
-    best_points(&own)
 }
 
 /// The experiment's labels, each once, in file order.
@@ -728,6 +718,7 @@ fn cap(pieces: Vec<Piece>, units: &dyn Fn(&str) -> Vec<String>) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::experiment::results::best_points;
 
     fn seg(side: Side, t: &str) -> Segment {
         Segment {
