@@ -26,6 +26,12 @@ VIEWPORT = {"width": 1280, "height": 800}
 MAX_SCREENS = 6
 
 
+def screens_of(page, html):
+    """Opens `html` and returns its height in screens of VIEWPORT."""
+    page.goto(html.as_uri())
+    return page.evaluate("document.documentElement.scrollHeight") / VIEWPORT["height"]
+
+
 def test_every_page_of_every_report_takes_few_screens():
     answers = sorted(REPORTS.glob("*/index.html"))
     assert len(answers) > 10, answers
@@ -34,8 +40,7 @@ def test_every_page_of_every_report_takes_few_screens():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport=VIEWPORT)
         for answer in answers:
-            page.goto(answer.as_uri())
-            screens = page.evaluate("document.documentElement.scrollHeight") / VIEWPORT["height"]
+            screens = screens_of(page, answer)
             if screens > MAX_SCREENS:
                 too_long.append(f"{answer.parent.name}: {screens:.1f} screens")
             # Each of the report's other pages is one click away, and is there.
@@ -45,8 +50,7 @@ def test_every_page_of_every_report_takes_few_screens():
         # The other pages too: all charts (a gallery, per-algorithm families folded) and the
         # example pairs (an overview, sections folded) ran 8–20 screens before #53.
         for other in sorted(set(REPORTS.glob("*/*.html")) - set(answers)):
-            page.goto(other.as_uri())
-            screens = page.evaluate("document.documentElement.scrollHeight") / VIEWPORT["height"]
+            screens = screens_of(page, other)
             if screens > MAX_SCREENS:
                 too_long.append(f"{other.parent.name}/{other.name}: {screens:.1f} screens")
         browser.close()
@@ -82,8 +86,7 @@ def test_example_pages_open_on_an_overview_and_a_cell_opens_its_pairs():
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page(viewport=VIEWPORT)
         for examples in pages:
-            page.goto(examples.as_uri())
-            screens = page.evaluate("document.documentElement.scrollHeight") / VIEWPORT["height"]
+            screens = screens_of(page, examples)
             if screens > MAX_SCREENS:
                 too_long.append(f"{examples.parent.name}: {screens:.1f} screens")
             assert page.locator("main table a").count() > 0, f"{examples}: no overview table"
