@@ -122,15 +122,18 @@ pub enum DatasetsCommand {
         names: Vec<String>,
     },
     /// Rebuild a dataset from the upstream snapshot its manifest names: download the archive
-    /// (with curl), convert it to the published JSON Lines, check their SHA-256 against the
-    /// manifest, and write NAME.jsonl.gz into the data directory (never over a file there).
+    /// or the snapshot's files (with curl), convert them to the published JSON Lines, check
+    /// their SHA-256 against the manifest, and write NAME.jsonl.gz into the data directory
+    /// (never over a file there).
     Fetch {
-        /// The dataset (`neardup datasets list` names them; those with a converter: 20news, licenses, licenses-notices).
+        /// The dataset (`neardup datasets list` names them; every one has a converter).
         name: String,
-        /// A local copy of the upstream archive, instead of downloading it.
+        /// A local copy of the upstream snapshot instead of downloading it: its archive, or a
+        /// folder holding its files (a checkout of the upstream commit).
         #[arg(long, conflicts_with = "url")]
         archive: Option<PathBuf>,
-        /// Download the archive from here instead (a mirror of the manifest's snapshot).
+        /// Download from here instead (a mirror of the manifest's snapshot): the archive's
+        /// URL, or for a manifest that lists files, the folder URL they are fetched from by name.
         #[arg(long)]
         url: Option<String>,
     },

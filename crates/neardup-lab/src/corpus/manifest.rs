@@ -51,8 +51,13 @@ pub struct Manifest {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FetchSpec {
-    /// The upstream snapshot: a `.tar.gz` archive's URL.
-    pub archive: String,
+    /// The upstream snapshot: a `.tar.gz` or zip archive's URL.
+    #[serde(default)]
+    pub archive: Option<String>,
+    /// Or the snapshot's files the converter reads, one URL each: where the whole snapshot
+    /// is far larger than they are (bible-zh reads 10 MB of a 1 GB commit).
+    #[serde(default)]
+    pub files: Vec<String>,
     /// The converter that builds the JSONL from it (`corpus::fetch`).
     pub converter: String,
 }

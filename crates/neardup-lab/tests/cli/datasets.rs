@@ -65,17 +65,16 @@ fn tar_gz(files: &[(&str, &str)]) -> Vec<u8> {
     tar.into_inner().unwrap().finish().unwrap()
 }
 
-/// Serves `body` at `/snapshot.tar.gz` (404 elsewhere) on the loopback interface, `requests`
+/// Serves each (path, body) of `files` (404 elsewhere) on the loopback interface, `requests`
 /// times; the base URL.
-fn serve(body: Vec<u8>, requests: usize) -> String {
+fn serve(files: Vec<(&'static str, Vec<u8>)>, requests: usize) -> String {
     let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
     let url = format!("http://{}", server.server_addr().to_ip().unwrap());
     std::thread::spawn(move || {
         for request in server.incoming_requests().take(requests) {
-            let response = if request.url() == "/snapshot.tar.gz" {
-                tiny_http::Response::from_data(body.clone()).boxed()
-            } else {
-                tiny_http::Response::empty(404).boxed()
+            let response = match files.iter().find(|(path, _)| request.url() == *path) {
+                Some((_, body)) => tiny_http::Response::from_data(body.clone()).boxed(),
+                None => tiny_http::Response::empty(404).boxed(),
             };
             let _ = request.respond(response);
         }
@@ -99,7 +98,7 @@ fn fetch_checks_what_it_built_before_writing() {
         ),
         ("mlnn_P65-7393be6/README.md", "the repository's other files"),
     ]);
-    let url = serve(archive, 2);
+    let url = serve(vec![("/snapshot.tar.gz", archive)], 2);
     let data = tmp("fetch-data");
     let _ = std::fs::remove_dir_all(&data);
     let d = data.to_str().unwrap();
@@ -131,12 +130,53 @@ fn fetch_checks_what_it_built_before_writing() {
     ]);
     assert!(e.contains("downloading") && e.contains("failed"), "{e}");
     assert_eq!(std::fs::read_dir(&data).unwrap().count(), 0);
-    // A dataset without a converter says where it comes from.
-    let e = err(&["datasets", "fetch", "bible-en", "--data-dir", d]);
+}
+
+/// A manifest that lists the snapshot's files (bible-zh) downloads each from a mirror given
+/// with `--url`, converts them together and checks before it writes; a file the mirror lacks
+/// is the download's error. Nothing is left in the data directory.
+#[test]
+fn fetch_downloads_a_listed_snapshot_file_by_file() {
+    let translation = |text: &str| format!("### Genesis\n[1:1] {text}\n").into_bytes();
+    let url = serve(
+        vec![
+            ("/mirror/ChiUn.txt", translation("起初，　神 創造 天 地。")),
+            ("/mirror/ChiSB.txt", translation("起初 天主 創造了 天地。")),
+            ("/mirror/ChiUnL.txt", translation("元始、上帝創造天地、")),
+        ],
+        4,
+    );
+    let data = tmp("fetch-files");
+    let _ = std::fs::remove_dir_all(&data);
+    let d = data.to_str().unwrap();
+    let mirror = format!("{url}/mirror/");
+    let e = err(&[
+        "datasets",
+        "fetch",
+        "bible-zh",
+        "--data-dir",
+        d,
+        "--url",
+        &mirror,
+    ]);
     assert!(
-        e.contains("no converter") && e.contains("scrollmapper"),
+        e.contains("the 3 documents built have content sha256")
+            && e.contains("d0ddd902e5413bbc0173845c5ad05dce5f086f7d385e9e56980a7ae2d09a187a")
+            && e.contains("nothing was written"),
         "{e}"
     );
+    assert_eq!(std::fs::read_dir(&data).unwrap().count(), 0);
+    let e = err(&[
+        "datasets",
+        "fetch",
+        "bible-zh",
+        "--data-dir",
+        d,
+        "--url",
+        &format!("{url}/elsewhere"),
+    ]);
+    assert!(e.contains("elsewhere/ChiUn.txt failed"), "{e}");
+    assert_eq!(std::fs::read_dir(&data).unwrap().count(), 0);
 }
 
 /// A file already there is never replaced; the published records recompressed (what a

@@ -1,5 +1,6 @@
 //! `neardup datasets fetch NAME`: a corpus rebuilt from the upstream snapshot its manifest
-//! names — the archive downloaded (or given with `--archive`), converted to the published
+//! names — the archive, or the snapshot's files, downloaded (or given with `--archive`: the
+//! archive, or a folder holding the files, such as a checkout), converted to the published
 //! JSON Lines, checked against the manifest's `content_sha256` (the SHA-256 of the
 //! uncompressed JSONL), then gzipped into the data directory. Nothing is put in place unless
 //! the check passes, and a file already there is never overwritten.
@@ -13,16 +14,18 @@
 //! [`converter`].
 
 mod archive;
+mod bible;
+mod download;
 mod licenses;
+mod read;
 mod twenty_news;
 
-use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use archive::{ArchiveFile, Converter};
 
-use super::manifest::Manifest;
+use super::manifest::{FetchSpec, Manifest};
 
 /// The converter called `name` (`[fetch] converter` in a manifest).
 fn converter(name: &str) -> Option<Converter> {
@@ -30,6 +33,14 @@ fn converter(name: &str) -> Option<Converter> {
         "20news-bydate" => Some(Converter {
             convert: twenty_news::convert,
             reads: |p| p.contains("/20news-bydate-"),
+        }),
+        "scrollmapper-bible-en" => Some(Converter {
+            convert: bible::convert_english,
+            reads: bible::reads_english,
+        }),
+        "scrollmapper-bible-zh" => Some(Converter {
+            convert: bible::convert_chinese,
+            reads: bible::reads_chinese,
         }),
         "scancode-licenses" => Some(Converter {
             convert: licenses::convert_texts,
@@ -43,12 +54,13 @@ fn converter(name: &str) -> Option<Converter> {
     }
 }
 
-/// Where the archive comes from.
+/// Where the snapshot comes from.
 #[derive(Debug)]
 pub enum Source<'a> {
-    /// The manifest's URL, or another (a mirror).
+    /// The manifest's URL, or another (a mirror); for a manifest that lists files, the
+    /// folder URL each file's name is appended to.
     Url(&'a str),
-    /// A local copy.
+    /// A local copy: the archive, or a folder holding the files.
     File(&'a Path),
 }
 
@@ -76,24 +88,16 @@ pub fn fetch(manifest: &Manifest, data_dir: &Path, source: Option<Source<'_>>) -
     }
     std::fs::create_dir_all(data_dir)
         .with_context(|| format!("cannot create {}", data_dir.display()))?;
-    let downloaded;
-    let archive = match source.unwrap_or(Source::Url(&spec.archive)) {
-        Source::File(path) => path,
-        Source::Url(url) => {
-            downloaded = download(url, &target)?;
-            downloaded.path()
-        }
-    };
-    let files = read_archive(archive, to_jsonl.reads)?;
+    let files = read_source(spec, source, &target, to_jsonl.reads)?;
     let built =
-        (to_jsonl.convert)(files).map_err(|e| anyhow::anyhow!("{}: {e}", archive.display()))?;
+        (to_jsonl.convert)(files.files).map_err(|e| anyhow::anyhow!("{}: {e}", files.from))?;
     let got = neardup_dedup::input::checksummed::sha256_of(&built.jsonl[..])?;
     if &got != content_sha256 {
         bail!(
             "{}: the {} documents built have content sha256 {got}, where manifest {} expects \
-             {content_sha256}: the archive is not the snapshot the manifest names (or the \
+             {content_sha256}: the source is not the snapshot the manifest names (or the \
              converter is wrong); nothing was written",
-            archive.display(),
+            files.from,
             built.documents,
             manifest.name
         );
@@ -105,6 +109,51 @@ pub fn fetch(manifest: &Manifest, data_dir: &Path, source: Option<Source<'_>>) -
         built.documents,
         target.display()
     ))
+}
+
+/// The snapshot's files a converter reads, and where they came from (for messages).
+struct Fetched {
+    files: Vec<ArchiveFile>,
+    from: String,
+}
+
+/// Reads the snapshot from `source`: a local archive or folder, or downloaded — the
+/// manifest's archive or files, or those of a mirror.
+fn read_source(
+    spec: &FetchSpec,
+    source: Option<Source<'_>>,
+    target: &Path,
+    wanted: fn(&str) -> bool,
+) -> Result<Fetched> {
+    let mirror = match source {
+        Some(Source::File(path)) => {
+            return Ok(Fetched {
+                files: read::local(path, wanted)?,
+                from: path.display().to_string(),
+            });
+        }
+        Some(Source::Url(url)) => Some(url),
+        None => None,
+    };
+    match (&spec.archive, spec.files.as_slice()) {
+        (Some(archive), []) => {
+            let url = mirror.unwrap_or(archive);
+            let downloaded = download::one(url, target)?;
+            Ok(Fetched {
+                files: read::archive(downloaded.path(), wanted)?,
+                from: url.to_string(),
+            })
+        }
+        (None, [first, ..]) => {
+            let files = download::files(&spec.files, mirror, target)?;
+            let files = files.into_iter().filter(|f| wanted(&f.path)).collect();
+            Ok(Fetched {
+                files,
+                from: mirror.unwrap_or(first).to_string(),
+            })
+        }
+        _ => bail!("a manifest's [fetch] names an archive or files, one of the two"),
+    }
 }
 
 /// A file already at the target is checked, never replaced.
@@ -122,112 +171,6 @@ fn already_there(manifest: &Manifest, target: &Path) -> Result<String> {
         target.display(),
         manifest.name
     )
-}
-
-/// A downloaded archive, removed when dropped (it is the tool's own file).
-struct Download(PathBuf);
-
-impl Download {
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for Download {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-/// Downloads `url` beside `target` with `curl` (present on every system this runs on, with
-/// TLS, proxies and retries; a Rust HTTP stack would add megabytes to a binary that fetches
-/// once).
-fn download(url: &str, target: &Path) -> Result<Download> {
-    let part = PathBuf::from(format!("{}.download.part", target.display()));
-    if part.exists() {
-        bail!(
-            "{} exists (an interrupted fetch?): remove it to fetch again",
-            part.display()
-        );
-    }
-    eprintln!("neardup: downloading {url}");
-    let status = std::process::Command::new("curl")
-        .args(["--fail", "--location", "--retry", "3", "--output"])
-        .arg(&part)
-        .arg(url)
-        .status();
-    let download = Download(part);
-    match status {
-        Ok(s) if s.success() => Ok(download),
-        Ok(s) => bail!("downloading {url} failed (curl: {s}); nothing was written"),
-        Err(e) => bail!(
-            "cannot run curl to download {url} ({e}): download the archive yourself and \
-             give it with --archive FILE"
-        ),
-    }
-}
-
-/// The regular files of the archive at `path` — a `.tar.gz`, or a zip (a Python wheel) —
-/// whose paths `wanted` accepts.
-fn read_archive(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut magic = [0u8; 4];
-    let is_zip = file.read_exact(&mut magic).is_ok() && magic == *b"PK\x03\x04";
-    drop(file);
-    if is_zip {
-        read_zip(path, wanted)
-    } else {
-        read_tar_gz(path, wanted)
-    }
-}
-
-/// [`read_archive`] of a `.tar.gz`.
-fn read_tar_gz(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
-    let mut files = Vec::new();
-    let damaged = |e: std::io::Error| {
-        anyhow::anyhow!("{}: not a readable .tar.gz archive ({e})", path.display())
-    };
-    for entry in archive.entries().map_err(damaged)? {
-        let mut entry = entry.map_err(damaged)?;
-        if !entry.header().entry_type().is_file() {
-            continue;
-        }
-        let name = entry
-            .path()
-            .map_err(damaged)?
-            .to_string_lossy()
-            .into_owned();
-        if wanted(&name) {
-            let mut bytes = Vec::with_capacity(entry.size() as usize);
-            entry.read_to_end(&mut bytes).map_err(damaged)?;
-            files.push(ArchiveFile { path: name, bytes });
-        }
-    }
-    Ok(files)
-}
-
-/// [`read_archive`] of a zip.
-fn read_zip(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
-    let file =
-        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    let damaged =
-        |e: &dyn std::fmt::Display| anyhow::anyhow!("{}: not a readable zip ({e})", path.display());
-    let mut archive = zip::ZipArchive::new(file).map_err(|e| damaged(&e))?;
-    let mut files = Vec::new();
-    for i in 0..archive.len() {
-        let mut entry = archive.by_index(i).map_err(|e| damaged(&e))?;
-        let name = entry.name().map_err(|e| damaged(&e))?.to_string();
-        if entry.is_file() && wanted(&name) {
-            let mut bytes = Vec::with_capacity(entry.size() as usize);
-            entry.read_to_end(&mut bytes).map_err(|e| damaged(&e))?;
-            files.push(ArchiveFile { path: name, bytes });
-        }
-    }
-    Ok(files)
 }
 
 /// Writes `jsonl` gzipped (no name, no time: the same bytes on every machine) to `target`,
@@ -248,6 +191,36 @@ fn write_gzip(target: &Path, jsonl: &[u8]) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every embedded manifest can be fetched: its `[fetch]` names a converter this build has
+    /// and an archive or files (one of the two), and it carries the content checksum the
+    /// rebuilt records are checked against. A manifest without `[fetch]` says where the
+    /// corpus comes from instead.
+    #[test]
+    fn every_manifest_names_a_converter_and_one_source() {
+        for manifest in crate::corpus::manifest::all() {
+            let spec = manifest
+                .fetch
+                .as_ref()
+                .unwrap_or_else(|| panic!("{}", manifest.name));
+            assert!(converter(&spec.converter).is_some(), "{}", manifest.name);
+            assert!(
+                spec.archive.is_some() == spec.files.is_empty(),
+                "{}: archive or files",
+                manifest.name
+            );
+            assert!(manifest.content_sha256.is_some(), "{}", manifest.name);
+        }
+        let mut manifest = crate::corpus::manifest::find("bible-en").unwrap();
+        manifest.fetch = None;
+        let e = fetch(&manifest, Path::new("/nonexistent"), None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("no converter yet") && e.contains("scrollmapper"),
+            "{e}"
+        );
+    }
 
     /// A wheel is a zip: its wanted files are read (a deflated and a stored one), the rest
     /// and the directories are not, and a file that is neither archive is refused by name.
@@ -272,7 +245,7 @@ mod tests {
         zip.start_file("licensedcode/__init__.py", stored).unwrap();
         zip.write_all(b"").unwrap();
         zip.finish().unwrap();
-        let files = read_archive(&path, licenses::reads).unwrap();
+        let files = read::archive(&path, licenses::reads).unwrap();
         let got: Vec<(&str, usize)> = files
             .iter()
             .map(|f| (f.path.as_str(), f.bytes.len()))
@@ -285,7 +258,7 @@ mod tests {
             ]
         );
         std::fs::write(&path, b"neither").unwrap();
-        let err = read_archive(&path, licenses::reads)
+        let err = read::archive(&path, licenses::reads)
             .unwrap_err()
             .to_string();
         assert!(

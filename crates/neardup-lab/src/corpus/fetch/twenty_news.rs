@@ -53,7 +53,7 @@ fn message_at(path: &str) -> Option<Message> {
 
 /// Python's `str.isspace`, which the published files were cut with (it counts the ASCII
 /// separators U+001C–U+001F, which Rust's `is_whitespace` does not).
-fn is_space(c: char) -> bool {
+pub(super) fn is_space(c: char) -> bool {
     c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c)
 }
 
