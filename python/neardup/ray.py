@@ -311,6 +311,8 @@ def _sketch_one(f, sources, dataset, algorithm, params, reading):
                     raise
                 # The error names the input as the user gave it, not the node's copy.
                 raise type(e)(str(e).replace(local, sources[f])) from None
+        # An HTML file is one page known by its path: a remote one by its URI, as given.
+        ids = [sources[f] if i == local != sources[f] else i for i in ids]
     n = len(empty)
     if n >= 1 << 40:
         raise ValueError(f"{'block ' + str(f) if dataset else sources[f]}: more than 2^40 "
@@ -778,12 +780,26 @@ def _write_outputs_of(f, table, sources, dataset, out_dir, doc_offsets, names, r
             _write_output(_corpus_target(out_dir, names[f]),
                           lambda tmp: _native.write_deduplicated(source, tmp, removed), fs)
         if reading["kept_text"]:
-            _write_output(_corpus_target(out_dir, reading["kept_text"][f]),
-                          lambda tmp: _native.write_kept_text(
-                              source, tmp, np.sort(lines[kept].astype(np.uint64)),
-                              reading["text_column"], reading["id_column"],
-                              reading["extract"], reading["html_column"]), fs)
+            def kept_text(tmp):
+                _native.write_kept_text(source, tmp, np.sort(lines[kept].astype(np.uint64)),
+                                        reading["text_column"], reading["id_column"],
+                                        reading["extract"], reading["html_column"])
+                if names[f] is None and source != sources[f]:
+                    _page_known_by(tmp, source, sources[f])
+
+            _write_output(_corpus_target(out_dir, reading["kept_text"][f]), kept_text, fs)
     return pa.table({"file": [f], "documents": [n], "removed": [int((~kept).sum())]})
+
+
+def _page_known_by(kept_text: str, local: str, uri: str) -> None:
+    """The kept text of a remote HTML file (one page, its id the file's path) names the page
+    by its URI, as ``neardup dedup`` names a local file by its path, not by the node's copy."""
+    with open(kept_text, "rb") as f:
+        record = f.read()
+    was = b'"id":' + json.dumps(local, ensure_ascii=False).encode()
+    now = b'"id":' + json.dumps(uri, ensure_ascii=False).encode()
+    with open(kept_text, "wb") as f:
+        f.write(record.replace(was, now, 1))
 
 
 def _corpus_target(out_dir: str, name: str) -> str:

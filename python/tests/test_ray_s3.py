@@ -3,9 +3,12 @@ the test (moto's server mode, on 127.0.0.1; never the internet) holds a crawl's 
 and the run reads them through a ``pyarrow.fs.S3FileSystem`` and writes its set back there.
 What it writes equals what `neardup dedup` writes for local copies of the same files."""
 
+import json
 import os
 import socket
+import subprocess
 
+import pyarrow.parquet as pq
 import pytest
 
 from conftest import require_ray
@@ -92,3 +95,48 @@ def test_a_missing_input_on_s3_is_named(s3, tmp_path):
         nray.dedup([f"s3://{BUCKET}/crawl", str(tmp_path)], output=str(tmp_path / "o"),
                    filesystem=s3)
     assert not (tmp_path / "o").exists()
+
+
+def test_html_files_on_s3_are_known_by_their_uris(s3, cli, tmp_path):
+    """An HTML file is one page whose id is the file as given: on S3 its URI, never the path
+    of the node's temporary copy; the clusters are the CLI's on local copies, id for id."""
+    story = "".join(f"<p>Paragraph {i} of the story about the river and the town council "
+                    "meeting on tuesday evening, told with many more words.</p>"
+                    for i in range(8))
+    other = story.replace("river", "mountain").replace("council", "orchestra")
+    other = other.replace("town", "city").replace("tuesday", "friday").replace("evening", "dawn")
+    pages = {"a.html": f"<html><body><nav>Home</nav><article>{story}</article></body></html>",
+             "b.html": f"<html><body><nav>Start</nav><article>{story}</article></body></html>",
+             "c.html": f"<html><body><nav>Home</nav><article>{other}</article></body></html>"}
+    local = tmp_path / "pages"
+    local.mkdir()
+    for name, html in pages.items():
+        (local / name).write_text(html)
+        put(s3, local / name, f"pages/{name}")
+    summary = nray.dedup(f"s3://{BUCKET}/pages/*.html", output=str(tmp_path / "ray"),
+                         filesystem=s3, write_text=True)
+    got = nray.read_clusters(str(tmp_path / "ray")).sort_by("id").to_pylist()
+    done = subprocess.run([cli, "dedup", *sorted(str(p) for p in local.iterdir()), "--output",
+                           str(tmp_path / "cli"), "--write-text"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = pq.read_table(tmp_path / "cli" / "clusters.parquet").sort_by("id").to_pylist()
+    as_uri = {str(local / n): f"s3://{BUCKET}/pages/{n}" for n in pages}
+    for row in want:
+        row["id"], row["representative"] = as_uri[row["id"]], as_uri[row["representative"]]
+    assert [r["id"] for r in got] == [f"s3://{BUCKET}/pages/{n}" for n in sorted(pages)]
+    assert [r["kept"] for r in got] == [True, False, True]
+    assert got == want
+    # The kept text and the removed ids name the pages alike.
+    def with_uris(data):
+        for path, uri in as_uri.items():
+            data = data.replace(json.dumps(path).encode(), json.dumps(uri).encode())
+            data = data.replace(f"{path}\n".encode(), f"{uri}\n".encode())
+        return data
+
+    kept_text = tmp_path / "ray" / "kept-text"
+    ray_text = b"".join((kept_text / n).read_bytes() for n in sorted(os.listdir(kept_text)))
+    assert ray_text == with_uris((tmp_path / "cli" / "kept-text.jsonl").read_bytes())
+    assert b"neardup-ray-input" not in ray_text and len(ray_text.splitlines()) == 2
+    removed = (tmp_path / "ray" / "removed.txt").read_bytes()
+    assert removed == with_uris((tmp_path / "cli" / "removed.txt").read_bytes()) != b""
+    assert summary["removed"] == 1
