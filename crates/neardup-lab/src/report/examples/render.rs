@@ -1,40 +1,17 @@
-//! Example pairs, `reports/<experiment>/EXAMPLES.md`: what a threshold decides, in texts.
-//! For each algorithm at its best grid point and each corpus of the experiment (one rate per
-//! edit kind: the middle one of the sweep), the pairs a reader sets a cut by:
-//!
-//! - the true pair its best setting reports with the lowest score (found, just above the
-//!   cut);
-//! - the true pair it misses that its index, built again on the corpus, scores highest
-//!   (just below the cut);
-//! - the reported pairs that are not in the truth, scored highest and lowest (on real
-//!   corpora often natural near-duplicates the truth does not know, such as a quoted reply
-//!   on 20news).
-//!
-//! The cut is the one the histogram chart draws (the lowest score the best query point
-//! reports). Each pair is shown side by side with the differing words highlighted, as
-//! `neardup inspect` shows them ([`crate::inspect::diff`]); long equal runs are elided.
-//!
-//! The file is Markdown with HTML blocks: GitHub shows the texts with the removed and added
-//! words marked, the report site styles them as cards. An HTML block ends at a blank line,
-//! so the texts' newlines are written as character references.
+//! How an example page is written: the overview table, a folded block per algorithm and
+//! corpus, each pair a card with the differing words highlighted as `neardup inspect` shows
+//! them ([`crate::inspect::diff`]), long equal runs elided.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::Path;
 
-use anyhow::{Context, Result};
-
+use super::{Block, Pick, Role, Shown};
 use crate::corpus::Corpus;
-use crate::experiment::cells::CellResult;
-use crate::experiment::config::{EditSpec, Experiment, TruthSpec};
-use crate::experiment::corpora::{Made, base_corpus, exact_jaccard, make, shingle_sets_of};
-use crate::experiment::results::{ResultRow, Results, best_points_on};
+use crate::experiment::config::{Experiment, TruthSpec};
+use crate::experiment::corpora::{exact_jaccard, shingle_sets_of};
 use crate::experiment::runner::PlannedCell;
 use crate::inspect::diff::{Segment, Side, by_characters, segments};
 use crate::inspect::html::esc;
-
-/// The file, beside README.md.
-pub const FILE: &str = "EXAMPLES.md";
 
 /// Equal words kept on each side of a difference; longer equal runs are elided.
 const CONTEXT_WORDS: usize = 12;
@@ -46,335 +23,10 @@ const MAX_UNITS: usize = 260;
 /// is hundreds of kilobytes of which [`MAX_UNITS`] units are shown.
 const MAX_DIFF_BYTES: usize = 12_000;
 
-/// Why a pair is shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    /// A true pair reported at the best setting, scored lowest.
-    FoundJustAbove,
-    /// A true pair not reported at the best setting, scored highest.
-    MissedJustBelow,
-    /// A false pair reported at the best setting, scored highest.
-    FalseHighest,
-    /// A false pair reported at the best setting, scored lowest.
-    FalseJustAbove,
-}
-
-impl Role {
-    fn title(self) -> &'static str {
-        match self {
-            Role::FoundJustAbove => "true pair just above the cut: found",
-            Role::MissedJustBelow => "true pair just below the cut: missed",
-            Role::FalseHighest => "not in the truth, scored highest: found",
-            Role::FalseJustAbove => "not in the truth, just above the cut: found",
-        }
-    }
-}
-
-/// One pair to show, with the algorithm's score (none where it cannot score a pair).
-#[derive(Debug, Clone, Copy)]
-struct Pick {
-    role: Role,
-    a: u32,
-    b: u32,
-    score: Option<f64>,
-}
-
-/// What one algorithm shows on one corpus.
-#[derive(Debug)]
-struct Shown {
-    cut: Option<f64>,
-    picks: Vec<Pick>,
-    /// True pairs its best setting misses, of how many.
-    missed: usize,
-    positives: usize,
-}
-
-/// One algorithm on one corpus, as the page shows it: a cell of the overview table and the
-/// folded pairs.
-#[derive(Debug)]
-struct Block {
-    /// The overview's cell ("75/304"), and the block's summary line in words.
-    overview: String,
-    summary: String,
-    html: String,
-}
-
-/// Writes `dir/EXAMPLES.md` when the experiment asks for examples (and removes a stale one
-/// when it no longer does). Corpora are rebuilt from `data_dir` exactly as the runner built
-/// them (their checksums are compared), and each algorithm's index once more at its best
-/// build, to score the true pairs it does not report.
-pub fn write(dir: &Path, exp: &Experiment, results: &Results, data_dir: &Path) -> Result<bool> {
-    let path = dir.join(FILE);
-    if !exp.examples {
-        if path.is_file() {
-            std::fs::remove_file(&path).with_context(|| format!("removing {}", path.display()))?;
-        }
-        return Ok(false);
-    }
-    let corpora = chosen_corpora(&results.rows, exp);
-    let labels = labels_in_order(exp);
-    // Each corpus shows the grid point best on its own dataset, as the best-configuration
-    // table and the heat map do: the point best over all datasets showed minhash-lsh
-    // missing 11,874 of bible-en's 11,890 pairs where the table's row is its best there.
-    let mut best_on: BTreeMap<&str, crate::experiment::results::BestPoints> = BTreeMap::new();
-    let bar = neardup_dedup::progress::items(
-        (corpora.len() * labels.len()) as u64,
-        format!("{}: example pairs", exp.name),
-    );
-    // (label, corpus) → its block; corpora rebuilt one at a time.
-    let mut blocks: BTreeMap<(usize, usize), Block> = BTreeMap::new();
-    let mut pages = PagesMade::default();
-    for (ci, planned) in corpora.iter().enumerate() {
-        let corpus = rebuild(exp, planned, data_dir, &mut pages)?;
-        let positives: Vec<(u32, u32)> = crate::truth::positive_pairs(corpus.labels())
-            .into_iter()
-            .map(neardup::pairs::unpack)
-            .collect();
-        let best = best_on
-            .entry(planned.dataset.as_str())
-            .or_insert_with(|| best_points_on(&results.rows, &planned.dataset));
-        for (li, label) in labels.iter().enumerate() {
-            bar.inc(1);
-            let at_best = results.rows.iter().find(|r| {
-                r.error.is_none()
-                    && r.cell.label == *label
-                    && r.cell.corpus_sha256 == planned.corpus_sha256
-                    && r.cell.seed == planned.seed
-                    && best.includes(r)
-            });
-            let Some((row, cell)) =
-                at_best.and_then(|r| results.cells.get(&r.cell.key).map(|c| (r, c)))
-            else {
-                continue;
-            };
-            let shown = pick(row, cell, &corpus, &positives)?;
-            blocks.insert(
-                (li, ci),
-                Block {
-                    overview: overview_cell(&shown, false),
-                    summary: overview_cell(&shown, true),
-                    html: render_shown(&shown, &corpus, &exp.truth),
-                },
-            );
-        }
-    }
-    bar.finish_and_clear();
-    let text = page(exp, &labels, &corpora, &blocks);
-    neardup_dedup::fsutil::write_bytes(&path, text.as_bytes())?;
-    Ok(true)
-}
-
-/// The experiment's labels, each once, in file order.
-fn labels_in_order(exp: &Experiment) -> Vec<String> {
-    let mut labels: Vec<String> = Vec::new();
-    for a in &exp.algorithms {
-        if !labels.contains(&a.label) {
-            labels.push(a.label.clone());
-        }
-    }
-    labels
-}
-
-/// One corpus per dataset and edit kind (composite models each their own), of the first
-/// seed; where a kind runs at several rates, the middle rate of its sweep. A page dataset
-/// shows its first edit model only: its examples are about how pages are read (every index is
-/// built again per corpus shown, and a page corpus read as HTML is large).
-fn chosen_corpora<'r>(rows: &'r [ResultRow], exp: &Experiment) -> Vec<&'r PlannedCell> {
-    let first_seed = exp.seeds.first().copied().unwrap_or(1);
-    let first_edit_of_pages = |c: &PlannedCell| {
-        let Some(d) = exp.datasets.iter().find(|d| d.label == c.dataset) else {
-            return true;
-        };
-        d.pages.is_none()
-            || d.edit_models(&exp.edits)
-                .first()
-                .is_some_and(|e| e.spec() == c.edit_spec)
-    };
-    let mut groups: Vec<((&str, &str), Vec<&PlannedCell>)> = Vec::new();
-    for c in rows
-        .iter()
-        .map(|r| &r.cell)
-        .filter(|c| c.seed == first_seed && first_edit_of_pages(c))
-    {
-        let kind = if c.edit == "composite" {
-            c.edit_spec.as_str()
-        } else {
-            c.edit.as_str()
-        };
-        let key = (c.dataset.as_str(), kind);
-        let at = match groups.iter().position(|(k, _)| *k == key) {
-            Some(i) => i,
-            None => {
-                groups.push((key, Vec::new()));
-                groups.len() - 1
-            }
-        };
-        let members = &mut groups[at].1;
-        if !members.iter().any(|m| m.corpus_sha256 == c.corpus_sha256) {
-            members.push(c);
-        }
-    }
-    groups
-        .into_iter()
-        .map(|(_, mut members)| {
-            members.sort_by(|x, y| x.rate.total_cmp(&y.rate));
-            members[members.len() / 2]
-        })
-        .collect()
-}
-
-/// The pairs one algorithm shows on one corpus: those its best setting reports (true and
-/// false, around the cut) and the true pair it misses that its index scores highest.
-fn pick(
-    row: &ResultRow,
-    cell: &CellResult,
-    corpus: &Corpus,
-    positives: &[(u32, u32)],
-) -> Result<Shown> {
-    let at_best = &cell.queries[row.query_index];
-    let p = &at_best.pairs;
-    let reported: HashSet<(u32, u32)> = (0..p.len()).map(|i| (p.a[i], p.b[i])).collect();
-    let labels = corpus.labels();
-    let is_true = |i: usize| {
-        let (a, b) = (p.a[i] as usize, p.b[i] as usize);
-        labels[a].is_some() && labels[a] == labels[b]
-    };
-    // The reported pair of those that pass `keep` with the highest `key` (ties: the earlier).
-    let best_by = |keep: &dyn Fn(usize) -> bool, key: &dyn Fn(usize) -> f64| {
-        (0..p.len())
-            .filter(|&i| keep(i))
-            .fold(None, |best: Option<usize>, i| match best {
-                Some(j) if key(j) >= key(i) => Some(j),
-                _ => Some(i),
-            })
-    };
-    let mut picks: Vec<Pick> = Vec::new();
-    let mut add = |role: Role, i: Option<usize>| {
-        if let Some(i) = i
-            && !picks.iter().any(|q| (q.a, q.b) == (p.a[i], p.b[i]))
-        {
-            picks.push(Pick {
-                role,
-                a: p.a[i],
-                b: p.b[i],
-                score: Some(p.score[i]),
-            });
-        }
-    };
-    add(Role::FoundJustAbove, best_by(&is_true, &|i| -p.score[i]));
-    let missed: Vec<(u32, u32)> = positives
-        .iter()
-        .copied()
-        .filter(|x| !reported.contains(x))
-        .collect();
-    let below = highest_scored(cell, corpus, &missed)?;
-    add(
-        Role::FalseHighest,
-        best_by(&|i| !is_true(i), &|i| p.score[i]),
-    );
-    add(
-        Role::FalseJustAbove,
-        best_by(&|i| !is_true(i), &|i| -p.score[i]),
-    );
-    if let Some((a, b, score)) = below {
-        let at = picks
-            .iter()
-            .position(|q| q.role != Role::FoundJustAbove)
-            .unwrap_or(picks.len());
-        picks.insert(
-            at,
-            Pick {
-                role: Role::MissedJustBelow,
-                a,
-                b,
-                score,
-            },
-        );
-    }
-    Ok(Shown {
-        cut: at_best.lowest_score(),
-        picks,
-        missed: missed.len(),
-        positives: positives.len(),
-    })
-}
-
-/// Of the true pairs a setting misses, the one the algorithm's index (built again at the
-/// cell's build parameters) scores highest; the first when it cannot score pairs.
-fn highest_scored(
-    cell: &CellResult,
-    corpus: &Corpus,
-    missed: &[(u32, u32)],
-) -> Result<Option<(u32, u32, Option<f64>)>> {
-    if missed.is_empty() {
-        return Ok(None);
-    }
-    let detector = neardup::registry::detector(&cell.algorithm, &cell.given)?;
-    let index = detector.build(&corpus.texts())?;
-    let mut best: Option<(u32, u32, Option<f64>)> = None;
-    for &(a, b) in missed {
-        let score = index.score(a as usize, b as usize);
-        if best.is_none_or(|(_, _, s)| {
-            score.unwrap_or(f64::NEG_INFINITY) > s.unwrap_or(f64::NEG_INFINITY)
-        }) {
-            best = Some((a, b, score));
-        }
-    }
-    Ok(best)
-}
-
-/// Page corpora made so far, by generation key, edit model and seed: the readings of one
-/// page corpus are made once, as the runner makes them.
-type PagesMade = std::collections::HashMap<(String, String, u64), Made>;
-
-/// The corpus a cell ran on, built again as the runner built it.
-fn rebuild(
-    exp: &Experiment,
-    planned: &PlannedCell,
-    data_dir: &Path,
-    pages: &mut PagesMade,
-) -> Result<Corpus> {
-    let dataset = exp
-        .datasets
-        .iter()
-        .find(|d| d.label == planned.dataset)
-        .with_context(|| format!("examples: no dataset {}", planned.dataset))?;
-    let edit: &EditSpec = dataset
-        .edit_models(&exp.edits)
-        .iter()
-        .find(|e| e.kind == planned.edit && e.rate == planned.rate && e.spec() == planned.edit_spec)
-        .with_context(|| format!("examples: no edit model {}", planned.edit_spec))?;
-    let make_it = || -> Result<Made> {
-        let base = base_corpus(dataset, data_dir)?.map_err(|u| {
-            anyhow::anyhow!("examples: {} is not available ({})", u.dataset, u.reason)
-        })?;
-        Ok(make(&base, dataset, edit, planned.seed)?)
-    };
-    let corpus = match dataset.generation_key() {
-        Some(key) => {
-            let key = (key, edit.spec(), planned.seed);
-            if !pages.contains_key(&key) {
-                pages.insert(key.clone(), make_it()?);
-            }
-            pages[&key].corpus(dataset)?.0.into_owned()
-        }
-        None => make_it()?.corpus(dataset)?.0.into_owned(),
-    };
-    anyhow::ensure!(
-        corpus.sha256 == planned.corpus_sha256,
-        "examples: {} under {} rebuilt with checksum {}, not the {} its cells ran on",
-        planned.dataset,
-        planned.edit_spec,
-        corpus.sha256,
-        planned.corpus_sha256
-    );
-    Ok(corpus)
-}
-
 /// The page: the overview table (an algorithm a row, a corpus a column, each cell what the
 /// algorithm misses there, linked to its pairs), then one folded section per algorithm with
 /// a folded block per corpus. Unfolded, the blocks ran 12–20 screens (#53 item 13).
-fn page(
+pub(super) fn page(
     exp: &Experiment,
     labels: &[String],
     corpora: &[&PlannedCell],
@@ -496,7 +148,7 @@ fn anchor(label: usize, corpus: Option<usize>) -> String {
 
 /// What the overview's cell (or, `in_words`, the block's summary) says of one algorithm on
 /// one corpus.
-fn overview_cell(shown: &Shown, in_words: bool) -> String {
+pub(super) fn overview_cell(shown: &Shown, in_words: bool) -> String {
     let cut = shown
         .cut
         .map_or("no pair".into(), |c| format!("cut {c:.2}"));
@@ -516,7 +168,7 @@ fn corpus_name(planned: &PlannedCell) -> String {
 }
 
 /// One algorithm's picks on one corpus, as one line of HTML.
-fn render_shown(shown: &Shown, corpus: &Corpus, truth: &TruthSpec) -> String {
+pub(super) fn render_shown(shown: &Shown, corpus: &Corpus, truth: &TruthSpec) -> String {
     let mut s = String::new();
     let cut = shown
         .cut
@@ -718,7 +370,7 @@ fn cap(pieces: Vec<Piece>, units: &dyn Fn(&str) -> Vec<String>) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::experiment::results::best_points;
+    use std::path::Path;
 
     fn seg(side: Side, t: &str) -> Segment {
         Segment {
@@ -836,97 +488,5 @@ mod tests {
         assert_eq!(pieces[1], Piece::Text(Side::Second, "x ".into()));
         // The first text's cut words and the shared "end", counted once at the end.
         assert_eq!(pieces[2], Piece::Cut(MAX_UNITS + 1));
-    }
-
-    /// The picks against a brute-force reading of the same run: the detector built and
-    /// queried again at the best point, every pair classified by the corpus labels.
-    #[test]
-    fn picks_are_the_extremes_of_a_brute_force_classification() {
-        let toml = r#"
-name = "examples-oracle"
-title = "t"
-question = "q"
-examples = true
-[[datasets]]
-name = "default"
-docs = 120
-copies = 1
-fraction = 0.5
-[edits]
-kinds = ["substitute"]
-rates = [0.08]
-[[algorithms]]
-name = "minhash-lsh"
-build = { threshold = 0.3 }
-query = { min_similarity = [0.3, 0.5, 0.7] }
-"#;
-        let exp = crate::experiment::config::parse(Path::new("oracle.toml"), toml).unwrap();
-        let dir = std::env::temp_dir().join(format!("neardup-examples-{}", std::process::id()));
-        let opts = crate::experiment::runner::RunOptions {
-            out: dir.join("out"),
-            cache: dir.join("cache"),
-            data_dir: dir.join("no-data"),
-            force: false,
-        };
-        let outcome = crate::experiment::runner::run(&exp, &opts).unwrap();
-        let results = crate::experiment::results::collect(&outcome, &opts.cache).unwrap();
-        let best = best_points(&results.rows);
-        let row = results.rows.iter().find(|r| best.includes(r)).unwrap();
-        let cell = &results.cells[&row.cell.key];
-        let corpus = rebuild(&exp, &row.cell, &opts.data_dir, &mut PagesMade::default()).unwrap();
-        let positives: Vec<(u32, u32)> = crate::truth::positive_pairs(corpus.labels())
-            .into_iter()
-            .map(neardup::pairs::unpack)
-            .collect();
-        let shown = pick(row, cell, &corpus, &positives).unwrap();
-        println!("seed 1, best query {}: {shown:?}", row.query_params);
-
-        // Brute force: the same detector, queried at the best point, every pair classified.
-        let detector = neardup::registry::detector("minhash-lsh", &cell.given).unwrap();
-        let index = detector.build(&corpus.texts()).unwrap();
-        let reported = index.query(&row.query_full).unwrap();
-        let labels = corpus.labels();
-        let truly = |a: u32, b: u32| {
-            labels[a as usize].is_some() && labels[a as usize] == labels[b as usize]
-        };
-        let found: Vec<f64> = reported
-            .iter()
-            .filter(|p| truly(p.a, p.b))
-            .map(|p| p.score)
-            .collect();
-        let false_found: Vec<f64> = reported
-            .iter()
-            .filter(|p| !truly(p.a, p.b))
-            .map(|p| p.score)
-            .collect();
-        let reported_set: HashSet<(u32, u32)> = reported.iter().map(|p| (p.a, p.b)).collect();
-        let missed: Vec<f64> = positives
-            .iter()
-            .filter(|p| !reported_set.contains(p))
-            .map(|&(a, b)| index.score(a as usize, b as usize).unwrap())
-            .collect();
-        let score_of = |role| {
-            shown
-                .picks
-                .iter()
-                .find(|p| p.role == role)
-                .and_then(|p| p.score)
-        };
-        let min = |v: &[f64]| v.iter().copied().reduce(f64::min);
-        let max = |v: &[f64]| v.iter().copied().reduce(f64::max);
-        assert!(
-            !found.is_empty() && !missed.is_empty(),
-            "the corpus must have both"
-        );
-        assert_eq!(score_of(Role::FoundJustAbove), min(&found));
-        assert_eq!(score_of(Role::MissedJustBelow), max(&missed));
-        assert_eq!(score_of(Role::FalseHighest), max(&false_found));
-        assert_eq!(shown.missed, missed.len());
-        assert_eq!(shown.positives, positives.len());
-        assert_eq!(
-            shown.cut,
-            min(&reported.iter().map(|p| p.score).collect::<Vec<_>>())
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
