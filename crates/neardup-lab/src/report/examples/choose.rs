@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::{Pick, Role, Shown};
+use super::shown::{Pick, Role, Shown};
 use crate::corpus::Corpus;
 use crate::experiment::cells::CellResult;
 use crate::experiment::config::{EditSpec, Experiment};
@@ -161,4 +161,103 @@ pub(super) fn rebuild(
         planned.corpus_sha256
     );
     Ok(corpus)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::experiment::results::best_points;
+    use std::collections::HashSet;
+
+    /// The picks against a brute-force reading of the same run: the detector built and
+    /// queried again at the best point, every pair classified by the corpus labels.
+    #[test]
+    fn picks_are_the_extremes_of_a_brute_force_classification() {
+        let toml = r#"
+name = "examples-oracle"
+title = "t"
+question = "q"
+examples = true
+[[datasets]]
+name = "default"
+docs = 120
+copies = 1
+fraction = 0.5
+[edits]
+kinds = ["substitute"]
+rates = [0.08]
+[[algorithms]]
+name = "minhash-lsh"
+build = { threshold = 0.3 }
+query = { min_similarity = [0.3, 0.5, 0.7] }
+"#;
+        let exp = crate::experiment::config::parse(Path::new("oracle.toml"), toml).unwrap();
+        let dir = std::env::temp_dir().join(format!("neardup-examples-{}", std::process::id()));
+        let opts = crate::experiment::runner::RunOptions {
+            out: dir.join("out"),
+            cache: dir.join("cache"),
+            data_dir: dir.join("no-data"),
+            force: false,
+        };
+        let outcome = crate::experiment::runner::run(&exp, &opts).unwrap();
+        let results = crate::experiment::results::collect(&outcome, &opts.cache).unwrap();
+        let best = best_points(&results.rows);
+        let row = results.rows.iter().find(|r| best.includes(r)).unwrap();
+        let cell = &results.cells[&row.cell.key];
+        let corpus = rebuild(&exp, &row.cell, &opts.data_dir, &mut PagesMade::default()).unwrap();
+        let positives: Vec<(u32, u32)> = crate::truth::positive_pairs(corpus.labels())
+            .into_iter()
+            .map(neardup::pairs::unpack)
+            .collect();
+        let shown = pick(row, cell, &corpus, &positives).unwrap();
+        println!("seed 1, best query {}: {shown:?}", row.query_params);
+
+        // Brute force: the same detector, queried at the best point, every pair classified.
+        let detector = neardup::registry::detector("minhash-lsh", &cell.given).unwrap();
+        let index = detector.build(&corpus.texts()).unwrap();
+        let reported = index.query(&row.query_full).unwrap();
+        let labels = corpus.labels();
+        let truly = |a: u32, b: u32| {
+            labels[a as usize].is_some() && labels[a as usize] == labels[b as usize]
+        };
+        let found: Vec<f64> = reported
+            .iter()
+            .filter(|p| truly(p.a, p.b))
+            .map(|p| p.score)
+            .collect();
+        let false_found: Vec<f64> = reported
+            .iter()
+            .filter(|p| !truly(p.a, p.b))
+            .map(|p| p.score)
+            .collect();
+        let reported_set: HashSet<(u32, u32)> = reported.iter().map(|p| (p.a, p.b)).collect();
+        let missed: Vec<f64> = positives
+            .iter()
+            .filter(|p| !reported_set.contains(p))
+            .map(|&(a, b)| index.score(a as usize, b as usize).unwrap())
+            .collect();
+        let score_of = |role| {
+            shown
+                .picks
+                .iter()
+                .find(|p| p.role == role)
+                .and_then(|p| p.score)
+        };
+        let min = |v: &[f64]| v.iter().copied().reduce(f64::min);
+        let max = |v: &[f64]| v.iter().copied().reduce(f64::max);
+        assert!(
+            !found.is_empty() && !missed.is_empty(),
+            "the corpus must have both"
+        );
+        assert_eq!(score_of(Role::FoundJustAbove), min(&found));
+        assert_eq!(score_of(Role::MissedJustBelow), max(&missed));
+        assert_eq!(score_of(Role::FalseHighest), max(&false_found));
+        assert_eq!(shown.missed, missed.len());
+        assert_eq!(shown.positives, positives.len());
+        assert_eq!(
+            shown.cut,
+            min(&reported.iter().map(|p| p.score).collect::<Vec<_>>())
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

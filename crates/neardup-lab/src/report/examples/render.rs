@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{Block, Pick, Role, Shown};
+use super::shown::{Block, Pick, Role, Shown};
 use crate::corpus::Corpus;
 use crate::experiment::config::{Experiment, TruthSpec};
 use crate::experiment::corpora::{exact_jaccard, shingle_sets_of};
