@@ -60,6 +60,22 @@ pub struct FetchSpec {
     pub files: Vec<String>,
     /// The converter that builds the JSONL from it (`corpus::fetch`).
     pub converter: String,
+    /// Files of the snapshot the dataset ships with beside its records (its licence, its
+    /// notice), written next to them.
+    #[serde(default)]
+    pub alongside: Vec<Alongside>,
+}
+
+/// A file of the snapshot written beside the records (`[[fetch.alongside]]`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Alongside {
+    /// Its path in the snapshot (under the archive's top folder, if any).
+    pub from: String,
+    /// Its name in the data directory.
+    pub file: String,
+    /// Its SHA-256: what it is recognized by.
+    pub sha256: String,
 }
 
 impl Manifest {

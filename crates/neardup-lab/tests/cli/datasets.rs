@@ -143,8 +143,9 @@ fn fetch_downloads_a_listed_snapshot_file_by_file() {
             ("/mirror/ChiUn.txt", translation("起初，　神 創造 天 地。")),
             ("/mirror/ChiSB.txt", translation("起初 天主 創造了 天地。")),
             ("/mirror/ChiUnL.txt", translation("元始、上帝創造天地、")),
+            ("/mirror/LICENSE", b"MIT License".to_vec()),
         ],
-        4,
+        5,
     );
     let data = tmp("fetch-files");
     let _ = std::fs::remove_dir_all(&data);
@@ -176,6 +177,7 @@ fn fetch_downloads_a_listed_snapshot_file_by_file() {
         &format!("{url}/elsewhere"),
     ]);
     assert!(e.contains("elsewhere/ChiUn.txt failed"), "{e}");
+    assert!(!data.join("bible-zh.LICENSE.txt").exists());
     assert_eq!(std::fs::read_dir(&data).unwrap().count(), 0);
 }
 

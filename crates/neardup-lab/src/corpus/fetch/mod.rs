@@ -13,6 +13,7 @@
 //! A converter per dataset: adding one is a file in this folder plus a line in
 //! [`converter`].
 
+mod alongside;
 mod archive;
 mod bible;
 mod download;
@@ -86,28 +87,39 @@ pub fn fetch(manifest: &Manifest, data_dir: &Path, source: Option<Source<'_>>) -
     if target.exists() {
         return already_there(manifest, &target);
     }
+    alongside::check_targets(&spec.alongside, data_dir)?;
     std::fs::create_dir_all(data_dir)
         .with_context(|| format!("cannot create {}", data_dir.display()))?;
-    let files = read_source(spec, source, &target, to_jsonl.reads)?;
-    let built =
-        (to_jsonl.convert)(files.files).map_err(|e| anyhow::anyhow!("{}: {e}", files.from))?;
+    let wanted = |path: &str| (to_jsonl.reads)(path) || alongside::wanted(spec, path);
+    let Fetched { mut files, from } = read_source(spec, source, &target, &wanted)?;
+    let beside = alongside::found(spec, &files).map_err(|e| anyhow::anyhow!("{from}: {e}"));
+    files.retain(|f| (to_jsonl.reads)(&f.path));
+    let built = (to_jsonl.convert)(files).map_err(|e| anyhow::anyhow!("{from}: {e}"))?;
     let got = neardup_dedup::input::checksummed::sha256_of(&built.jsonl[..])?;
     if &got != content_sha256 {
         bail!(
             "{}: the {} documents built have content sha256 {got}, where manifest {} expects \
              {content_sha256}: the source is not the snapshot the manifest names (or the \
              converter is wrong); nothing was written",
-            files.from,
+            from,
             built.documents,
             manifest.name
         );
     }
+    // The files beside the records first: the records' file is what says a fetch is done.
+    let beside = alongside::write(&beside?, data_dir)?;
     write_gzip(&target, &built.jsonl)?;
+    let beside: Vec<String> = beside.iter().map(|p| p.display().to_string()).collect();
     Ok(format!(
-        "{}: {} documents, content sha256 {got} as the manifest expects; wrote {}",
+        "{}: {} documents, content sha256 {got} as the manifest expects; wrote {}{}",
         manifest.name,
         built.documents,
-        target.display()
+        target.display(),
+        if beside.is_empty() {
+            String::new()
+        } else {
+            format!(" and beside it {}", beside.join(", "))
+        }
     ))
 }
 
@@ -123,7 +135,7 @@ fn read_source(
     spec: &FetchSpec,
     source: Option<Source<'_>>,
     target: &Path,
-    wanted: fn(&str) -> bool,
+    wanted: &dyn Fn(&str) -> bool,
 ) -> Result<Fetched> {
     let mirror = match source {
         Some(Source::File(path)) => {
@@ -245,7 +257,7 @@ mod tests {
         zip.start_file("licensedcode/__init__.py", stored).unwrap();
         zip.write_all(b"").unwrap();
         zip.finish().unwrap();
-        let files = read::archive(&path, licenses::reads).unwrap();
+        let files = read::archive(&path, &licenses::reads).unwrap();
         let got: Vec<(&str, usize)> = files
             .iter()
             .map(|f| (f.path.as_str(), f.bytes.len()))
@@ -258,7 +270,7 @@ mod tests {
             ]
         );
         std::fs::write(&path, b"neither").unwrap();
-        let err = read::archive(&path, licenses::reads)
+        let err = read::archive(&path, &licenses::reads)
             .unwrap_err()
             .to_string();
         assert!(

@@ -9,7 +9,7 @@ use anyhow::{Context, Result};
 use super::archive::ArchiveFile;
 
 /// The regular files of the archive or folder at `path` whose paths `wanted` accepts.
-pub fn local(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
+pub fn local(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
     if path.is_dir() {
         let mut files = Vec::new();
         folder(path, "", wanted, &mut files)?;
@@ -25,7 +25,7 @@ pub fn local(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> 
 fn folder(
     dir: &Path,
     prefix: &str,
-    wanted: fn(&str) -> bool,
+    wanted: &dyn Fn(&str) -> bool,
     files: &mut Vec<ArchiveFile>,
 ) -> Result<()> {
     let entries =
@@ -49,7 +49,7 @@ fn folder(
 }
 
 /// [`local`] of an archive.
-pub fn archive(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
+pub fn archive(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
     let mut file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut magic = [0u8; 4];
@@ -63,7 +63,7 @@ pub fn archive(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>
 }
 
 /// [`archive`] of a `.tar.gz`.
-fn from_tar_gz(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
+fn from_tar_gz(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
@@ -91,7 +91,7 @@ fn from_tar_gz(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>
 }
 
 /// [`archive`] of a zip.
-fn from_zip(path: &Path, wanted: fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
+fn from_zip(path: &Path, wanted: &dyn Fn(&str) -> bool) -> Result<Vec<ArchiveFile>> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let damaged =
@@ -126,7 +126,7 @@ mod tests {
         std::fs::write(dir.join("formats/txt/a.txt"), "a").unwrap();
         std::fs::write(dir.join("formats/json/a.json"), "{}").unwrap();
         std::fs::write(dir.join("README.md"), "r").unwrap();
-        let files = local(&dir, |p| p.ends_with(".txt")).unwrap();
+        let files = local(&dir, &|p: &str| p.ends_with(".txt")).unwrap();
         let got: Vec<(&str, &[u8])> = files
             .iter()
             .map(|f| (f.path.as_str(), f.bytes.as_slice()))
