@@ -104,23 +104,24 @@ struct Record<'a> {
     translation: &'a str,
     book: &'a str,
     chapter: u32,
-    #[serde(skip_serializing_if = "Skip::english")]
-    text_segmented: Skip,
+    #[serde(skip_serializing_if = "Segmented::is_absent")]
+    text_segmented: Segmented,
 }
 
-/// bible-zh has `text_segmented` (a string for ChiUn, null otherwise); bible-en has none.
+/// bible-zh's `text_segmented`: a string for ChiUn, null for the others; bible-en has no such
+/// field.
 #[derive(Serialize)]
 #[serde(untagged)]
-enum Skip {
-    /// The field is absent (bible-en).
-    English,
-    /// The field is written, as a string or null.
-    Chinese(Option<String>),
+enum Segmented {
+    /// No such field (bible-en).
+    Absent,
+    /// The field, as a string or null (bible-zh).
+    Field(Option<String>),
 }
 
-impl Skip {
-    fn english(&self) -> bool {
-        matches!(self, Skip::English)
+impl Segmented {
+    fn is_absent(&self) -> bool {
+        matches!(self, Segmented::Absent)
     }
 }
 
@@ -307,7 +308,7 @@ pub fn convert_english(files: Vec<ArchiveFile>) -> Result<Converted, String> {
                 translation,
                 book,
                 chapter,
-                text_segmented: Skip::English,
+                text_segmented: Segmented::Absent,
             };
             serde_json::to_writer(&mut jsonl, &record).expect("records serialize");
             jsonl.push(b'\n');
@@ -448,7 +449,7 @@ pub fn convert_chinese(files: Vec<ArchiveFile>) -> Result<Converted, String> {
                 translation,
                 book: BOOKS[number - 1],
                 chapter,
-                text_segmented: Skip::Chinese(segmented),
+                text_segmented: Segmented::Field(segmented),
             };
             serde_json::to_writer(&mut jsonl, &record).expect("records serialize");
             jsonl.push(b'\n');
