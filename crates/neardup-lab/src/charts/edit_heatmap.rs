@@ -7,11 +7,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use plotters::prelude::*;
-
 use super::chart::{Chart, ChartFile, ChartInput};
-use super::heatmap::{HEADER_LINE, HEADER_LINES, draw_cell, draw_headers, draw_row_label};
-use super::style;
+use super::heatmap::{draw_grid, mean};
 
 /// The edit heat map chart kind.
 #[derive(Debug)]
@@ -45,39 +42,20 @@ impl Chart for EditHeatmap {
         if labels.is_empty() || grid.kinds.len() < 2 {
             return Ok(Vec::new());
         }
-        let label_width = labels
-            .iter()
-            .map(|l| style::text_width(l, 13) as i32)
-            .max()
-            .unwrap_or(0)
-            + 24;
-        let header = HEADER_LINE * HEADER_LINES as i32 + 12;
-        let size = (
-            (label_width + CELL.0 * grid.kinds.len() as i32 + 16) as u32,
-            (56 + header + CELL.1 * labels.len() as i32 + 16) as u32,
-        );
         let title = format!("Recall at edit rate {}, per edit kind", grid.rate);
-        let (svg, png) = crate::draw_both!(
+        let (svg, png) = draw_grid(
             dir,
             "edit-heatmap",
-            size,
-            |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                let body = style::titled(root, &title)?;
-                draw_headers(&body, &grid.kinds, label_width, CELL.0)?;
-                for (r, label) in labels.iter().enumerate() {
-                    let y = header + CELL.1 * r as i32;
-                    draw_row_label(&body, label, (label_width - 10, y + CELL.1 / 2))?;
-                    for (c, kind) in grid.kinds.iter().enumerate() {
-                        let value = grid.recalls[*label]
-                            .get(kind)
-                            .filter(|v| !v.is_empty())
-                            .map(|v| v.iter().sum::<f64>() / v.len() as f64);
-                        draw_cell(&body, (label_width + CELL.0 * c as i32, y), CELL, value)?;
-                    }
-                }
-                Ok(())
-            }
-        );
+            &title,
+            CELL,
+            &labels,
+            &grid.kinds,
+            &|label, c| {
+                grid.recalls[label]
+                    .get(&grid.kinds[c])
+                    .and_then(|v| mean(v))
+            },
+        )?;
         Ok(vec![ChartFile {
             title,
             svg,

@@ -18,9 +18,9 @@ pub struct Heatmap;
 
 /// Pixels of one cell, and of a line of column header.
 const CELL: (i32, i32) = (124, 30);
-pub(super) const HEADER_LINE: i32 = 16;
+const HEADER_LINE: i32 = 16;
 /// Lines a column header may wrap onto.
-pub(super) const HEADER_LINES: usize = 3;
+const HEADER_LINES: usize = 3;
 
 /// label → column → F1 values (over seeds).
 type Cells = BTreeMap<String, BTreeMap<usize, Vec<f64>>>;
@@ -47,39 +47,16 @@ impl Chart for Heatmap {
         if labels.is_empty() || columns.len() < 2 {
             return Ok(Vec::new());
         }
-        let label_width = labels
-            .iter()
-            .map(|l| style::text_width(l, 13) as i32)
-            .max()
-            .unwrap_or(0)
-            + 24;
-        let header = HEADER_LINE * HEADER_LINES as i32 + 12;
-        let top = 56;
-        let size = (
-            (label_width + CELL.0 * columns.len() as i32 + 16) as u32,
-            (top + header + CELL.1 * labels.len() as i32 + 16) as u32,
-        );
         let title = "F1 per algorithm and condition (best grid point)";
-        let (svg, png) = crate::draw_both!(
+        let (svg, png) = draw_grid(
             dir,
             "heatmap",
-            size,
-            |root: &DrawingArea<_, _>| -> anyhow::Result<()> {
-                let body = style::titled(root, title)?;
-                draw_headers(&body, &columns, label_width, CELL.0)?;
-                for (r, label) in labels.iter().enumerate() {
-                    let y = header + CELL.1 * r as i32;
-                    draw_row_label(&body, label, (label_width - 10, y + CELL.1 / 2))?;
-                    for c in 0..columns.len() {
-                        let value = cells[*label].get(&c).and_then(|v| {
-                            (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
-                        });
-                        draw_cell(&body, (label_width + CELL.0 * c as i32, y), CELL, value)?;
-                    }
-                }
-                Ok(())
-            }
-        );
+            title,
+            CELL,
+            &labels,
+            &columns,
+            &|label, c| cells[label].get(&c).and_then(|v| mean(v)),
+        )?;
         Ok(vec![ChartFile {
             title: title.into(),
             svg,
@@ -94,6 +71,60 @@ impl Chart for Heatmap {
             family: None,
         }])
     }
+}
+
+/// A heat map titled `title` written as `charts/<stem>.{svg,png}`: a row per label, a column
+/// per header, each cell of `cell` pixels shaded by `value(label, column)` (a dash where
+/// none), sized to fit its row labels. The F1 and the edit heat maps both draw one.
+pub(super) fn draw_grid(
+    dir: &Path,
+    stem: &str,
+    title: &str,
+    cell: (i32, i32),
+    labels: &[&str],
+    columns: &[String],
+    value: &dyn Fn(&str, usize) -> Option<f64>,
+) -> anyhow::Result<(String, String)> {
+    let label_width = labels
+        .iter()
+        .map(|l| style::text_width(l, 13) as i32)
+        .max()
+        .unwrap_or(0)
+        + 24;
+    let header = HEADER_LINE * HEADER_LINES as i32 + 12;
+    let top = 56;
+    let size = (
+        (label_width + cell.0 * columns.len() as i32 + 16) as u32,
+        (top + header + cell.1 * labels.len() as i32 + 16) as u32,
+    );
+    Ok(crate::draw_both!(dir, stem, size, |root: &DrawingArea<
+        _,
+        _,
+    >|
+     -> anyhow::Result<
+        (),
+    > {
+        let body = style::titled(root, title)?;
+        draw_headers(&body, columns, label_width, cell.0)?;
+        for (r, label) in labels.iter().enumerate() {
+            let y = header + cell.1 * r as i32;
+            draw_row_label(&body, label, (label_width - 10, y + cell.1 / 2))?;
+            for c in 0..columns.len() {
+                draw_cell(
+                    &body,
+                    (label_width + cell.0 * c as i32, y),
+                    cell,
+                    value(label, c),
+                )?;
+            }
+        }
+        Ok(())
+    }))
+}
+
+/// The mean of values over seeds; none when there are none.
+pub(super) fn mean(values: &[f64]) -> Option<f64> {
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
 /// The experiment's conditions (dataset and edit model, named by what varies) and each
@@ -146,7 +177,7 @@ fn f1_cells(rows: &[crate::experiment::results::ResultRow]) -> (Vec<String>, Cel
 
 /// Column headers, each wrapped onto at most [`HEADER_LINES`] lines of its cell's width
 /// (`cell_width` pixels; the first cell starts at `left`).
-pub(super) fn draw_headers<DB: DrawingBackend>(
+fn draw_headers<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     columns: &[String],
     left: i32,
@@ -176,7 +207,7 @@ where
 }
 
 /// A row's label, right-aligned at `(right, middle)`.
-pub(super) fn draw_row_label<DB: DrawingBackend>(
+fn draw_row_label<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     label: &str,
     (right, middle): (i32, i32),
@@ -197,7 +228,7 @@ where
 
 /// One cell of `cell` pixels at pixel `(x, y)`: shaded by `value` (white at 0, dark blue
 /// at 1), the value written in it, a dash on grey without one.
-pub(super) fn draw_cell<DB: DrawingBackend>(
+fn draw_cell<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     (x, y): (i32, i32),
     cell: (i32, i32),
