@@ -105,13 +105,6 @@ mod tests {
         }
     }
 
-    fn file(path: &str, text: &str) -> ArchiveFile {
-        ArchiveFile {
-            path: path.to_string(),
-            bytes: text.as_bytes().to_vec(),
-        }
-    }
-
     /// The file is found under any folder but not by a longer name; among files so named,
     /// the one with the expected bytes; otherwise an error names the file.
     #[test]
@@ -120,9 +113,9 @@ mod tests {
         assert!(wanted(&spec, "o/r/c/LICENSE") && wanted(&spec, "LICENSE"));
         assert!(!wanted(&spec, "o/r/c/NOT-LICENSE") && !wanted(&spec, "LICENSE.md"));
         let files = [
-            file("sources/zh/ChiUn/LICENSE", "other"),
-            file("LICENSE", "MIT"),
-            file("README.md", "r"),
+            ArchiveFile::of("sources/zh/ChiUn/LICENSE", "other"),
+            ArchiveFile::of("LICENSE", "MIT"),
+            ArchiveFile::of("README.md", "r"),
         ];
         assert_eq!(
             found(&spec, &files).unwrap(),

@@ -7,6 +7,17 @@ pub struct ArchiveFile {
     pub bytes: Vec<u8>,
 }
 
+#[cfg(test)]
+impl ArchiveFile {
+    /// A file of `text` at `path`: the converters' tests build their snapshots of them.
+    pub fn of(path: &str, text: &str) -> ArchiveFile {
+        ArchiveFile {
+            path: path.to_string(),
+            bytes: text.as_bytes().to_vec(),
+        }
+    }
+}
+
 /// What a converter built.
 #[derive(Debug)]
 pub struct Converted {

@@ -463,16 +463,12 @@ pub fn convert_chinese(files: Vec<ArchiveFile>) -> Result<Converted, String> {
 mod tests {
     use super::*;
 
-    fn file(path: &str, text: &str) -> ArchiveFile {
-        ArchiveFile {
-            path: path.to_string(),
-            bytes: text.as_bytes().to_vec(),
-        }
-    }
-
     /// Every book file of the five translations, each one short chapter, but those given.
     fn english_snapshot(given: &[(&str, usize, &str)]) -> Vec<ArchiveFile> {
-        let mut files = vec![file("bible_databases-19e9663/README.md", "other files")];
+        let mut files = vec![ArchiveFile::of(
+            "bible_databases-19e9663/README.md",
+            "other files",
+        )];
         for translation in ENGLISH {
             for (i, book) in BOOKS.iter().enumerate() {
                 let text = given
@@ -483,7 +479,7 @@ mod tests {
                     "bible_databases-19e9663/txt/{translation}/{} {book} - Version ({translation}).txt",
                     i + 1
                 );
-                files.push(file(
+                files.push(ArchiveFile::of(
                     &path,
                     &format!("{book} - Version ({translation})\n{text}"),
                 ));
@@ -590,9 +586,9 @@ mod tests {
         let chiunl = "### Genesis\n[1:1] 元始、上帝創造天地、\n[2:1] 天地萬物\n\
             ### I Samuel\n[1:1] 以法蓮\n### Revelation of John\n[22:21] 阿們\n";
         let files = vec![
-            file("o/r/c/formats/txt/ChiUnL.txt", chiunl),
-            file("o/r/c/formats/txt/ChiUn.txt", chiun),
-            file("o/r/c/formats/txt/ChiSB.txt", chisb),
+            ArchiveFile::of("o/r/c/formats/txt/ChiUnL.txt", chiunl),
+            ArchiveFile::of("o/r/c/formats/txt/ChiUn.txt", chiun),
+            ArchiveFile::of("o/r/c/formats/txt/ChiSB.txt", chisb),
         ];
         let built = convert_chinese(files).unwrap();
         let records = records(&built.jsonl);
@@ -636,7 +632,7 @@ mod tests {
             line,
             r#"{"id":"ChiUnL/01/1","text":"元始、上帝創造天地、","cluster":"01/1","translation":"ChiUnL","book":"Genesis","chapter":1,"text_segmented":null}"#
         );
-        let e = convert_chinese(vec![file("formats/txt/ChiUn.txt", chiun)]).unwrap_err();
+        let e = convert_chinese(vec![ArchiveFile::of("formats/txt/ChiUn.txt", chiun)]).unwrap_err();
         assert!(e.contains("ChiSB.txt is missing"), "{e}");
     }
 

@@ -203,13 +203,6 @@ fn convert(files: Vec<ArchiveFile>, kind: Kind) -> Result<Converted, String> {
 mod tests {
     use super::*;
 
-    fn file(path: &str, text: &str) -> ArchiveFile {
-        ArchiveFile {
-            path: path.into(),
-            bytes: text.as_bytes().to_vec(),
-        }
-    }
-
     fn words(n: usize) -> String {
         (0..n).map(|i| format!("w{i} ")).collect()
     }
@@ -221,37 +214,37 @@ mod tests {
     fn records_follow_the_published_rules() {
         let long = words(30);
         let files = vec![
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/rules/mit_2.RULE",
                 &format!(
                     "---\r\nlicense_expression: mit\r\nis_license_text: yes\r\n---\r\n{long}\r\n"
                 ),
             ),
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/rules/mit_1.RULE",
                 &format!("---\nlicense_expression: mit\nis_license_notice: yes\n---\n{long}"),
             ),
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/rules/x_1.RULE",
                 &format!(
                     "---\nlicense_expression: gpl-2.0 OR generic-exception\nis_license_text: yes\n---\n{long}"
                 ),
             ),
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/rules/p_1.RULE",
                 &format!(
                     "---\nlicense_expression: proprietary-license\nis_license_text: yes\n---\n{long}"
                 ),
             ),
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/licenses/mit.LICENSE",
                 &format!("---\nkey: mit\nnotes: a note\n    key: not a key\n---\n\n{long}\n\n"),
             ),
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/licenses/short.LICENSE",
                 &format!("---\nkey: short\n---\n{}", words(29)),
             ),
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/licenses/generic-exception.LICENSE",
                 "---\nkey: generic-exception\nis_generic: yes\n---",
             ),
@@ -307,14 +300,14 @@ mod tests {
     fn notices_read_folded_expressions_whole() {
         let long = words(30);
         let files = vec![
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/rules/a_1.RULE",
                 &format!(
                     "---\nlicense_expression: epl-2.0 OR apache-2.0\n    OR gpl-2.0 WITH x\n\
                      is_license_notice: yes\nnotes: n\n---\n{long}"
                 ),
             ),
-            file(
+            ArchiveFile::of(
                 "licensedcode/data/rules/b_1.RULE",
                 &format!("---\nlicense_expression: mit\nis_license_text: yes\n---\n{long}"),
             ),

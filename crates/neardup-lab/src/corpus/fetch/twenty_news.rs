@@ -136,41 +136,34 @@ pub fn convert(files: Vec<ArchiveFile>) -> Result<Converted, String> {
 mod tests {
     use super::*;
 
-    fn file(path: &str, text: &str) -> ArchiveFile {
-        ArchiveFile {
-            path: path.to_string(),
-            bytes: text.as_bytes().to_vec(),
-        }
-    }
-
     /// Each rule of the published README, on messages written to show it; the oracle is the
     /// record written out by hand.
     #[test]
     fn messages_become_the_published_records() {
         let root = "mlnn_P65-7393be6/data";
         let files = vec![
-            file(
+            ArchiveFile::of(
                 &format!("{root}/20news-bydate-test/sci.space/7"),
                 "Subject: Late\n\nbody\n",
             ),
             // Numeric order: 10 after 9; train before test; groups by name.
-            file(
+            ArchiveFile::of(
                 &format!("{root}/20news-bydate-train/sci.space/10"),
                 "From: a@b\r\nSubject: Re: Orbits\r\n\r\n\r\n \t\n\x0c\n  indented first\nline two  \n\n",
             ),
-            file(
+            ArchiveFile::of(
                 &format!("{root}/20news-bydate-train/sci.space/9"),
                 "Subject: Re: Israeli\n <AMOSS.93@huji.ac.il><2BD@uci.ed\n u><1993@harvard.edu>\n folded on\nLines: 3\n\nText",
             ),
-            file(
+            ArchiveFile::of(
                 &format!("{root}/20news-bydate-train/alt.atheism/3"),
                 "From: x\nOrganization: y",
             ),
-            file(
+            ArchiveFile::of(
                 &format!("{root}/20news-bydate-train/alt.atheism/.DS_Store"),
                 "\0\0",
             ),
-            file("mlnn_P65-7393be6/README.md", "not a message"),
+            ArchiveFile::of("mlnn_P65-7393be6/README.md", "not a message"),
         ];
         let out = convert(files).unwrap();
         let want = concat!(
