@@ -19,7 +19,7 @@ impl ArchiveFile {
 }
 
 /// What a converter built.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct Converted {
     /// The JSON Lines, uncompressed.
     pub jsonl: Vec<u8>,
@@ -33,4 +33,13 @@ pub struct Converter {
     pub convert: fn(Vec<ArchiveFile>) -> Result<Converted, String>,
     /// Whether a file (its path inside the archive) is read.
     pub reads: fn(&str) -> bool,
+}
+
+impl Converted {
+    /// Appends one record as a line of JSON, fields in the order the record declares them.
+    pub fn push(&mut self, record: &impl serde::Serialize) {
+        serde_json::to_writer(&mut self.jsonl, record).expect("records serialize");
+        self.jsonl.push(b'\n');
+        self.documents += 1;
+    }
 }

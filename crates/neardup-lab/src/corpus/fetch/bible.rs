@@ -290,8 +290,7 @@ pub fn convert_english(files: Vec<ArchiveFile>) -> Result<Converted, String> {
             ENGLISH.len() * BOOKS.len()
         ));
     }
-    let mut jsonl = Vec::new();
-    let mut documents = 0;
+    let mut built = Converted::default();
     for ((order, number), (book, text)) in &books {
         let translation = ENGLISH[*order];
         let chapters = verses(&format!("{translation}/{number} {book}"), text)?;
@@ -310,12 +309,10 @@ pub fn convert_english(files: Vec<ArchiveFile>) -> Result<Converted, String> {
                 chapter,
                 text_segmented: Segmented::Absent,
             };
-            serde_json::to_writer(&mut jsonl, &record).expect("records serialize");
-            jsonl.push(b'\n');
-            documents += 1;
+            built.push(&record);
         }
     }
-    Ok(Converted { jsonl, documents })
+    Ok(built)
 }
 
 /// Whether bible-zh reads a file: one of the three translations' text files.
@@ -426,8 +423,7 @@ pub fn convert_chinese(files: Vec<ArchiveFile>) -> Result<Converted, String> {
             .ok_or_else(|| format!("formats/txt/{t}.txt is missing"))?;
         translations.push(chinese_chapters(path, text)?);
     }
-    let mut jsonl = Vec::new();
-    let mut documents = 0;
+    let mut built = Converted::default();
     for (translation, chapters) in CHINESE.iter().zip(&translations) {
         let in_all = |key| translations.iter().all(|t| t.contains_key(key));
         for (&(number, chapter), verses) in chapters.iter().filter(|(key, _)| in_all(key)) {
@@ -451,12 +447,10 @@ pub fn convert_chinese(files: Vec<ArchiveFile>) -> Result<Converted, String> {
                 chapter,
                 text_segmented: Segmented::Field(segmented),
             };
-            serde_json::to_writer(&mut jsonl, &record).expect("records serialize");
-            jsonl.push(b'\n');
-            documents += 1;
+            built.push(&record);
         }
     }
-    Ok(Converted { jsonl, documents })
+    Ok(built)
 }
 
 #[cfg(test)]

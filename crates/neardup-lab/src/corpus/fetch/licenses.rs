@@ -188,15 +188,11 @@ fn convert(files: Vec<ArchiveFile>, kind: Kind) -> Result<Converted, String> {
         });
     }
     records.sort_by(|a, b| a.id.cmp(&b.id));
-    let mut jsonl = Vec::new();
+    let mut built = Converted::default();
     for record in &records {
-        serde_json::to_writer(&mut jsonl, record).expect("records serialize");
-        jsonl.push(b'\n');
+        built.push(record);
     }
-    Ok(Converted {
-        jsonl,
-        documents: records.len(),
-    })
+    Ok(built)
 }
 
 #[cfg(test)]

@@ -114,7 +114,7 @@ pub fn convert(files: Vec<ArchiveFile>) -> Result<Converted, String> {
             messages.insert(m, text.replace("\r\n", "\n").replace('\r', "\n"));
         }
     }
-    let mut jsonl = Vec::new();
+    let mut built = Converted::default();
     for (m, text) in &messages {
         let split = ["train", "test"][m.split as usize];
         let record = Record {
@@ -123,13 +123,9 @@ pub fn convert(files: Vec<ArchiveFile>) -> Result<Converted, String> {
             group: &m.group,
             subject: subject(text),
         };
-        serde_json::to_writer(&mut jsonl, &record).expect("records serialize");
-        jsonl.push(b'\n');
+        built.push(&record);
     }
-    Ok(Converted {
-        jsonl,
-        documents: messages.len(),
-    })
+    Ok(built)
 }
 
 #[cfg(test)]
