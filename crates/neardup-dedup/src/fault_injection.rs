@@ -63,3 +63,19 @@ pub fn memory_overhead(real: u64) -> u64 {
 pub fn memory_overhead(real: u64) -> u64 {
     real
 }
+
+/// Whether the fault `name` is planted: `NEARDUP_FAULTS` holds it (comma-separated). The live
+/// index's tests plant `skip-fsync` (acknowledge without syncing the log),
+/// `ack-before-log` (acknowledge an add before its record is written) and `log-write-fails`
+/// (a full disk), to check that the tests guarding them fail.
+#[cfg(feature = "fault-injection")]
+pub fn active(name: &str) -> bool {
+    std::env::var("NEARDUP_FAULTS").is_ok_and(|v| v.split(',').any(|f| f.trim() == name))
+}
+
+/// Without the `fault-injection` feature: no fault is ever planted.
+#[cfg(not(feature = "fault-injection"))]
+#[inline(always)]
+pub fn active(_name: &str) -> bool {
+    false
+}

@@ -45,6 +45,7 @@ pub mod fault_injection;
 pub mod fsutil;
 pub mod index;
 pub mod input;
+pub mod live;
 pub mod machine;
 pub mod pipeline;
 pub mod progress;

@@ -193,10 +193,7 @@ impl IncrementalIndex {
             .open(&lock_path)
             .map_err(|e| Error::io(&lock_path, e))?;
         if lock.try_lock().is_err() {
-            return Err(Error::file(
-                dir,
-                "the index is in use by another neardup process (its lock is held); wait for it to finish",
-            ));
+            return Err(Error::file(dir, in_use_message(dir)));
         }
         let segments = dir.join(SEGMENTS);
         if std::fs::symlink_metadata(&segments).is_ok_and(|m| !m.is_dir()) {
@@ -305,6 +302,16 @@ impl IncrementalIndex {
                 Ok(segment)
             })
             .collect()
+    }
+
+    /// The index's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Reads one segment of the manifest, checked against its checksum and document count.
+    pub fn read_entry(&self, entry: &SegmentEntry, contents: Contents) -> Result<Segment> {
+        self.read_segment(entry, contents)
     }
 
     fn read_segment(&self, entry: &SegmentEntry, contents: Contents) -> Result<Segment> {
@@ -457,6 +464,30 @@ impl IncrementalIndex {
             }
         }
         Ok(())
+    }
+}
+
+/// The file `neardup serve` writes into an index folder it holds: its address and process.
+pub const SERVING_FILE: &str = "serving.json";
+
+/// Why an index folder cannot be opened: another process holds its lock — a server, named by
+/// its `serving.json`, or a batch run.
+fn in_use_message(dir: &Path) -> String {
+    let serving = std::fs::read(dir.join(SERVING_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok());
+    match serving {
+        Some(s) => format!(
+            "the index is held by `neardup serve` at {} (process {}): a batch writer would race \
+             it, so add through the service (POST {}/v1/batch/add, or `neardup check` to query \
+             without adding through it) or stop it first (it folds its log on SIGTERM)",
+            s["address"].as_str().unwrap_or("?"),
+            s["pid"],
+            s["address"].as_str().unwrap_or("http://ADDRESS"),
+        ),
+        None => "the index is in use by another neardup process (its lock is held); wait for it \
+                 to finish"
+            .to_string(),
     }
 }
 

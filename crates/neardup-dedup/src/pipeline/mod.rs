@@ -41,7 +41,7 @@ pub mod options;
 pub mod outputs;
 mod publish;
 mod run_readme;
-mod short_texts;
+pub mod short_texts;
 mod signature_checks;
 mod sketch;
 mod sketch_file;

@@ -169,13 +169,12 @@ fn sketch_block(
         .zip(block.par_iter())
         .map_init(SketchScratch::default, |s, (row, r)| {
             let empty = match stream {
-                Some(st) => !st.sketch(&r.text, s, &mut row[..width]),
+                Some(st) => {
+                    short_texts::sketch_document(st, &r.text, min_words, s, &mut row[..width])
+                }
                 None => r.text.trim().is_empty(),
             };
             let short = !empty && width > 0 && short_texts::is_short(&r.text, min_words);
-            if short {
-                short_texts::exact_row(&r.text, &mut row[..width]);
-            }
             (empty, short)
         })
         .unzip();

@@ -225,6 +225,16 @@ impl Run<'_> {
         let (Some(dir), Some(stream)) = (&self.options.index, &self.stream) else {
             return Ok(());
         };
+        // What `neardup serve` logged and did not fold (it was killed) joins the index first.
+        crate::live::fold_leftover_log(
+            dir,
+            &crate::live::LiveConfig {
+                algorithm: self.options.algorithm.clone(),
+                params: self.options.params.clone(),
+                min_words: self.options.min_words,
+                ..Default::default()
+            },
+        )?;
         let index =
             IncrementalIndex::open_for_sketch(dir, stream.as_ref(), self.options.min_words)?;
         crate::temp_files::sweep_and_say(dir, 1)?;
