@@ -68,6 +68,16 @@ fn remove_live() {
     }
 }
 
+/// What a long-running command (`neardup serve`) does at the first stop signal instead of
+/// ending: it stops gracefully itself. A second signal ends the process as without it.
+static ON_STOP: std::sync::OnceLock<Box<dyn Fn() + Send + Sync>> = std::sync::OnceLock::new();
+
+/// Registers `stop`, called (on the signal thread) at the first SIGINT, SIGTERM or SIGHUP
+/// instead of ending the process; returns false when one was registered already.
+pub fn on_stop_signal(stop: impl Fn() + Send + Sync + 'static) -> bool {
+    ON_STOP.set(Box::new(stop)).is_ok()
+}
+
 /// Makes SIGINT, SIGTERM and SIGHUP remove this process's temporary files before it ends (with
 /// the signal, as without this). Call it first in `main`, before any thread starts: the
 /// signals are blocked in every thread and taken by one thread of their own, which is not in
@@ -88,6 +98,10 @@ pub fn install_signal_cleanup() {
         std::thread::spawn(move || {
             let mut signal: libc::c_int = 0;
             while libc::sigwait(&set, &mut signal) != 0 {}
+            if let Some(stop) = ON_STOP.get() {
+                stop();
+                while libc::sigwait(&set, &mut signal) != 0 {}
+            }
             remove_live();
             // End as the signal would have: its default action, unblocked in this thread.
             libc::signal(signal, libc::SIG_DFL);

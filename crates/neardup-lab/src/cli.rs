@@ -66,6 +66,8 @@ subcommands! {
     Extract => extract::Args,
     Inspect => inspect::Args,
     Index => index::Args,
+    Serve => serve::Args,
+    Check => check::Args,
     Completions => completions::Args,
     Man => man::Args,
     Hamming => hamming::Args,

@@ -50,6 +50,7 @@ use recent::Recent;
 mod frozen;
 pub mod log;
 mod matching;
+pub mod query;
 mod recent;
 
 /// The log's file name under the index folder.
@@ -433,7 +434,7 @@ impl LiveIndex {
         Some(DocInfo {
             id: id.to_string(),
             number,
-            host: url.as_deref().and_then(host_of),
+            host: url.as_deref().and_then(crate::input::host_of),
             url,
             added_ms: meta.map(|m| m.added_ms),
             stored_in,
@@ -593,18 +594,6 @@ pub fn fold_leftover_log(dir: &Path, config: &LiveConfig) -> Result<()> {
     }
     let (live, _) = LiveIndex::open(dir, config)?;
     live.close()
-}
-
-/// The host of a URL (`https://Example.org:8080/a` → `example.org`).
-pub fn host_of(url: &str) -> Option<String> {
-    let rest = url.split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host = authority.rsplit('@').next()?;
-    let host = match host.strip_prefix('[') {
-        Some(v6) => v6.split(']').next()?,
-        None => host.split(':').next()?,
-    };
-    (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
 impl View {

@@ -347,13 +347,3 @@ fn a_log_of_another_index_is_refused_by_name() {
         "{e}"
     );
 }
-
-#[test]
-fn hosts_are_read_from_urls() {
-    assert_eq!(
-        host_of("https://Example.org:8080/a?b").as_deref(),
-        Some("example.org")
-    );
-    assert_eq!(host_of("http://u:p@[::1]:80/").as_deref(), Some("::1"));
-    assert_eq!(host_of("example.org/a"), None);
-}
