@@ -21,6 +21,8 @@ pub(super) struct FrozenSegment {
     pub ids: Vec<String>,
     pub empty: Vec<bool>,
     pub tables: Vec<KeyTable>,
+    /// One guide per table: where each run of keys sharing their top bits starts.
+    guides: Vec<Guide>,
     rows: Mmap,
     /// Where the first row is in `rows`.
     offset: usize,
@@ -41,11 +43,55 @@ impl FrozenSegment {
         }
     }
 
+    /// The documents whose key at `position` is `key`, ascending.
+    pub fn lookup(&self, position: usize, key: u64) -> &[u32] {
+        let table = &self.tables[position];
+        let (lo, hi) = self.guides[position].range(key);
+        let keys = &table.keys[lo..hi];
+        let first = keys.partition_point(|&k| k < key);
+        let end = first + keys[first..].partition_point(|&k| k == key);
+        &table.docs[lo + first..lo + end]
+    }
+
     /// Bytes held in memory (not the mapped rows).
     pub fn heap_bytes(&self) -> usize {
         let ids: usize = self.ids.iter().map(|s| s.capacity() + 24).sum();
         let tables: usize = self.tables.iter().map(|t| t.keys.len() * 12).sum();
-        ids + tables + self.empty.len()
+        let guides: usize = self.guides.iter().map(|g| g.starts.len() * 4).sum();
+        ids + tables + guides + self.empty.len()
+    }
+}
+
+/// A radix guide over a sorted key table: `starts[p]` is the first key whose top `bits` bits
+/// are `p`, so a lookup binary-searches a run of about one key instead of the whole table.
+/// Join keys are hashes, spread evenly over their top bits; without the guide a check spent
+/// 43 % of its time in the ~18 cache misses of each table's binary search (a perf profile of
+/// 32 clients on a 169k-document index).
+#[derive(Debug)]
+struct Guide {
+    shift: u32,
+    starts: Vec<u32>,
+}
+
+impl Guide {
+    fn new(keys: &[u64]) -> Guide {
+        // About one key a slot: log2(len) bits, at least 1, at most 24.
+        let bits = (usize::BITS - keys.len().leading_zeros()).clamp(1, 24);
+        let shift = 64 - bits;
+        let mut starts = vec![0u32; (1 << bits) + 1];
+        let mut at = 0usize;
+        for (slot, start) in starts.iter_mut().enumerate() {
+            while at < keys.len() && ((keys[at] >> shift) as usize) < slot {
+                at += 1;
+            }
+            *start = at as u32;
+        }
+        Guide { shift, starts }
+    }
+
+    fn range(&self, key: u64) -> (usize, usize) {
+        let slot = (key >> self.shift) as usize;
+        (self.starts[slot] as usize, self.starts[slot + 1] as usize)
     }
 }
 
@@ -127,9 +173,43 @@ fn load_one(
         file: entry.file.clone(),
         ids: segment.ids,
         empty: segment.table.empty_flags().to_vec(),
+        guides: tables.iter().map(|t| Guide::new(&t.keys)).collect(),
         tables,
         rows,
         offset,
         width,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Guide;
+    use neardup::hash::SplitMix64;
+
+    /// Oracle: the guide's range then a search finds exactly what a search of the whole
+    /// table finds, for keys present, absent, at the ends and in long runs.
+    #[test]
+    fn a_guided_lookup_finds_what_a_full_search_finds() {
+        let mut rng = SplitMix64::new(3);
+        for len in [0usize, 1, 2, 5, 1000, 70_000] {
+            let mut keys: Vec<u64> = (0..len).map(|_| rng.next_u64()).collect();
+            keys.extend([0, 0, u64::MAX, u64::MAX, 1 << 63]);
+            keys.extend(std::iter::repeat_n(42u64 << 40, 300));
+            keys.sort_unstable();
+            let guide = Guide::new(&keys);
+            let probes: Vec<u64> = keys
+                .iter()
+                .copied()
+                .chain((0..2000).map(|_| rng.next_u64()))
+                .collect();
+            for key in probes {
+                let lo = keys.partition_point(|&k| k < key);
+                let hi = lo + keys[lo..].partition_point(|&k| k == key);
+                let (a, b) = guide.range(key);
+                let first = a + keys[a..b].partition_point(|&k| k < key);
+                let end = a + keys[a..b].partition_point(|&k| k <= key);
+                assert_eq!((first, end), (lo, hi), "key {key:#x} of {len}");
+            }
+        }
+    }
 }

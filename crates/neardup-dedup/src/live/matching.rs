@@ -35,7 +35,7 @@ pub(super) fn matches(
     let mut candidates = Vec::new();
     for (position, &key) in keys.iter().enumerate() {
         for (segment, &offset) in frozen.segments.iter().zip(&frozen.offsets) {
-            let run = segment.tables[position].lookup(key);
+            let run = segment.lookup(position, key);
             candidates.extend(candidates_of(run).iter().map(|&d| offset + d));
         }
         let run = view.recent.lookup(position, key);
