@@ -13,7 +13,7 @@ import os
 import re
 import sys
 
-CRATES = ["crates/neardup/src", "crates/neardup-dedup/src", "crates/neardup-lab/src", "python/src"]
+CRATES = ["crates/neardup/src", "crates/neardup-dedup/src", "crates/neardup-lab/src", "crates/neardup-serve/src", "python/src"]
 PATH = re.compile(r"\b((?:crate|super|self)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 USE_TREE = re.compile(r"\buse\s+([^;]+);", re.S)
 

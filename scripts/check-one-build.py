@@ -21,7 +21,7 @@ COMMANDS = {
     "install": ["cargo", "build", "--release", "-p", "neardup-lab", "--locked"],
     "wheel": ["cargo", "build", "--release", "-p", "neardup-python", "--lib"],
 }
-WORKSPACE = {"neardup", "neardup-dedup", "neardup-lab", "neardup-python", "workspace-hack"}
+WORKSPACE = {"neardup", "neardup-dedup", "neardup-lab", "neardup-serve", "neardup-python", "workspace-hack"}
 
 
 def units(command):

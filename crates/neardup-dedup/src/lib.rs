@@ -33,6 +33,8 @@
 //!   JSONL field decoding, Parquet through arrow-rs, checksummed reading for the lab's loaders.
 //! - [`pipeline`] — the run and its stages.
 //! - [`index`] — the incremental index.
+//! - [`live`] — the live index behind `neardup serve`: one document checked or added at a
+//!   time, durably (a write-ahead log), in the index's folder and format.
 //! - [`fsutil`] — atomic, regular-file-only outputs and `O_DIRECT` writing; [`progress`] —
 //!   progress bars; [`machine`] — physical memory and peak RSS; [`error`] — one error type
 //!   naming the file and line.

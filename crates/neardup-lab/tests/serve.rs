@@ -290,13 +290,16 @@ fn off_loopback_needs_a_token_and_the_token_is_checked() {
     assert_eq!(request(server.address, "GET", "/metrics", &[], b"").0, 401);
 }
 
+type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, Vec<u8>, u16, &'a str);
+
 #[test]
 fn bad_requests_are_refused_naming_what_is_wrong() {
     let dir = Dir::new("bad");
     let server = serve(&dir.0.join("i"), &["--max-body", "1KiB"], &[]);
     let a = server.address;
     let json = ("Content-Type", "application/json");
-    let cases: Vec<(&str, Vec<(&str, &str)>, Vec<u8>, u16, &str)> = vec![
+    // (path, headers, body, status expected, what the answer must say)
+    let cases: Vec<Case> = vec![
         ("/v1/check", vec![json], vec![b'x'; 2000], 413, ""),
         (
             "/v1/check",

@@ -135,7 +135,8 @@ fn authorized(app: &App, req: &Request) -> bool {
 }
 
 /// Refuses a body whose `Content-Type` is not one of `accepted`.
-fn content_type(headers: &HeaderMap, accepted: &[&str]) -> Result<(), Response> {
+/// (Refusals are boxed: a `Response` is large for the `Ok` path to carry.)
+fn content_type(headers: &HeaderMap, accepted: &[&str]) -> Result<(), Box<Response>> {
     let given = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -149,13 +150,13 @@ fn content_type(headers: &HeaderMap, accepted: &[&str]) -> Result<(), Response> 
     if accepted.contains(&essence.as_str()) {
         return Ok(());
     }
-    Err(error(
+    Err(Box::new(error(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         BadRequest::new(
             Some("content-type"),
             format!("{given:?}; expected {}", accepted.join(" or ")),
         ),
-    ))
+    )))
 }
 
 const JSON: &[&str] = &["application/json"];
@@ -195,7 +196,7 @@ async fn blocking<T: Send + 'static>(work: impl FnOnce() -> T + Send + 'static) 
 
 async fn check(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
     if let Err(r) = content_type(&headers, JSON) {
-        return r;
+        return *r;
     }
     let doc = match api::parse_one(&body, app.live.width()) {
         Ok(d) => d,
@@ -216,7 +217,7 @@ async fn check(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> 
 }
 
 /// `?mode=if_new` (the default) or `?mode=always`.
-fn add_mode(uri: &Uri) -> Result<AddMode, Response> {
+fn add_mode(uri: &Uri) -> Result<AddMode, Box<Response>> {
     let mode = uri
         .query()
         .unwrap_or("")
@@ -225,10 +226,10 @@ fn add_mode(uri: &Uri) -> Result<AddMode, Response> {
     match mode {
         None | Some("if_new") => Ok(AddMode::IfNew),
         Some("always") => Ok(AddMode::Always),
-        Some(other) => Err(bad(BadRequest::new(
+        Some(other) => Err(Box::new(bad(BadRequest::new(
             Some("mode"),
             format!("{other:?}; expected if_new (add only what is new) or always"),
-        ))),
+        )))),
     }
 }
 
@@ -258,7 +259,7 @@ async fn add(State(app): State<Arc<App>>, uri: Uri, headers: HeaderMap, body: By
             Ok(doc) => (mode, doc),
             Err(e) => return bad(e),
         },
-        (Err(r), _) | (_, Err(r)) => return r,
+        (Err(r), _) | (_, Err(r)) => return *r,
     };
     let id = match id_for_add(&doc) {
         Ok(id) => id,
@@ -292,7 +293,7 @@ fn ndjson(lines: Vec<Value>) -> Response {
 
 async fn batch_check(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
     if let Err(r) = content_type(&headers, NDJSON) {
-        return r;
+        return *r;
     }
     let docs = match api::parse_batch(&body, app.live.width(), app.config.max_batch) {
         Ok(d) => d,
@@ -324,7 +325,7 @@ async fn batch_add(
             Ok(docs) => (mode, docs),
             Err(e) => return bad(e),
         },
-        (Err(r), _) | (_, Err(r)) => return r,
+        (Err(r), _) | (_, Err(r)) => return *r,
     };
     let mut ids = Vec::with_capacity(docs.len());
     for (n, doc) in docs.iter().enumerate() {

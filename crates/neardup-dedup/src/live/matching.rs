@@ -6,7 +6,8 @@ use neardup::heavy::HEAVY;
 use neardup::heavy::runs::HUBS;
 use neardup::streaming::{SignatureTable, StreamingDetector};
 
-use super::{Probe, View};
+use super::doc::Probe;
+use super::view::View;
 
 /// The documents of a key run a new document is a candidate of: all of them, or, in a run of
 /// more than [`HEAVY`] (thousands of copies of a page), its first [`HUBS`], as a batch joins a
@@ -55,25 +56,11 @@ pub(super) fn matches(
     let mut found = Vec::new();
     for number in candidates {
         let (w, mut words, mut empty) = std::mem::take(&mut pair).into_parts();
-        empty[1] = row_of(view, number, &mut words[width..]);
+        empty[1] = view.row_of(number, &mut words[width..]);
         pair = SignatureTable::from_parts(w, words, empty);
         if let Some(similarity) = stream.verify(&pair, 0, 1) {
             found.push((number, similarity));
         }
     }
     found
-}
-
-/// Copies document `number`'s row into `out`; returns whether it has no feature.
-pub(super) fn row_of(view: &View, number: u32, out: &mut [u32]) -> bool {
-    let frozen = &view.frozen;
-    if number >= frozen.documents {
-        let d = (number - frozen.documents) as usize;
-        out.copy_from_slice(view.recent.table.row(d));
-        view.recent.table.is_empty_doc(d)
-    } else {
-        let (segment, d) = frozen.locate(number);
-        segment.row(d, out);
-        segment.empty[d]
-    }
 }

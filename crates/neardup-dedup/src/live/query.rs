@@ -78,12 +78,12 @@ pub fn check_inputs(
 ) -> Result<CheckSummary> {
     let format = RowFormat::of(output)?;
     let inputs: Vec<&Path> = files.iter().map(|f| f.path.as_path()).collect();
-    crate::fsutil::check_outputs([output].into_iter(), &inputs)?;
+    crate::fsutil::check_outputs([output], &inputs)?;
     let mut summary = CheckSummary::default();
     let mut failure: Option<Error> = None;
     crate::fsutil::write_atomic(output, |w| {
         let mut sink = match format {
-            RowFormat::Csv => Sink::Csv(csv::Writer::from_writer(w)),
+            RowFormat::Csv => Sink::Csv(Box::new(csv::Writer::from_writer(w))),
             RowFormat::Jsonl => Sink::Jsonl(w),
         };
         for file in files {
@@ -115,7 +115,7 @@ pub fn check_inputs(
 
 /// Where rows go.
 enum Sink<'w> {
-    Csv(csv::Writer<&'w mut dyn Write>),
+    Csv(Box<csv::Writer<&'w mut dyn Write>>),
     Jsonl(&'w mut dyn Write),
 }
 

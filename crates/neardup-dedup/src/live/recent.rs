@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use neardup::streaming::{SignatureTable, StreamingDetector};
 
-use super::DocMeta;
+use super::doc::DocMeta;
 
 /// The documents of one key run: most keys are held by one document, so a run is inline
 /// until it has two (16 bytes instead of a vector's 24 and an allocation).
