@@ -20,7 +20,7 @@ def main() -> int:
     ds_query_e2e = ds["queried"] / (ds["queried"] / ds["queries_per_s"] + ds["sketch_s"] * ds["queried"] / (ds["indexed"] + ds["queried"]))
     out = []
     w = out.append
-    w("# The lookup service: `neardup serve` against datasketch + Redis, and under load\n")
+    w("# The lookup service: neardup serve against datasketch + Redis, and under load\n")
     w(f"Measured by `bash bench/serve/run.sh {docs}` at {revision}, in one run on one 2-core VM, "
       "every client and server on loopback. Ratios are the result; absolute rates depend on the machine. "
       "The corpus is the peers' (`bench/peers/make_corpus.py --docs "
