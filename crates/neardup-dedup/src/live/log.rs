@@ -441,13 +441,19 @@ mod tests {
         }
     }
 
-    #[test]
-    fn records_replay_as_written_and_a_torn_tail_is_kept_aside() {
-        let dir = crate::test_dir::TestDir::new("live-log");
+    /// A new, empty log in `dir`, open for appending.
+    fn new_log(dir: &Path) -> (PathBuf, Log) {
         let path = dir.join("live.log");
         create(&path, &header()).unwrap();
         let start = std::fs::metadata(&path).unwrap().len();
         let log = Log::open(&path, start).unwrap();
+        (path, log)
+    }
+
+    #[test]
+    fn records_replay_as_written_and_a_torn_tail_is_kept_aside() {
+        let dir = crate::test_dir::TestDir::new("live-log");
+        let (path, log) = new_log(&dir);
         let written = vec![add("a"), add("b"), LogRecord::Remove { id: "a".into() }];
         log.append_durable(&written).unwrap();
         let whole = log.len();
@@ -473,10 +479,7 @@ mod tests {
     #[test]
     fn a_flipped_byte_ends_the_log_at_the_record_before_it() {
         let dir = crate::test_dir::TestDir::new("live-log-flip");
-        let path = dir.join("live.log");
-        create(&path, &header()).unwrap();
-        let start = std::fs::metadata(&path).unwrap().len();
-        let log = Log::open(&path, start).unwrap();
+        let (path, log) = new_log(&dir);
         log.append_durable(&[add("a")]).unwrap();
         let first = log.len();
         log.append_durable(&[add("c")]).unwrap();
@@ -493,10 +496,7 @@ mod tests {
     #[test]
     fn concurrent_writers_share_syncs_and_all_become_durable() {
         let dir = crate::test_dir::TestDir::new("live-log-group");
-        let path = dir.join("live.log");
-        create(&path, &header()).unwrap();
-        let start = std::fs::metadata(&path).unwrap().len();
-        let log = Log::open(&path, start).unwrap();
+        let (path, log) = new_log(&dir);
         std::thread::scope(|s| {
             for t in 0..8 {
                 let log = &log;
