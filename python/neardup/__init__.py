@@ -31,6 +31,7 @@ from typing import Any, Optional, Sequence, Union
 import numpy as np
 
 from . import _inputs, _native
+from .client import Client, ServiceError
 from .ensemble import MinHashLSHEnsemble
 from .forest import MinHashLSHForest
 from .lsh import MinHashLSH
@@ -40,6 +41,7 @@ from .outputs import DedupResult, read_output, read_summary
 __version__: str = _native.__version__
 
 __all__ = [
+    "Client",
     "DedupResult",
     "LeanMinHash",
     "MinHash",
@@ -56,6 +58,7 @@ __all__ = [
     "minhash",
     "read_output",
     "read_summary",
+    "ServiceError",
     "simhash",
 ]
 
