@@ -376,6 +376,41 @@ mod tests {
         );
     }
 
+    /// The decoder on bodies a client could send by mistake or malice: valid requests cut at
+    /// every byte, with bytes flipped, and random bytes. Each is decoded or refused with a
+    /// reason, never a panic (`fuzz/fuzz_targets/serve_request.rs` does the same unbounded).
+    #[test]
+    fn no_body_makes_the_decoder_panic() {
+        let valid = [
+            r#"{"id": "a\u00e9", "url": "http://x/", "text": "one two"}"#,
+            r#"{"html_base64": "PHA+aGk8L3A+", "content_type": "text/html; charset=gbk"}"#,
+            r#"{"signature": [1, 4294967295, 0, 7], "id": "s"}"#,
+        ];
+        let mut rng = neardup::hash::SplitMix64::new(11);
+        let mut bodies: Vec<Vec<u8>> = Vec::new();
+        for v in valid {
+            let b = v.as_bytes();
+            bodies.extend((0..=b.len()).map(|n| b[..n].to_vec()));
+            for _ in 0..300 {
+                let mut m = b.to_vec();
+                let at = rng.below(m.len() as u64) as usize;
+                m[at] = rng.below(256) as u8;
+                bodies.push(m);
+            }
+        }
+        bodies.extend((0..300).map(|_| (0..rng.below(64)).map(|_| rng.below(256) as u8).collect()));
+        for body in &bodies {
+            for result in [
+                parse_one(body, 4).map(|_| ()),
+                parse_batch(body, 4, 3).map(|_| ()),
+            ] {
+                if let Err(e) = result {
+                    assert!(!e.error.is_empty(), "{:?}", String::from_utf8_lossy(body));
+                }
+            }
+        }
+    }
+
     #[test]
     fn page_bytes_are_decoded_by_their_charset() {
         // "新闻" in GBK, declared only by the HTTP header.
