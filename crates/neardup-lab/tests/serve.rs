@@ -495,3 +495,47 @@ fn a_batch_run_is_refused_while_serving_and_sees_what_the_server_added() {
     );
     let _ = server.log;
 }
+
+/// A full disk (the planted fault `log-write-fails`: every log write fails as ENOSPC would):
+/// adds and removals are refused with 507 and nothing is added; checks go on answering.
+#[test]
+fn a_log_that_cannot_be_written_refuses_changes_and_checks_go_on() {
+    let dir = Dir::new("full");
+    let server = serve(
+        &dir.0.join("i"),
+        &[],
+        &[("NEARDUP_FAULTS", "log-write-fails")],
+    );
+    let mut rng = SplitMix64::new(4);
+    let t = text(&mut rng);
+    let (status, answer) = post_json(
+        server.address,
+        "/v1/add",
+        &serde_json::json!({"id": "a", "text": t}),
+    );
+    assert_eq!(status, 507, "{answer}");
+    assert!(
+        answer["error"]
+            .as_str()
+            .unwrap()
+            .contains("nothing was added"),
+        "{answer}"
+    );
+    let batch = format!("{}\n", serde_json::json!({"id": "b", "text": t}));
+    let (status, _) = request(
+        server.address,
+        "POST",
+        "/v1/batch/add",
+        &[("Content-Type", "application/x-ndjson")],
+        batch.as_bytes(),
+    );
+    assert_eq!(status, 507);
+    let (status, answer) = post_json(server.address, "/v1/check", &serde_json::json!({"text": t}));
+    assert_eq!(
+        (status, answer["duplicate"].as_bool()),
+        (200, Some(false)),
+        "{answer}"
+    );
+    let (_, stats) = request(server.address, "GET", "/v1/stats", &[], b"");
+    assert!(stats.contains("\"documents\":0"), "{stats}");
+}
