@@ -146,7 +146,7 @@ impl LiveIndex {
     /// Sketches `text` as `dedup` sketches a record (`--min-words` included).
     pub fn sketch(&self, text: &str, scratch: &mut SketchScratch) -> Probe {
         let mut row = vec![0u32; self.stream.width()];
-        let empty = crate::pipeline::short_texts::sketch_document(
+        let (empty, _) = crate::pipeline::short_texts::sketch_document(
             self.stream.as_ref(),
             text,
             self.min_words,

@@ -18,20 +18,21 @@ const SEED: u64 = 0x0073_686f_7274;
 
 /// A record's signature as `dedup` computes it: the algorithm's sketch, or for a text of fewer
 /// than `min_words` words its exact fingerprint. Fills `row` (`stream.width()` words) and
-/// returns whether the text has no feature. The live index (`crate::live`) sketches through
-/// this too, so a served check and a batch run see the same signature.
+/// returns (the text has no feature, it is short). The live index (`crate::live`) sketches
+/// through this too, so a served check and a batch run see the same signature.
 pub fn sketch_document(
     stream: &dyn StreamingDetector,
     text: &str,
     min_words: usize,
     scratch: &mut SketchScratch,
     row: &mut [u32],
-) -> bool {
+) -> (bool, bool) {
     let empty = !stream.sketch(text, scratch, row);
-    if !empty && !row.is_empty() && is_short(text, min_words) {
+    let short = !empty && !row.is_empty() && is_short(text, min_words);
+    if short {
         exact_row(text, row);
     }
-    empty
+    (empty, short)
 }
 
 /// Whether `text` has fewer than `min_words` words: whitespace-separated runs, each CJK

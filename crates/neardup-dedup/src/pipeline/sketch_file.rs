@@ -167,15 +167,9 @@ fn sketch_block(
     let (empty, short): (Vec<bool>, Vec<bool>) = words
         .par_chunks_mut(width.max(1))
         .zip(block.par_iter())
-        .map_init(SketchScratch::default, |s, (row, r)| {
-            let empty = match stream {
-                Some(st) => {
-                    short_texts::sketch_document(st, &r.text, min_words, s, &mut row[..width])
-                }
-                None => r.text.trim().is_empty(),
-            };
-            let short = !empty && width > 0 && short_texts::is_short(&r.text, min_words);
-            (empty, short)
+        .map_init(SketchScratch::default, |s, (row, r)| match stream {
+            Some(st) => short_texts::sketch_document(st, &r.text, min_words, s, &mut row[..width]),
+            None => (r.text.trim().is_empty(), false),
         })
         .unzip();
     if width == 0 {
