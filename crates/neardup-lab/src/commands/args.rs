@@ -62,6 +62,37 @@ pub struct PageArgs {
     pub boilerplate_lines: Option<u32>,
 }
 
+/// The signatures of a live index (`serve`, `check`): the algorithm and parameters a new
+/// index is made with, which an existing one must match (as for `dedup --index`).
+#[derive(Debug, Clone, Args)]
+pub struct SignatureArgs {
+    /// The index's algorithm (a new index's; an existing one must match: its signatures are
+    /// stored).
+    #[arg(long, default_value = "minhash-lsh", value_name = "NAME")]
+    pub algorithm: String,
+    /// `key=value` parameter of the algorithm (repeatable), as for `dedup`.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// As `dedup --min-words` (the index's): shorter texts match only their exact copies.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub min_words: usize,
+}
+
+impl SignatureArgs {
+    /// The live index's configuration, folding every `fold_after` added documents.
+    pub fn live_config(
+        &self,
+        fold_after: usize,
+    ) -> anyhow::Result<neardup_dedup::live::LiveConfig> {
+        Ok(neardup_dedup::live::LiveConfig {
+            algorithm: self.algorithm.clone(),
+            params: crate::params::parse_params(&self.params)?,
+            min_words: self.min_words,
+            fold_after,
+        })
+    }
+}
+
 /// `--extract`'s value.
 pub fn parse_extract(name: &str) -> Result<Extract, String> {
     Extract::parse(name).ok_or_else(|| {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use neardup_dedup::live::{LiveConfig, LiveIndex, query};
 
-use super::args::PageArgs;
+use super::args::{PageArgs, SignatureArgs};
 use super::invocation::{Invocation, Run};
 use crate::error::LabError;
 
@@ -26,21 +26,15 @@ pub struct Args {
     /// Where the rows go: a .jsonl or .csv file.
     #[arg(long, short)]
     pub output: PathBuf,
-    /// The index's algorithm.
-    #[arg(long, default_value = "minhash-lsh", value_name = "NAME")]
-    pub algorithm: String,
-    /// `key=value` parameter of the algorithm (repeatable).
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    pub params: Vec<String>,
+    /// The index's algorithm and parameters.
+    #[command(flatten)]
+    pub signatures: SignatureArgs,
     /// Text field (JSONL) or column (CSV, Parquet).
     #[arg(long, default_value = "text")]
     pub text_field: String,
     /// Id field or column.
     #[arg(long, default_value = "id")]
     pub id_field: String,
-    /// As `dedup --min-words` (the index's).
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub min_words: usize,
     /// How web pages are read.
     #[command(flatten)]
     pub pages: PageArgs,
@@ -57,12 +51,9 @@ impl Run for Args {
         }
         query::RowFormat::of(&self.output)?;
         let files = query::expand_inputs(&self.inputs)?;
-        let config = LiveConfig {
-            algorithm: self.algorithm,
-            params: crate::params::parse_params(&self.params)?,
-            min_words: self.min_words,
-            ..Default::default()
-        };
+        let config = self
+            .signatures
+            .live_config(LiveConfig::default().fold_after)?;
         let (live, _) = LiveIndex::open(&self.dir, &config)?;
         if self.pages.boilerplate_lines.is_some() {
             anyhow::bail!(
@@ -73,7 +64,7 @@ impl Run for Args {
         let fields = neardup_dedup::input::Fields {
             html: self.pages.html_field.clone(),
             extract: self.pages.extract,
-            min_words: self.min_words,
+            min_words: self.signatures.min_words,
             ..neardup_dedup::input::Fields::new(&self.text_field, &self.id_field)
         };
         let summary = query::check_inputs(&live, &files, &fields, &self.output)?;

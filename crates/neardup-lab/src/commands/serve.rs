@@ -4,10 +4,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::Result;
-use neardup_dedup::live::LiveConfig;
 use neardup_dedup::web::extract::Extract;
 
-use super::args::{parse_extract, parse_size};
+use super::args::{SignatureArgs, parse_extract, parse_size};
 use super::invocation::{Invocation, Run};
 
 /// Answer "have I seen this page?" online: an HTTP/JSON service over an index folder (the one
@@ -37,15 +36,9 @@ pub struct Args {
     /// (`Authorization: Bearer TOKEN`); required for any address but loopback.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
-    /// Algorithm of a new index (an existing one must match: its signatures are stored).
-    #[arg(long, default_value = "minhash-lsh", value_name = "NAME")]
-    pub algorithm: String,
-    /// `key=value` parameter of the algorithm (repeatable), as for `dedup`.
-    #[arg(long = "param", value_name = "KEY=VALUE")]
-    pub params: Vec<String>,
-    /// As `dedup --min-words`: shorter texts match only their exact copies.
-    #[arg(long, value_name = "N", default_value_t = 0)]
-    pub min_words: usize,
+    /// The index's algorithm and parameters.
+    #[command(flatten)]
+    pub signatures: SignatureArgs,
     /// How a page's text is taken (`html`, `html_base64`): main, visible or none.
     #[arg(long, default_value = "main", value_name = "MODE", value_parser = parse_extract)]
     pub extract: Extract,
@@ -66,12 +59,7 @@ pub struct Args {
 impl Run for Args {
     fn run(self, _invocation: &mut Invocation<'_>) -> Result<()> {
         let mut config = neardup_serve::ServeConfig::new(self.dir);
-        config.live = LiveConfig {
-            algorithm: self.algorithm,
-            params: crate::params::parse_params(&self.params)?,
-            min_words: self.min_words,
-            fold_after: self.fold_after,
-        };
+        config.live = self.signatures.live_config(self.fold_after)?;
         config.listen = self.listen;
         config.token = match &self.token_file {
             Some(path) => Some(neardup_serve::read_token(path)?),
